@@ -1,0 +1,5 @@
+import sys
+
+from channel_memory.cli import main
+
+sys.exit(main())

@@ -1,0 +1,70 @@
+"""HTTP plumbing shared by every stage: endpoint declarations, body parsing, responses.
+
+Each stage declares its endpoints as :class:`Endpoint` values; the application
+turns them into routes and the OpenAPI document, so the models that validate a
+request are the ones the document describes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from channel_memory.auth import Principal, TokenTable
+from channel_memory.config import Scope, Settings
+from channel_memory.errors import validation_error
+from channel_memory.store import Store
+
+Clock = Callable[[], int]
+"""Returns the current time in UTC epoch microseconds; injected so tests control time."""
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True, slots=True)
+class AppContext:
+    """What a handler needs: the store, settings, tokens and the clock."""
+
+    store: Store
+    settings: Settings
+    tokens: TokenTable
+    clock: Clock
+
+
+Handler = Callable[[Request, AppContext, Principal], Awaitable[Response]]
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """One HTTP endpoint: route, required scope (``None``: open) and its wire models."""
+
+    method: str
+    path: str
+    handler: Handler
+    summary: str
+    scope: Scope | None
+    request: type[BaseModel] | None = None
+    response: type[BaseModel] | None = None
+    status: int = 200
+
+
+async def read_json(request: Request, model: type[M], *, batch_field: str | None = None) -> M:
+    """Read the body (413 past the size limit) and validate it against ``model``.
+
+    Raises ``ApiError`` 400 for unparseable JSON and 422 for the wrong shape.
+    """
+    body = await request.body()
+    try:
+        return model.model_validate_json(body)
+    except ValidationError as exc:
+        raise validation_error(exc, batch_field=batch_field) from None
+
+
+def json_response(model: BaseModel, status: int = 200, **headers: str) -> Response:
+    data: Any = model.model_dump(mode="json", by_alias=True)
+    return JSONResponse(data, status, headers=headers or None)

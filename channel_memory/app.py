@@ -1,0 +1,111 @@
+"""The ASGI application: routes of every stage, auth, errors, lifespan."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from channel_memory.api import AppContext, Clock, Endpoint
+from channel_memory.auth import ANONYMOUS, Principal, TokenTable
+from channel_memory.config import Settings
+from channel_memory.errors import ApiError
+from channel_memory.ingest import routes as ingest_routes
+from channel_memory.openapi import openapi_document
+from channel_memory.store import Store
+from channel_memory.tools import peer as peer_tools
+
+log = logging.getLogger("channel_memory")
+
+_HTTP_CODES = {
+    404: ("not_found", "no such endpoint"),
+    405: ("method_not_allowed", "method not allowed on this endpoint"),
+    413: ("body_too_large", "the request body exceeds ingest.max_body_bytes"),
+}
+
+
+def wall_clock() -> int:
+    return time.time_ns() // 1_000
+
+
+async def health(request: Request, ctx: AppContext, principal: Principal) -> Response:
+    return JSONResponse({"status": "ok"})
+
+
+def endpoints() -> list[Endpoint]:
+    """Every endpoint the sidecar serves, in documentation order."""
+    return [
+        Endpoint("GET", "/health", health, "Liveness; open, carries no content.", None),
+        *ingest_routes.ENDPOINTS,
+        *peer_tools.ENDPOINTS,
+    ]
+
+
+def _route(endpoint: Endpoint) -> Route:
+    async def handle(request: Request) -> Response:
+        ctx: AppContext = request.app.state.ctx
+        principal = ANONYMOUS
+        if endpoint.scope is not None:
+            principal = ctx.tokens.authenticate(request)
+            principal.require(endpoint.scope)
+        return await endpoint.handler(request, ctx, principal)
+
+    return Route(endpoint.path, handle, methods=[endpoint.method], name=endpoint.handler.__name__)
+
+
+async def _api_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return exc.response()
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    code, message = _HTTP_CODES.get(exc.status_code, ("http_error", "request failed"))
+    return ApiError(exc.status_code, code, message, headers=exc.headers).response()
+
+
+async def _internal_error(request: Request, exc: Exception) -> Response:
+    # The exception's text may quote stored data: log its type and route only.
+    log.error("internal error %s on %s %s", type(exc).__name__, request.method, request.url.path)
+    return ApiError(500, "internal_error", "internal error").response()
+
+
+def create_app(
+    settings: Settings, *, clock: Clock = wall_clock, store: Store | None = None
+) -> Starlette:
+    """Build the application. It opens ``settings.db`` (or uses ``store``) in its lifespan."""
+    routes_ = endpoints()
+    document = openapi_document(routes_)
+
+    async def openapi(request: Request) -> Response:
+        return JSONResponse(document)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        own = store is None
+        opened = store if store is not None else await Store.open(settings.db)
+        app.state.ctx = AppContext(opened, settings, TokenTable(settings), clock)
+        try:
+            yield
+        finally:
+            if own:
+                await opened.close()
+
+    app = Starlette(
+        routes=[*(_route(e) for e in routes_), Route("/openapi.json", openapi, methods=["GET"])],
+        lifespan=lifespan,
+        max_body_size=settings.ingest.max_body_bytes,
+        exception_handlers={
+            ApiError: _api_error,
+            HTTPException: _http_error,
+            Exception: _internal_error,
+        },
+    )
+    return app

@@ -1,0 +1,84 @@
+"""Bearer tokens with scopes (DESIGN section 7), compared in constant time."""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+
+from starlette.requests import Request
+
+from channel_memory.config import ALL_SCOPES, Scope, Settings
+from channel_memory.errors import ApiError
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """Who is calling, and what they may see and do."""
+
+    agent_id: str
+    scopes: frozenset[Scope]
+    channels: frozenset[str]
+    self_author_ids: frozenset[str] = frozenset()
+    authorized_author_ids: frozenset[str] = frozenset()
+
+    def may_see(self, channel_id: str) -> bool:
+        return "admin" in self.scopes or "*" in self.channels or channel_id in self.channels
+
+    def require(self, scope: Scope) -> None:
+        """Raise 403 unless this principal holds ``scope`` (``admin`` holds all)."""
+        if scope not in self.scopes and "admin" not in self.scopes:
+            raise ApiError(403, "forbidden", f"this token lacks the {scope} scope")
+
+
+_EVERYTHING = Principal("local", frozenset(ALL_SCOPES), frozenset({"*"}))
+ANONYMOUS = Principal("anonymous", frozenset(), frozenset())
+"""The caller of an open endpoint (``/health``): no scopes, no channels."""
+
+
+class TokenTable:
+    """The configured tokens. Empty means open access (the server then binds loopback only)."""
+
+    def __init__(self, settings: Settings) -> None:
+        entries: list[tuple[bytes, Principal]] = []
+        if settings.token:
+            entries.append((settings.token.encode(), _EVERYTHING))
+        for entry in settings.tokens:
+            entries.append(
+                (
+                    entry.resolve().encode(),
+                    Principal(
+                        agent_id=entry.agent_id,
+                        scopes=frozenset(entry.scopes),
+                        channels=frozenset(entry.channels),
+                        self_author_ids=frozenset(entry.self_author_ids),
+                        authorized_author_ids=frozenset(entry.authorized_author_ids),
+                    ),
+                )
+            )
+        self._entries = entries
+
+    @property
+    def open(self) -> bool:
+        return not self._entries
+
+    def authenticate(self, request: Request) -> Principal:
+        """The caller's principal, or 401 when the bearer token is missing or unknown."""
+        if self.open:
+            return _EVERYTHING
+        header = request.headers.get("authorization", "")
+        scheme, _, presented = header.partition(" ")
+        if scheme.lower() != "bearer" or not presented.strip():
+            raise _unauthorized("a bearer token is required")
+        candidate = presented.strip().encode()
+        found: Principal | None = None
+        # Compare against every entry so timing does not reveal which one matched.
+        for secret, principal in self._entries:
+            if hmac.compare_digest(secret, candidate) and found is None:
+                found = principal
+        if found is None:
+            raise _unauthorized("the bearer token is not valid")
+        return found
+
+
+def _unauthorized(message: str) -> ApiError:
+    return ApiError(401, "unauthorized", message, headers={"WWW-Authenticate": "Bearer"})

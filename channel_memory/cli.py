@@ -1,0 +1,182 @@
+"""The ``channel-memory`` command: serve, ingest (bulk import), --version."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import ipaddress
+import json
+import socket
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from channel_memory import __version__
+from channel_memory.config import ConfigError, Settings, load_settings
+from channel_memory.errors import validation_error
+from channel_memory.ingest.events import IngestBatch
+from channel_memory.ingest.service import IngestRejected, ingest, native_commands
+from channel_memory.store import Store
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    return load_settings(args.config, db=args.db)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from channel_memory.app import create_app
+
+    settings = _settings(args)
+    if not settings.token and not settings.tokens and not is_loopback(args.host):
+        print(
+            f"channel-memory: refusing to listen on {args.host} without any token configured; "
+            "set CHANNEL_MEMORY_TOKEN or [[tokens]] in the config file, or bind 127.0.0.1",
+            file=sys.stderr,
+        )
+        return 2
+    app = create_app(settings)
+    config = uvicorn.Config(app, access_log=False, log_level=args.log_level)
+    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((args.host, args.port))
+    # Listen before announcing, so a client reading the banner can connect at once.
+    sock.listen(2048)
+    host, port = sock.getsockname()[:2]
+    url = f"http://[{host}]:{port}" if family == socket.AF_INET6 else f"http://{host}:{port}"
+    print(f"channel-memory {__version__} listening on {url} (db: {settings.db})")
+    print(
+        f"  try: curl -s -X POST {url}/v1/ingest -H 'content-type: application/json' "
+        '-d \'{"events":[{"type":"message","channel_id":"floor",'
+        '"message":{"id":"1","author_name":"desk-lead",'
+        '"created_at":"2026-05-21T16:00:00Z","content":"hello"}}]}\'',
+        flush=True,
+    )
+    uvicorn.Server(config).run(sockets=[sock])
+    return 0
+
+
+def _read_lines(path: Path) -> Iterator[tuple[int, str]]:
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                yield number, line
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from channel_memory.app import wall_clock
+
+    settings = _settings(args)
+    path = Path(args.file)
+    limits = settings.ingest
+    # Pass 1: validate every line, so a bad line anywhere writes nothing at all.
+    errors = 0
+    total = 0
+    for number, line in _read_lines(path):
+        total += 1
+        try:
+            batch = IngestBatch.model_validate_json('{"events":[' + line.strip() + "]}")
+        except ValidationError as exc:
+            error = validation_error(exc, batch_field="events")
+            detail = error.details[0] if error.details else None
+            field = f", field {detail.field}" if detail and detail.field else ""
+            print(f"{path}:{number}: {error.code}{field}: {error.message}", file=sys.stderr)
+            errors += 1
+            continue
+        content = getattr(getattr(batch.events[0], "message", None), "content", "")
+        if len(content) > limits.max_content_chars:
+            print(f"{path}:{number}: content_too_long", file=sys.stderr)
+            errors += 1
+    if errors:
+        print(f"channel-memory: {errors} invalid line(s); nothing was imported", file=sys.stderr)
+        return 1
+
+    async def run() -> tuple[int, int]:
+        store = await Store.open(settings.db)
+        inserted = duplicates = 0
+        try:
+            with tqdm(total=total, unit="event", desc="ingest", disable=None) as bar:
+                pending: list[str] = []
+                lines = [line for _, line in _read_lines(path)]
+                for start in range(0, len(lines), limits.max_events):
+                    pending = lines[start : start + limits.max_events]
+                    batch = IngestBatch.model_validate_json(
+                        '{"events":[' + ",".join(p.strip() for p in pending) + "]}"
+                    )
+                    report = await ingest(
+                        store,
+                        [e.channel_id for e in batch.events],
+                        native_commands(batch.events),
+                        now_us=wall_clock(),
+                    )
+                    inserted += report.inserted
+                    duplicates += report.duplicates
+                    bar.update(len(pending))
+        finally:
+            await store.close()
+        return inserted, duplicates
+
+    try:
+        inserted, duplicates = asyncio.run(run())
+    except IngestRejected as exc:
+        print(f"channel-memory: rejected: {exc.code} ({exc.field})", file=sys.stderr)
+        return 1
+    print(json.dumps({"events": total, "inserted": inserted, "duplicates": duplicates}))
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(
+        prog="channel-memory",
+        description="Memory sidecar for LLM agents sharing chat channels.",
+    )
+    root.add_argument("--version", action="version", version=f"channel-memory {__version__}")
+    commands = root.add_subparsers(dest="command", required=True)
+
+    def common(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("--db", help="SQLite database file (env CHANNEL_MEMORY_DB)")
+        sub.add_argument("--config", help="TOML config file (env CHANNEL_MEMORY_CONFIG)")
+
+    serve = commands.add_parser("serve", help="run the HTTP sidecar")
+    common(serve)
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8765, help="port to bind (default 8765; 0: any)")
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.set_defaults(run=_serve)
+
+    importer = commands.add_parser(
+        "ingest", help="bulk-import native events from a JSON Lines file"
+    )
+    common(importer)
+    importer.add_argument("file", help="one native event (JSON object) per line")
+    importer.set_defaults(run=_ingest)
+    return root
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        code: int = args.run(args)
+    except ConfigError as exc:
+        print(f"channel-memory: {exc}", file=sys.stderr)
+        return 2
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

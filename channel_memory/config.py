@@ -1,0 +1,157 @@
+"""Configuration: a TOML file plus ``CHANNEL_MEMORY_<SECTION>__<KEY>`` environment variables.
+
+Precedence, highest first: explicit overrides (CLI flags), environment, the TOML
+file, defaults. Unknown keys in the file are an error, so a typo is never
+silently ignored.
+"""
+
+from __future__ import annotations
+
+import os
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from channel_memory.timefmt import MICROS_PER_SECOND, TimeFormatError, parse_go_duration
+
+Scope = Literal["ingest", "read", "admin"]
+ALL_SCOPES: tuple[Scope, ...] = ("ingest", "read", "admin")
+
+
+def _seconds(value: Any) -> Any:
+    """Accept a Go-style duration string (``"5s"``) or a number of seconds."""
+    if isinstance(value, str):
+        try:
+            return parse_go_duration(value) / MICROS_PER_SECOND
+        except TimeFormatError as exc:
+            raise ValueError(str(exc)) from exc
+    return value
+
+
+Seconds = Annotated[float, BeforeValidator(_seconds), Field(ge=0)]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class IngestSettings(_Section):
+    max_body_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)
+    """Largest request body accepted on any endpoint, in bytes (413 above it)."""
+    max_events: int = Field(default=1000, ge=1)
+    """Most events in one native batch."""
+    max_content_chars: int = Field(default=1_000_000, ge=1)
+    """Longest message content accepted, in Unicode code points."""
+    writer_wait: Seconds = 5.0
+    """How long a batch waits for the single writer before ingest answers 503."""
+
+
+class TokenSettings(_Section):
+    token: str | None = Field(default=None, min_length=16)
+    token_env: str | None = None
+    scopes: list[Scope] = Field(min_length=1)
+    agent_id: str = "agent"
+    channels: list[str] = Field(default_factory=lambda: ["*"])
+    self_author_ids: list[str] = Field(default_factory=list)
+    authorized_author_ids: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> TokenSettings:
+        if (self.token is None) == (self.token_env is None):
+            raise ValueError("set exactly one of token or token_env")
+        return self
+
+    def resolve(self) -> str:
+        """The secret itself, read from the environment when ``token_env`` is set."""
+        if self.token is not None:
+            return self.token
+        assert self.token_env is not None
+        value = os.environ.get(self.token_env, "")
+        if len(value) < 16:
+            raise ValueError(
+                f"environment variable {self.token_env} must hold a token of 16+ characters"
+            )
+        return value
+
+
+_config_file: ContextVar[Path | None] = ContextVar("channel_memory_config_file", default=None)
+
+
+class Settings(BaseSettings):
+    """Every setting of the sidecar. Build it with :func:`load_settings`."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="CHANNEL_MEMORY_",
+        env_nested_delimiter="__",
+        extra="forbid",
+        frozen=True,
+    )
+
+    db: Path = Path("channel-memory.db")
+    """The SQLite database file (``CHANNEL_MEMORY_DB``)."""
+    token: str | None = None
+    """A single token granting every scope (``CHANNEL_MEMORY_TOKEN``), for peer compatibility."""
+    tokens: list[TokenSettings] = Field(default_factory=list)
+    ingest: IngestSettings = IngestSettings()
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        path = _config_file.get()
+        sources: tuple[PydanticBaseSettingsSource, ...] = (init_settings, env_settings)
+        if path is not None:
+            sources += (TomlConfigSettingsSource(settings_cls, toml_file=path),)
+        return sources
+
+
+class ConfigError(Exception):
+    """The configuration file or environment is invalid; the message says where."""
+
+
+def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Settings:
+    """Load settings from ``config_file`` (or ``CHANNEL_MEMORY_CONFIG``), env and overrides.
+
+    Raises ``ConfigError`` when the file is missing or a value is invalid.
+    """
+    raw = config_file if config_file is not None else os.environ.get("CHANNEL_MEMORY_CONFIG")
+    path = Path(raw) if raw else None
+    if path is not None and not path.is_file():
+        raise ConfigError(f"config file not found: {path}")
+    marker = _config_file.set(path)
+    try:
+        settings = Settings(**{k: v for k, v in overrides.items() if v is not None})
+        for entry in settings.tokens:
+            entry.resolve()
+    except ValidationError as exc:
+        # Never print input values: a bad token line would leak its secret.
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in error['loc']) or 'config'}: {error['msg']}"
+            for error in exc.errors(include_input=False, include_url=False)
+        )
+        raise ConfigError(f"invalid configuration: {problems}") from None
+    except ValueError as exc:
+        raise ConfigError(f"invalid configuration: {exc}") from None
+    finally:
+        _config_file.reset(marker)
+    return settings

@@ -1,0 +1,72 @@
+"""HTTP errors with a machine-readable code; bodies never carry message content."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import ValidationError
+from starlette.responses import JSONResponse
+
+from channel_memory.wire import ErrorBody, ErrorDetail, ErrorInfo
+
+
+class ApiError(Exception):
+    """An error answer: ``status``, a stable ``code``, a message and optional details."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        details: Sequence[ErrorDetail] = (),
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = list(details)
+        self.headers = headers
+
+    def response(self) -> JSONResponse:
+        body = ErrorBody(
+            error=ErrorInfo(code=self.code, message=self.message, details=self.details)
+        )
+        return JSONResponse(body.model_dump(mode="json"), self.status, headers=self.headers)
+
+
+_JSON_ERRORS = {"json_invalid", "json_type", "recursion_loop"}
+
+
+def validation_error(exc: ValidationError, *, batch_field: str | None = None) -> ApiError:
+    """Turn a pydantic error into a 400 (unparseable JSON) or 422 (wrong shape).
+
+    With ``batch_field`` (``"events"``) the location's event index is reported
+    separately and the discriminator tag is dropped from the field path. Input
+    values are never copied into the answer.
+    """
+    details: list[ErrorDetail] = []
+    for error in exc.errors(include_input=False, include_url=False, include_context=False):
+        loc: list[Any] = list(error["loc"])
+        index: int | None = None
+        if batch_field is not None and len(loc) >= 2 and loc[0] == batch_field:
+            index = int(loc[1])
+            loc = loc[3:] if len(loc) > 2 else ["type"]
+        details.append(
+            ErrorDetail(
+                index=index,
+                field=".".join(str(part) for part in loc) or None,
+                code=error["type"],
+                message=error["msg"],
+            )
+        )
+    if any(d.code in _JSON_ERRORS for d in details):
+        return ApiError(400, "invalid_json", "the request body is not valid JSON", details[:1])
+    parts: list[str] = []
+    if details and details[0].index is not None:
+        parts.append(f"event {details[0].index}")
+    if details and details[0].field:
+        parts.append(f"field {details[0].field}")
+    where = f" ({', '.join(parts)})" if parts else ""
+    return ApiError(422, "validation_failed", f"the request is invalid{where}", details[:50])

@@ -1,0 +1,213 @@
+"""The one write path: every ingest (native batch, peer endpoints, CLI import) goes here.
+
+Events are validated by the wire models before this point; what needs the
+database (a channel's source kind, a gap id) is checked inside the write
+transaction before anything is written, and any failure rolls the whole batch
+back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import aiosqlite
+
+from channel_memory.ingest.commands import (
+    AddCoverageGap,
+    Command,
+    DeleteMessage,
+    ForgetMessages,
+    MessageCommand,
+    PutMessage,
+    ResolveCoverageGap,
+)
+from channel_memory.ingest.events import (
+    CoverageGapEvent,
+    CoverageGapResolvedEvent,
+    DeleteEvent,
+    ForgetEvent,
+    MessageEvent,
+)
+from channel_memory.ingest.versions import ForgetResult, MessageResult, apply_commands
+from channel_memory.models import DEFAULT_SOURCE_KIND, MessageKey
+from channel_memory.store import Store, gaps, sources
+from channel_memory.store.gaps import CoverageGap
+
+NativeEventModel = (
+    MessageEvent | DeleteEvent | ForgetEvent | CoverageGapEvent | CoverageGapResolvedEvent
+)
+
+
+class IngestRejected(Exception):
+    """An event cannot be applied; the whole batch is rejected and nothing is written."""
+
+    def __init__(self, index: int, field: str, code: str, message: str) -> None:
+        super().__init__(message)
+        self.index = index
+        self.field = field
+        self.code = code
+        self.message = message
+
+
+@dataclass(slots=True)
+class IngestReport:
+    """The outcome of one batch, one entry per event in order."""
+
+    results: list[MessageResult | ForgetResult | CoverageGap] = field(default_factory=list)
+
+    @property
+    def inserted(self) -> int:
+        return sum(1 for r in self.results if isinstance(r, MessageResult) and r.inserted)
+
+    @property
+    def duplicates(self) -> int:
+        return sum(
+            1
+            for r in self.results
+            if isinstance(r, MessageResult) and not r.inserted and not r.forgotten
+        )
+
+    @property
+    def ignored_forgotten(self) -> int:
+        return sum(1 for r in self.results if isinstance(r, MessageResult) and r.forgotten)
+
+    @property
+    def forgot(self) -> bool:
+        return any(isinstance(r, ForgetResult) for r in self.results)
+
+
+Build = Callable[[dict[str, str]], list[Command]]
+"""Builds a batch's commands from the registered source kind of its channels (updated in place
+with the channels the batch registers)."""
+
+
+def native_commands(events: Sequence[NativeEventModel]) -> Build:
+    """The builder for native events: an event's ``source_kind`` defaults to its channel's."""
+
+    def build(kinds: dict[str, str]) -> list[Command]:
+        commands: list[Command] = []
+        for index, event in enumerate(events):
+            kind = resolve_kind(kinds, index, event.channel_id, event.source_kind)
+            if isinstance(event, MessageEvent | DeleteEvent | CoverageGapEvent):
+                kinds.setdefault(event.channel_id, kind)
+            commands.append(event.to_command(kind))
+        return commands
+
+    return build
+
+
+def resolve_kind(kinds: dict[str, str], index: int, channel_id: str, asked: str | None) -> str:
+    """The source kind for an event: as asked, else the channel's, else the default.
+
+    Raises ``IngestRejected`` when the channel is registered under another kind.
+    """
+    registered = kinds.get(channel_id)
+    kind = asked or registered or DEFAULT_SOURCE_KIND
+    if registered is not None and kind != registered:
+        raise IngestRejected(
+            index,
+            "source_kind",
+            "channel_kind_conflict",
+            "the channel is registered under another source kind",
+        )
+    return kind
+
+
+async def ingest(
+    store: Store,
+    channel_ids: Sequence[str],
+    build: Build,
+    *,
+    now_us: int,
+    writer_wait: float | None = None,
+) -> IngestReport:
+    """Apply a batch atomically in one write transaction; erase at once after a forget.
+
+    Raises ``IngestRejected`` or ``WriterBusy``; in both cases nothing is written.
+    """
+    async with store.write(writer_wait) as conn:
+        kinds = await sources.channel_kinds(conn, channel_ids)
+        known = dict(kinds)
+        commands = build(kinds)
+        await sources.register_channels(
+            conn, {c: k for c, k in kinds.items() if c not in known}, now_us
+        )
+        gap_results = await _apply_gaps(conn, commands, now_us)
+        message_commands = [c for c in commands if isinstance(c, _MESSAGE_COMMANDS)]
+        message_results = await _apply_messages(conn, message_commands, now_us)
+    in_order = (iter(message_results), iter(gap_results))
+    report = IngestReport(
+        [next(in_order[0] if isinstance(c, _MESSAGE_COMMANDS) else in_order[1]) for c in commands]
+    )
+    if report.forgot:
+        await store.erase_pending()
+    return report
+
+
+_MESSAGE_COMMANDS = (PutMessage, DeleteMessage, ForgetMessages)
+
+
+async def _apply_gaps(
+    conn: aiosqlite.Connection, commands: Sequence[Command], now_us: int
+) -> list[CoverageGap]:
+    results: list[CoverageGap] = []
+    for index, command in enumerate(commands):
+        if isinstance(command, ResolveCoverageGap):
+            gap = await gaps.gap_by_id(conn, command.gap_id)
+            if gap is None or gap.channel_id != command.channel_id:
+                raise IngestRejected(
+                    index, "gap_id", "unknown_gap", "no coverage gap with this id in the channel"
+                )
+            await gaps.resolve_gap(conn, command.gap_id, now_us)
+            resolved = await gaps.gap_by_id(conn, command.gap_id)
+            assert resolved is not None
+            results.append(resolved)
+        elif isinstance(command, AddCoverageGap):
+            results.append(
+                await gaps.insert_gap(
+                    conn, command.channel_id, command.from_us, command.to_us, command.reason, now_us
+                )
+            )
+    return results
+
+
+async def _apply_messages(
+    conn: aiosqlite.Connection, commands: Sequence[MessageCommand], now_us: int
+) -> list[MessageResult | ForgetResult]:
+    if not commands:
+        return []
+    keys: set[MessageKey] = set()
+    for command in commands:
+        if isinstance(command, ForgetMessages):
+            keys.update(
+                MessageKey(command.source_kind, command.channel_id, m) for m in command.message_ids
+            )
+            if command.author_id is not None:
+                keys.update(
+                    await sources.messages_by_author(conn, command.channel_id, command.author_id)
+                )
+        else:
+            keys.add(command.key)
+    stored = await sources.message_states(conn, keys)
+    outcome = apply_commands(stored, commands, now_us, await sources.next_version_id(conn))
+    changes = outcome.changes
+    await sources.write_versions(
+        conn,
+        inserted=changes.inserted,
+        updated=changes.updated,
+        fts_removed=changes.fts_removed,
+        fts_added=changes.fts_added,
+    )
+    await sources.mark_dirty(conn, changes.dirty, now_us)
+    if changes.newly_forgotten or changes.ledger:
+        await sources.record_forgets(
+            conn,
+            changes.newly_forgotten,
+            [
+                (e.channel_id, e.message_id, e.author_id, e.reason, e.versions_forgotten)
+                for e in changes.ledger
+            ],
+            now_us,
+        )
+    return outcome.results

@@ -1,0 +1,104 @@
+"""Domain types shared by every stage: identities and stored source versions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Literal, NamedTuple
+
+Origin = Literal["human", "agent", "app", "import", "system"]
+ORIGINS: tuple[Origin, ...] = ("human", "agent", "app", "import", "system")
+DEFAULT_SOURCE_KIND = "discord"
+ID_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
+
+
+class MessageKey(NamedTuple):
+    """A message's identity: ``(source_kind, channel_id, message_id)``."""
+
+    source_kind: str
+    channel_id: str
+    message_id: str
+
+    @property
+    def handle(self) -> str:
+        return source_handle(self.channel_id, self.message_id)
+
+
+def source_handle(channel_id: str, message_id: str) -> str:
+    """The stable, edit-proof reference to a message: ``"<channel_id>/<message_id>"``."""
+    return f"{channel_id}/{message_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    id: str
+    name: str | None = None
+    mime_type: str | None = None
+    size_bytes: int | None = None
+    url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SourceVersion:
+    """One stored version of a message (one distinct ``content_hash``).
+
+    ``event_us`` is the latest event time observed for this version: the newest
+    version is the current one. A forgotten version keeps only ids and times.
+    """
+
+    id: int
+    key: MessageKey
+    observed_seq: int
+    content_hash: str
+    content: str
+    deleted: bool
+    author_id: str | None
+    author_name: str | None
+    author_kind: str | None
+    origin: Origin
+    created_us: int
+    edited_us: int | None
+    deleted_us: int | None
+    event_us: int
+    observed_us: int
+    is_current: bool = False
+    superseded_by: int | None = None
+    reply_to: str | None = None
+    thread_id: str | None = None
+    attachments: tuple[Attachment, ...] = ()
+    tags: tuple[str, ...] = ()
+    meta: tuple[tuple[str, str], ...] = ()
+    forgotten_us: int | None = None
+
+    @property
+    def searchable(self) -> bool:
+        """Whether this version belongs in the full-text index and current reads."""
+        return self.is_current and not self.deleted and self.forgotten_us is None
+
+    def forgotten(self, at_us: int) -> SourceVersion:
+        """This version with everything but ids and times erased."""
+        return replace(
+            self,
+            content="",
+            content_hash="",
+            author_id=None,
+            author_name=None,
+            attachments=(),
+            tags=(),
+            meta=(),
+            is_current=False,
+            superseded_by=None,
+            forgotten_us=at_us,
+        )
+
+
+@dataclass(slots=True)
+class MessageState:
+    """Everything stored about one message identity: its versions, oldest first."""
+
+    key: MessageKey
+    versions: list[SourceVersion] = field(default_factory=list)
+    forgotten: bool = False
+
+    @property
+    def current(self) -> SourceVersion | None:
+        return next((v for v in self.versions if v.is_current), None)

@@ -1,0 +1,71 @@
+"""The OpenAPI document, generated from the endpoints' own pydantic models."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+
+from channel_memory import __version__
+from channel_memory.api import Endpoint
+from channel_memory.wire import ErrorBody
+
+_ERROR_STATUSES = {
+    "400": "Malformed JSON",
+    "401": "Missing or invalid bearer token",
+    "403": "The token lacks the scope or channel",
+    "413": "Request body too large",
+    "422": "The request is invalid (names the event index and field)",
+    "503": "The writer is saturated; retry after Retry-After seconds",
+}
+
+
+def openapi_document(endpoints: Sequence[Endpoint]) -> dict[str, Any]:
+    """An OpenAPI 3.1 document describing ``endpoints``."""
+    models: list[tuple[type[BaseModel], Any]] = [(ErrorBody, "serialization")]
+    for endpoint in endpoints:
+        if endpoint.request is not None:
+            models.append((endpoint.request, "validation"))
+        if endpoint.response is not None:
+            models.append((endpoint.response, "serialization"))
+    keys, defs = models_json_schema(models, ref_template="#/components/schemas/{model}")
+    paths: dict[str, dict[str, Any]] = {}
+    for endpoint in endpoints:
+        operation: dict[str, Any] = {
+            "summary": endpoint.summary,
+            "operationId": endpoint.handler.__name__,
+            "responses": {},
+        }
+        if endpoint.request is not None:
+            operation["requestBody"] = {
+                "required": True,
+                "content": {"application/json": {"schema": keys[(endpoint.request, "validation")]}},
+            }
+        success: dict[str, Any] = {"description": "OK"}
+        if endpoint.response is not None:
+            success["content"] = {
+                "application/json": {"schema": keys[(endpoint.response, "serialization")]}
+            }
+        operation["responses"][str(endpoint.status)] = success
+        error_schema = {"application/json": {"schema": keys[(ErrorBody, "serialization")]}}
+        for status, description in _ERROR_STATUSES.items():
+            if endpoint.scope is None and status in ("401", "403"):
+                continue
+            if endpoint.request is None and status in ("400", "413", "422"):
+                continue
+            operation["responses"][status] = {"description": description, "content": error_schema}
+        if endpoint.scope is not None:
+            operation["security"] = [{"bearer": []}]
+            operation["x-scope"] = endpoint.scope
+        paths.setdefault(endpoint.path, {})[endpoint.method.lower()] = operation
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "channel-memory", "version": __version__},
+        "paths": paths,
+        "components": {
+            "schemas": defs.get("$defs", {}),
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        },
+    }

@@ -1,0 +1,55 @@
+"""SQL over coverage gaps: periods the bridge may have missed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import aiosqlite
+
+
+@dataclass(frozen=True, slots=True)
+class CoverageGap:
+    id: int
+    channel_id: str
+    from_us: int
+    to_us: int
+    reason: str | None
+    created_us: int
+    resolved_us: int | None
+
+
+_COLUMNS = "id, channel_id, from_us, to_us, reason, created_us, resolved_us"
+
+
+async def insert_gap(
+    conn: aiosqlite.Connection,
+    channel_id: str,
+    from_us: int,
+    to_us: int,
+    reason: str | None,
+    now_us: int,
+) -> CoverageGap:
+    async with conn.execute(
+        "INSERT INTO coverage_gaps (channel_id, from_us, to_us, reason, created_us) "
+        f"VALUES (?, ?, ?, ?, ?) RETURNING {_COLUMNS}",
+        (channel_id, from_us, to_us, reason, now_us),
+    ) as cursor:
+        row = await cursor.fetchone()
+    assert row is not None
+    return CoverageGap(*row)
+
+
+async def gap_by_id(conn: aiosqlite.Connection, gap_id: int) -> CoverageGap | None:
+    async with conn.execute(
+        f"SELECT {_COLUMNS} FROM coverage_gaps WHERE id = ?", (gap_id,)
+    ) as cursor:
+        row = await cursor.fetchone()
+    return CoverageGap(*row) if row else None
+
+
+async def resolve_gap(conn: aiosqlite.Connection, gap_id: int, now_us: int) -> None:
+    """Mark a gap closed by a backfill (a gap already closed keeps its first time)."""
+    await conn.execute(
+        "UPDATE coverage_gaps SET resolved_us = ? WHERE id = ? AND resolved_us IS NULL",
+        (now_us, gap_id),
+    )

@@ -1,0 +1,246 @@
+"""SQL over source message versions, channels, forgets and dirty markers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import aiosqlite
+
+from channel_memory.models import Attachment, MessageKey, MessageState, SourceVersion
+
+_VERSION_COLUMNS = (
+    "id, source_kind, channel_id, message_id, observed_seq, content_hash, content, deleted, "
+    "author_id, author_name, author_kind, origin, created_us, edited_us, deleted_us, event_us, "
+    "observed_us, is_current, superseded_by, reply_to, thread_id, attachments, tags, meta, "
+    "forgotten_us"
+)
+
+
+def _dump(value: Sequence[Any]) -> str | None:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False) if value else None
+
+
+def _version_row(v: SourceVersion) -> tuple[Any, ...]:
+    return (
+        v.id,
+        v.key.source_kind,
+        v.key.channel_id,
+        v.key.message_id,
+        v.observed_seq,
+        v.content_hash,
+        v.content,
+        int(v.deleted),
+        v.author_id,
+        v.author_name,
+        v.author_kind,
+        v.origin,
+        v.created_us,
+        v.edited_us,
+        v.deleted_us,
+        v.event_us,
+        v.observed_us,
+        int(v.is_current),
+        v.superseded_by,
+        v.reply_to,
+        v.thread_id,
+        _dump([_attachment_dict(a) for a in v.attachments]),
+        _dump(list(v.tags)),
+        json.dumps(dict(v.meta), separators=(",", ":"), ensure_ascii=False) if v.meta else None,
+        v.forgotten_us,
+    )
+
+
+def _attachment_dict(attachment: Attachment) -> dict[str, Any]:
+    return {k: getattr(attachment, k) for k in attachment.__slots__ if getattr(attachment, k)}
+
+
+def version_from_row(row: Sequence[Any]) -> SourceVersion:
+    """Build a :class:`SourceVersion` from a row selected with the version columns."""
+    attachments = tuple(Attachment(**a) for a in json.loads(row[21])) if row[21] else ()
+    return SourceVersion(
+        id=row[0],
+        key=MessageKey(row[1], row[2], row[3]),
+        observed_seq=row[4],
+        content_hash=row[5],
+        content=row[6],
+        deleted=bool(row[7]),
+        author_id=row[8],
+        author_name=row[9],
+        author_kind=row[10],
+        origin=row[11],
+        created_us=row[12],
+        edited_us=row[13],
+        deleted_us=row[14],
+        event_us=row[15],
+        observed_us=row[16],
+        is_current=bool(row[17]),
+        superseded_by=row[18],
+        reply_to=row[19],
+        thread_id=row[20],
+        attachments=attachments,
+        tags=tuple(json.loads(row[22])) if row[22] else (),
+        meta=tuple(sorted(json.loads(row[23]).items())) if row[23] else (),
+        forgotten_us=row[24],
+    )
+
+
+async def channel_kinds(conn: aiosqlite.Connection, channel_ids: Iterable[str]) -> dict[str, str]:
+    """The registered source kind of each known channel among ``channel_ids``."""
+    ids = sorted(set(channel_ids))
+    if not ids:
+        return {}
+    async with conn.execute(
+        "SELECT channel_id, source_kind FROM channels "
+        "WHERE channel_id IN (SELECT value FROM json_each(?))",
+        (json.dumps(ids),),
+    ) as cursor:
+        return {row[0]: row[1] async for row in cursor}
+
+
+async def register_channels(
+    conn: aiosqlite.Connection, channels: dict[str, str], now_us: int
+) -> None:
+    """Record new channels with their source kind (known ones are left as they are)."""
+    await conn.executemany(
+        "INSERT OR IGNORE INTO channels (channel_id, source_kind, first_seen_us) VALUES (?, ?, ?)",
+        [(channel, kind, now_us) for channel, kind in sorted(channels.items())],
+    )
+
+
+async def message_states(
+    conn: aiosqlite.Connection, keys: Iterable[MessageKey]
+) -> dict[MessageKey, MessageState]:
+    """Every stored version (and forgotten flag) of each message in ``keys``."""
+    wanted = sorted(set(keys))
+    states = {key: MessageState(key) for key in wanted}
+    if not wanted:
+        return states
+    payload = json.dumps([list(k) for k in wanted])
+    async with conn.execute(
+        f"SELECT {_VERSION_COLUMNS} FROM source_messages WHERE (source_kind, channel_id, "
+        "message_id) IN (SELECT value->>0, value->>1, value->>2 FROM json_each(?)) "
+        "ORDER BY source_kind, channel_id, message_id, observed_seq",
+        (payload,),
+    ) as cursor:
+        async for row in cursor:
+            version = version_from_row(row)
+            states[version.key].versions.append(version)
+    async with conn.execute(
+        "SELECT source_kind, channel_id, message_id FROM forgotten_messages WHERE (source_kind, "
+        "channel_id, message_id) IN (SELECT value->>0, value->>1, value->>2 FROM json_each(?))",
+        (payload,),
+    ) as cursor:
+        async for row in cursor:
+            states[MessageKey(row[0], row[1], row[2])].forgotten = True
+    return states
+
+
+async def messages_by_author(
+    conn: aiosqlite.Connection, channel_id: str, author_id: str
+) -> list[MessageKey]:
+    """Identities of the messages in a channel with any version by ``author_id``."""
+    async with conn.execute(
+        "SELECT DISTINCT source_kind, channel_id, message_id FROM source_messages "
+        "WHERE channel_id = ? AND author_id = ?",
+        (channel_id, author_id),
+    ) as cursor:
+        return [MessageKey(row[0], row[1], row[2]) async for row in cursor]
+
+
+async def next_version_id(conn: aiosqlite.Connection) -> int:
+    async with conn.execute("SELECT coalesce(max(id), 0) + 1 FROM source_messages") as cursor:
+        row = await cursor.fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+async def write_versions(
+    conn: aiosqlite.Connection,
+    *,
+    inserted: Sequence[SourceVersion],
+    updated: Sequence[SourceVersion],
+    fts_removed: Sequence[SourceVersion],
+    fts_added: Sequence[SourceVersion],
+) -> None:
+    """Insert and update version rows and keep the full-text index in step with them."""
+    if fts_removed:
+        await conn.executemany(
+            "INSERT INTO source_fts (source_fts, rowid, content) VALUES ('delete', ?, ?)",
+            [(v.id, v.content) for v in fts_removed],
+        )
+    if inserted:
+        placeholders = ", ".join("?" * len(_VERSION_COLUMNS.split(",")))
+        await conn.executemany(
+            f"INSERT INTO source_messages ({_VERSION_COLUMNS}) VALUES ({placeholders})",
+            [_version_row(v) for v in inserted],
+        )
+    if updated:
+        columns = [c.strip() for c in _VERSION_COLUMNS.split(",")][1:]
+        assignments = ", ".join(f"{c} = ?" for c in columns)
+        await conn.executemany(
+            f"UPDATE source_messages SET {assignments} WHERE id = ?",
+            [(*_version_row(v)[1:], v.id) for v in updated],
+        )
+    if fts_added:
+        await conn.executemany(
+            "INSERT INTO source_fts (rowid, content) VALUES (?, ?)",
+            [(v.id, v.content) for v in fts_added],
+        )
+
+
+async def mark_dirty(conn: aiosqlite.Connection, keys: Sequence[MessageKey], now_us: int) -> None:
+    """Queue messages for the worker; a re-marked message gets a fresh sequence number."""
+    await conn.executemany(
+        "INSERT OR REPLACE INTO dirty_messages (source_kind, channel_id, message_id, marked_us) "
+        "VALUES (?, ?, ?, ?)",
+        [(*key, now_us) for key in keys],
+    )
+
+
+async def record_forgets(
+    conn: aiosqlite.Connection,
+    keys: Sequence[MessageKey],
+    ledger: Sequence[tuple[str, str | None, str | None, str | None, int]],
+    now_us: int,
+) -> None:
+    """Remember forgotten identities, write the content-free ledger, owe an erasure."""
+    await conn.executemany(
+        "INSERT OR IGNORE INTO forgotten_messages (source_kind, channel_id, message_id, "
+        "forgotten_us) VALUES (?, ?, ?, ?)",
+        [(*key, now_us) for key in keys],
+    )
+    await conn.executemany(
+        "INSERT INTO forget_ledger (channel_id, message_id, author_id, reason, "
+        "versions_forgotten, forgotten_us) VALUES (?, ?, ?, ?, ?, ?)",
+        [(*entry, now_us) for entry in ledger],
+    )
+    if ledger:
+        await conn.execute("INSERT INTO pending_erasures (requested_us) VALUES (?)", (now_us,))
+
+
+async def versions_of(
+    conn: aiosqlite.Connection,
+    channel_id: str,
+    message_ids: Sequence[str],
+    *,
+    include_history: bool,
+) -> list[SourceVersion]:
+    """Readable versions of the named messages, by message then ``observed_seq``.
+
+    Without history: the current version of each message that is neither
+    deleted nor forgotten. With history: every version of each message that is
+    not forgotten. Forgotten content is never returned.
+    """
+    condition = (
+        "forgotten_us IS NULL"
+        if include_history
+        else "is_current = 1 AND deleted = 0 AND forgotten_us IS NULL"
+    )
+    async with conn.execute(
+        f"SELECT {_VERSION_COLUMNS} FROM source_messages WHERE channel_id = ? AND message_id IN "
+        f"(SELECT value FROM json_each(?)) AND {condition} ORDER BY message_id, observed_seq",
+        (channel_id, json.dumps(list(message_ids))),
+    ) as cursor:
+        return [version_from_row(row) async for row in cursor]

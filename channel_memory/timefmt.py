@@ -1,0 +1,124 @@
+"""Wire time formats: RFC 3339 timestamps and Go-style durations.
+
+Timestamps are held as integer microseconds since the Unix epoch (UTC) so they
+compare and sort exactly; they are rendered back as RFC 3339 in UTC with a
+fraction only when one is present, as Go's ``time.RFC3339Nano`` does.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+_RFC3339 = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$"
+)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+_UNIT_US = {
+    "ns": 0.001,
+    "us": 1,
+    "µs": 1,
+    "μs": 1,
+    "ms": 1_000,
+    "s": 1_000_000,
+    "m": 60_000_000,
+    "h": 3_600_000_000,
+}
+
+MICROS_PER_SECOND = 1_000_000
+
+
+class TimeFormatError(ValueError):
+    """A value is not a valid RFC 3339 time or Go duration."""
+
+
+def parse_rfc3339(value: str) -> int:
+    """Parse an RFC 3339 timestamp (offset required) into UTC epoch microseconds.
+
+    Fractions finer than a microsecond are truncated. Raises ``TimeFormatError``.
+    """
+    match = _RFC3339.match(value)
+    if match is None:
+        raise TimeFormatError("must be an RFC 3339 time with a UTC offset")
+    year, month, day, hour, minute, second, fraction, offset = match.groups()
+    try:
+        parsed = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second))
+    except ValueError as exc:
+        raise TimeFormatError("must be an RFC 3339 time with a valid date") from exc
+    micros = int((fraction or "0").ljust(6, "0")[:6])
+    if offset in ("Z", "z"):
+        shift = 0
+    else:
+        sign = 1 if offset[0] == "+" else -1
+        hours, minutes = int(offset[1:3]), int(offset[4:6])
+        if hours > 23 or minutes > 59:
+            raise TimeFormatError("must be an RFC 3339 time with a valid UTC offset")
+        shift = sign * (hours * 3600 + minutes * 60)
+    naive_utc = parsed.replace(tzinfo=UTC) - timedelta(seconds=shift)
+    delta = naive_utc - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * MICROS_PER_SECOND + micros
+
+
+def format_rfc3339(micros: int) -> str:
+    """Render epoch microseconds as RFC 3339 UTC (``2026-05-21T16:00:00Z``)."""
+    moment = _EPOCH + timedelta(microseconds=micros)
+    text = moment.strftime("%Y-%m-%dT%H:%M:%S")
+    if moment.microsecond:
+        text += "." + f"{moment.microsecond:06d}".rstrip("0")
+    return text + "Z"
+
+
+def datetime_to_micros(moment: datetime) -> int:
+    """Convert an aware datetime into UTC epoch microseconds."""
+    delta = moment.astimezone(UTC) - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * MICROS_PER_SECOND + delta.microseconds
+
+
+def parse_go_duration(value: str) -> int:
+    """Parse a Go-style duration (``24h``, ``90m``, ``1h30m``, ``24h0m0s``) into microseconds.
+
+    Negative durations are refused. Raises ``TimeFormatError``.
+    """
+    text = value.strip()
+    if text in ("0", "+0"):
+        return 0
+    if text.startswith("+"):
+        text = text[1:]
+    if not text or text.startswith("-"):
+        raise TimeFormatError("must be a non-negative Go duration such as 24h or 90m")
+    total = 0.0
+    position = 0
+    for match in _DURATION_PART.finditer(text):
+        if match.start() != position:
+            break
+        total += float(match.group(1)) * _UNIT_US[match.group(2)]
+        position = match.end()
+    if position != len(text):
+        raise TimeFormatError("must be a non-negative Go duration such as 24h or 90m")
+    return int(total)
+
+
+def format_go_duration(micros: int) -> str:
+    """Render microseconds the way Go's ``time.Duration.String`` does (``24h0m0s``)."""
+    if micros == 0:
+        return "0s"
+    sign = "-" if micros < 0 else ""
+    micros = abs(micros)
+    if micros < MICROS_PER_SECOND:
+        if micros < 1_000:
+            return f"{sign}{micros}µs"
+        return f"{sign}{_trim(micros / 1_000)}ms"
+    hours, rest = divmod(micros, 3_600 * MICROS_PER_SECOND)
+    minutes, rest = divmod(rest, 60 * MICROS_PER_SECOND)
+    seconds = _trim(rest / MICROS_PER_SECOND)
+    if hours:
+        return f"{sign}{hours}h{minutes}m{seconds}s"
+    if minutes:
+        return f"{sign}{minutes}m{seconds}s"
+    return f"{sign}{seconds}s"
+
+
+def _trim(number: float) -> str:
+    text = f"{number:.6f}".rstrip("0").rstrip(".")
+    return text or "0"

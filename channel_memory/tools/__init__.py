@@ -1,0 +1,1 @@
+"""Retrieval: getting back to exact sources (peer reads now; native tools later)."""

@@ -1,0 +1,105 @@
+"""Wire shapes shared by several endpoints: errors, source message objects, field types."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+
+from channel_memory.models import ID_PATTERN, SourceVersion
+from channel_memory.timefmt import TimeFormatError, format_rfc3339, parse_rfc3339
+
+Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
+"""A channel or message id: ``[A-Za-z0-9._:-]{1,128}``."""
+SourceKind = Annotated[str, StringConstraints(pattern=r"^[a-z0-9._-]{1,64}$")]
+
+
+def _check_time(value: str) -> str:
+    try:
+        parse_rfc3339(value)
+    except TimeFormatError as exc:
+        raise ValueError(str(exc)) from None
+    return value
+
+
+Timestamp = Annotated[
+    str,
+    StringConstraints(max_length=40),
+    AfterValidator(_check_time),
+    Field(json_schema_extra={"format": "date-time"}),
+]
+"""An RFC 3339 time with an offset, e.g. ``2026-05-21T16:00:00Z``."""
+
+
+class StrictModel(BaseModel):
+    """Native request bodies: unknown fields are an error."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class LenientModel(BaseModel):
+    """Peer-compatible request bodies: unknown fields are ignored."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+class ErrorDetail(BaseModel):
+    index: int | None = None
+    field: str | None = None
+    code: str
+    message: str
+
+
+class ErrorInfo(BaseModel):
+    code: str
+    message: str
+    details: list[ErrorDetail] = []
+
+
+class ErrorBody(BaseModel):
+    """Every 4xx/5xx answer: ``{"error": {"code", "message", "details"}}``; never content."""
+
+    error: ErrorInfo
+
+
+class SourceMessageOut(BaseModel):
+    """One stored version of a message, as every read endpoint returns it."""
+
+    source_kind: str
+    channel_id: str
+    message_id: str
+    source_handle: str
+    content_hash: str
+    observed_seq: int
+    is_current: bool
+    superseded_by: int | None
+    author_id: str | None
+    author_name: str | None
+    created_at: str
+    edited_at: str | None
+    deleted: bool
+    content: str
+
+    @classmethod
+    def of(cls, version: SourceVersion) -> SourceMessageOut:
+        return cls(
+            source_kind=version.key.source_kind,
+            channel_id=version.key.channel_id,
+            message_id=version.key.message_id,
+            source_handle=version.key.handle,
+            content_hash=version.content_hash,
+            observed_seq=version.observed_seq,
+            is_current=version.is_current,
+            superseded_by=version.superseded_by,
+            author_id=version.author_id,
+            author_name=version.author_name,
+            created_at=format_rfc3339(version.created_us),
+            edited_at=None if version.edited_us is None else format_rfc3339(version.edited_us),
+            deleted=version.deleted,
+            content=version.content,
+        )
+
+
+def dump(model: BaseModel) -> dict[str, Any]:
+    """A response model as plain JSON data (aliases applied)."""
+    return model.model_dump(mode="json", by_alias=True)
