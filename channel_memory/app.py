@@ -9,12 +9,14 @@ from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from channel_memory.api import AppContext, Clock, Endpoint
 from channel_memory.auth import ANONYMOUS, Principal, TokenTable
+from channel_memory.body_limit import BodyLimitMiddleware
 from channel_memory.config import Settings
 from channel_memory.errors import ApiError
 from channel_memory.ingest import routes as ingest_routes
@@ -101,7 +103,7 @@ def create_app(
     app = Starlette(
         routes=[*(_route(e) for e in routes_), Route("/openapi.json", openapi, methods=["GET"])],
         lifespan=lifespan,
-        max_body_size=settings.ingest.max_body_bytes,
+        middleware=[Middleware(BodyLimitMiddleware, max_body_bytes=settings.ingest.max_body_bytes)],
         exception_handlers={
             ApiError: _api_error,
             HTTPException: _http_error,

@@ -21,6 +21,7 @@ from channel_memory.ingest.commands import (
     MessageCommand,
     PutMessage,
     ResolveCoverageGap,
+    command_channel,
 )
 from channel_memory.ingest.events import (
     CoverageGapEvent,
@@ -130,8 +131,13 @@ async def ingest(
         kinds = await sources.channel_kinds(conn, channel_ids)
         known = dict(kinds)
         commands = build(kinds)
+        writing = (
+            command_channel(c)
+            for c in commands
+            if isinstance(c, PutMessage | DeleteMessage | AddCoverageGap)
+        )
         await sources.register_channels(
-            conn, {c: k for c, k in kinds.items() if c not in known}, now_us
+            conn, {channel: kind for kind, channel in writing if channel not in known}, now_us
         )
         gap_results = await _apply_gaps(conn, commands, now_us)
         message_commands = [c for c in commands if isinstance(c, _MESSAGE_COMMANDS)]

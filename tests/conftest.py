@@ -1,0 +1,165 @@
+"""Fixtures that build real things: SQLite files under tmp_path and a real HTTP server."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import sqlite3
+import threading
+from collections.abc import Callable, Coroutine, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+import pytest
+import uvicorn
+
+from channel_memory.app import create_app
+from channel_memory.config import Settings, load_settings
+from channel_memory.timefmt import parse_rfc3339
+
+T = TypeVar("T")
+
+
+class FakeClock:
+    """An injectable clock: tests set and advance time instead of sleeping."""
+
+    def __init__(self, start: str = "2026-05-21T20:00:00Z") -> None:
+        self.now_us = parse_rfc3339(start)
+
+    def __call__(self) -> int:
+        return self.now_us
+
+    def advance(self, seconds: float) -> None:
+        self.now_us += int(seconds * 1_000_000)
+
+
+class LiveServer:
+    """The real application under uvicorn on 127.0.0.1, on a port the OS picked."""
+
+    def __init__(self, settings: Settings, clock: FakeClock) -> None:
+        self.settings = settings
+        self.clock = clock
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(128)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        config = uvicorn.Config(
+            create_app(settings, clock=clock), log_level="warning", access_log=False
+        )
+        self.server = uvicorn.Server(config)
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self._serve)
+
+    def _serve(self) -> None:
+        try:
+            self.loop.run_until_complete(self.server.serve(sockets=[self.sock]))
+        finally:
+            self.loop.close()
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run a coroutine on the server's own event loop (to reach its store)."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout=30)
+
+    @property
+    def app(self) -> Any:
+        return self.server.config.app
+
+    def __enter__(self) -> LiveServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=30)
+        self.sock.close()
+
+    def client(self, token: str | None = None) -> httpx.Client:
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=30)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "channel-memory.db"
+
+
+@pytest.fixture
+def make_settings(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Settings]:
+    for name in ("CHANNEL_MEMORY_TOKEN", "CHANNEL_MEMORY_CONFIG", "CHANNEL_MEMORY_DB"):
+        monkeypatch.delenv(name, raising=False)
+
+    def make(**overrides: Any) -> Settings:
+        return load_settings(None, db=db_path, **overrides)
+
+    return make
+
+
+@pytest.fixture
+def make_server(
+    make_settings: Callable[..., Settings], clock: FakeClock
+) -> Iterator[Callable[..., LiveServer]]:
+    started: list[LiveServer] = []
+
+    def make(**overrides: Any) -> LiveServer:
+        server = LiveServer(make_settings(**overrides), clock)
+        server.__enter__()
+        started.append(server)
+        return server
+
+    yield make
+    for server in reversed(started):
+        server.__exit__()
+
+
+@pytest.fixture
+def server(make_server: Callable[..., LiveServer]) -> LiveServer:
+    return make_server()
+
+
+@pytest.fixture
+def client(server: LiveServer) -> Iterator[httpx.Client]:
+    with server.client() as http:
+        yield http
+
+
+def query(db: Path, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+    """Read the database file directly, as an operator with the sqlite3 shell would."""
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()
+
+
+def message_event(
+    message_id: str,
+    content: str,
+    *,
+    channel: str = "floor",
+    created_at: str = "2026-05-21T16:00:00Z",
+    edited_at: str | None = None,
+    author: str = "desk-lead",
+    **extra: Any,
+) -> dict[str, Any]:
+    message: dict[str, Any] = {
+        "id": message_id,
+        "author_id": "u-" + author,
+        "author_name": author,
+        "created_at": created_at,
+        "content": content,
+    }
+    if edited_at is not None:
+        message["edited_at"] = edited_at
+    message.update(extra)
+    return {"type": "message", "channel_id": channel, "message": message}

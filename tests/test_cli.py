@@ -1,0 +1,106 @@
+"""The channel-memory command: --version, serve, ingest (bulk JSON Lines import)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from channel_memory import __version__
+from channel_memory.cli import main
+from tests.conftest import message_event, query
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "channel_memory", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out.strip() == f"channel-memory {__version__}"
+
+
+def test_ingest_imports_a_jsonl_file(tmp_path: Path) -> None:
+    events = [message_event(str(i), f"message number {i}") for i in range(2500)]
+    events.append(message_event("7", "message number 7"))  # a duplicate
+    source = tmp_path / "events.jsonl"
+    source.write_text("\n".join(json.dumps(e) for e in events) + "\n\n")
+    db = tmp_path / "cm.db"
+    result = run_cli("ingest", "--db", str(db), str(source))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"events": 2501, "inserted": 2500, "duplicates": 1}
+    assert query(db, "SELECT count(*) FROM source_messages") == [(2500,)]
+
+
+def test_ingest_with_a_bad_line_imports_nothing(tmp_path: Path) -> None:
+    lines = [
+        json.dumps(message_event("1", "fine")),
+        json.dumps(message_event("2", "SECRETcontent", created_at="not a time")),
+        "{broken json",
+    ]
+    source = tmp_path / "events.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    db = tmp_path / "cm.db"
+    result = run_cli("ingest", "--db", str(db), str(source))
+    assert result.returncode == 1
+    assert f"{source}:2: validation_failed, field message.created_at" in result.stderr
+    assert f"{source}:3: invalid_json" in result.stderr
+    assert "SECRETcontent" not in result.stderr + result.stdout
+    assert not db.exists() or query(db, "SELECT count(*) FROM source_messages") == [(0,)]
+
+
+def test_serve_refuses_a_public_address_without_tokens(tmp_path: Path) -> None:
+    env = {"CHANNEL_MEMORY_TOKEN": ""}
+    result = run_cli("serve", "--db", str(tmp_path / "x.db"), "--host", "0.0.0.0", env=env)
+    assert result.returncode == 2
+    assert "refusing to listen on 0.0.0.0 without any token" in result.stderr
+
+
+def test_invalid_config_exits_with_a_message(tmp_path: Path) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_text("[ingest]\nmax_events = -1\n")
+    result = run_cli("serve", "--config", str(config), "--db", str(tmp_path / "x.db"))
+    assert result.returncode == 2
+    assert "ingest.max_events" in result.stderr
+
+
+def test_serve_prints_where_it_listens_and_accepts_ingest(tmp_path: Path) -> None:
+    db = tmp_path / "served.db"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "channel_memory", "serve", "--db", str(db), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "CHANNEL_MEMORY_TOKEN": ""},
+    )
+    try:
+        assert process.stdout is not None
+        banner = process.stdout.readline()
+        assert "listening on http://127.0.0.1:" in banner
+        url = banner.split("listening on ")[1].split()[0]
+        assert "curl -s -X POST " + url + "/v1/ingest" in process.stdout.readline()
+        response = httpx.post(
+            url + "/v1/ingest", json={"events": [message_event("1", "hi")]}, timeout=30
+        )
+        assert response.status_code == 200
+    finally:
+        process.terminate()
+        _, errors = process.communicate(timeout=30)
+    # uvicorn shuts down gracefully on SIGTERM, then re-raises the signal
+    assert process.returncode in (0, -15)
+    assert "Application shutdown complete." in errors
+    assert query(db, "SELECT content FROM source_messages") == [("hi",)]

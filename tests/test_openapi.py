@@ -1,0 +1,37 @@
+"""/openapi.json describes every endpoint from the models that validate requests."""
+
+from __future__ import annotations
+
+import httpx
+
+from channel_memory.app import endpoints
+from channel_memory.ingest.events import IngestBatch
+
+
+def test_every_endpoint_is_described(client: httpx.Client) -> None:
+    document = client.get("/openapi.json").json()
+    assert document["openapi"].startswith("3.1")
+    described = {
+        (method.upper(), path) for path, ops in document["paths"].items() for method in ops
+    }
+    assert described == {(e.method, e.path) for e in endpoints()}
+    ingest = document["paths"]["/v1/ingest"]["post"]
+    assert set(ingest["responses"]) >= {"200", "400", "401", "413", "422", "503"}
+    assert ingest["x-scope"] == "ingest"
+    assert "security" not in document["paths"]["/health"]["get"]
+
+
+def test_request_schemas_are_the_validating_models(client: httpx.Client) -> None:
+    document = client.get("/openapi.json").json()
+    schemas = document["components"]["schemas"]
+    ref = document["paths"]["/v1/ingest"]["post"]["requestBody"]["content"]["application/json"][
+        "schema"
+    ]["$ref"]
+    assert ref == "#/components/schemas/IngestBatch"
+    assert schemas["IngestBatch"]["additionalProperties"] is False
+    message = schemas["NativeMessage"]
+    assert set(message["required"]) == {"id", "created_at", "content"}
+    assert message["properties"]["created_at"]["format"] == "date-time"
+    assert message["properties"]["id"]["pattern"] == "^[A-Za-z0-9._:-]{1,128}$"
+    assert set(schemas) >= {"MessageEvent", "DeleteEvent", "ForgetEvent", "ErrorBody"}
+    assert IngestBatch.model_json_schema()["additionalProperties"] is False
