@@ -37,9 +37,13 @@ class Attachment:
     url: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SourceVersion:
     """One stored version of a message (one distinct ``content_hash``).
+
+    Treated as immutable (changes go through ``dataclasses.replace``); not
+    declared frozen because frozen construction is measurably slower on the
+    ingest hot path.
 
     ``event_us`` is the latest event time observed for this version: the newest
     version is the current one. A forgotten version keeps only ids and times.

@@ -9,21 +9,23 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
 _RFC3339 = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$"
 )
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_ONE_MICROSECOND = timedelta(microseconds=1)
 _DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
 _UNIT_US = {
-    "ns": 0.001,
-    "us": 1,
-    "µs": 1,
-    "μs": 1,
-    "ms": 1_000,
-    "s": 1_000_000,
-    "m": 60_000_000,
-    "h": 3_600_000_000,
+    "ns": Decimal("0.001"),
+    "us": Decimal(1),
+    "µs": Decimal(1),
+    "μs": Decimal(1),
+    "ms": Decimal(1_000),
+    "s": Decimal(1_000_000),
+    "m": Decimal(60_000_000),
+    "h": Decimal(3_600_000_000),
 }
 
 MICROS_PER_SECOND = 1_000_000
@@ -41,23 +43,16 @@ def parse_rfc3339(value: str) -> int:
     match = _RFC3339.match(value)
     if match is None:
         raise TimeFormatError("must be an RFC 3339 time with a UTC offset")
-    year, month, day, hour, minute, second, fraction, offset = match.groups()
+    fraction, offset = match.group(7), match.group(8)
+    text = value[:19].replace("t", "T").replace(" ", "T")
+    if fraction:
+        text += "." + fraction[:6].ljust(6, "0")
+    text += "+00:00" if offset in ("Z", "z") else offset
     try:
-        parsed = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second))
+        moment = datetime.fromisoformat(text)
     except ValueError as exc:
-        raise TimeFormatError("must be an RFC 3339 time with a valid date") from exc
-    micros = int((fraction or "0").ljust(6, "0")[:6])
-    if offset in ("Z", "z"):
-        shift = 0
-    else:
-        sign = 1 if offset[0] == "+" else -1
-        hours, minutes = int(offset[1:3]), int(offset[4:6])
-        if hours > 23 or minutes > 59:
-            raise TimeFormatError("must be an RFC 3339 time with a valid UTC offset")
-        shift = sign * (hours * 3600 + minutes * 60)
-    naive_utc = parsed.replace(tzinfo=UTC) - timedelta(seconds=shift)
-    delta = naive_utc - _EPOCH
-    return (delta.days * 86_400 + delta.seconds) * MICROS_PER_SECOND + micros
+        raise TimeFormatError("must be an RFC 3339 time with a valid date and offset") from exc
+    return datetime_to_micros(moment)
 
 
 def format_rfc3339(micros: int) -> str:
@@ -71,8 +66,7 @@ def format_rfc3339(micros: int) -> str:
 
 def datetime_to_micros(moment: datetime) -> int:
     """Convert an aware datetime into UTC epoch microseconds."""
-    delta = moment.astimezone(UTC) - _EPOCH
-    return (delta.days * 86_400 + delta.seconds) * MICROS_PER_SECOND + delta.microseconds
+    return (moment - _EPOCH) // _ONE_MICROSECOND
 
 
 def parse_go_duration(value: str) -> int:
@@ -87,12 +81,12 @@ def parse_go_duration(value: str) -> int:
         text = text[1:]
     if not text or text.startswith("-"):
         raise TimeFormatError("must be a non-negative Go duration such as 24h or 90m")
-    total = 0.0
+    total = Decimal(0)
     position = 0
     for match in _DURATION_PART.finditer(text):
         if match.start() != position:
             break
-        total += float(match.group(1)) * _UNIT_US[match.group(2)]
+        total += Decimal(match.group(1)) * _UNIT_US[match.group(2)]
         position = match.end()
     if position != len(text):
         raise TimeFormatError("must be a non-negative Go duration such as 24h or 90m")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, BeforeValidator, ConfigDict, StringConstraints, WithJsonSchema
 
 from channel_memory.models import ID_PATTERN, SourceVersion
 from channel_memory.timefmt import TimeFormatError, format_rfc3339, parse_rfc3339
@@ -14,21 +14,21 @@ Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
 SourceKind = Annotated[str, StringConstraints(pattern=r"^[a-z0-9._-]{1,64}$")]
 
 
-def _check_time(value: str) -> str:
+def _parse_time(value: object) -> int:
+    if not isinstance(value, str) or len(value) > 40:
+        raise ValueError("must be an RFC 3339 time string")
     try:
-        parse_rfc3339(value)
+        return parse_rfc3339(value)
     except TimeFormatError as exc:
         raise ValueError(str(exc)) from None
-    return value
 
 
 Timestamp = Annotated[
-    str,
-    StringConstraints(max_length=40),
-    AfterValidator(_check_time),
-    Field(json_schema_extra={"format": "date-time"}),
+    int,
+    BeforeValidator(_parse_time),
+    WithJsonSchema({"type": "string", "format": "date-time", "maxLength": 40}),
 ]
-"""An RFC 3339 time with an offset, e.g. ``2026-05-21T16:00:00Z``."""
+"""An RFC 3339 time with an offset (``2026-05-21T16:00:00Z``), held as UTC epoch microseconds."""
 
 
 class StrictModel(BaseModel):

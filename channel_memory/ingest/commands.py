@@ -26,7 +26,7 @@ def compute_content_hash(key: MessageKey, content: str, deleted: bool) -> str:
     return "sha256:" + hashlib.sha256(seed.encode("utf-8")).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PutMessage:
     """A message as the bridge saw it at one moment (create, edit or deleted marker)."""
 

@@ -20,7 +20,6 @@ from channel_memory.ingest.commands import (
     compute_content_hash,
 )
 from channel_memory.models import ORIGINS, Attachment, MessageKey, Origin
-from channel_memory.timefmt import parse_rfc3339
 from channel_memory.wire import Id, LenientModel, SourceKind, StrictModel, Timestamp
 
 ShortText = Annotated[str, Field(min_length=1, max_length=256)]
@@ -94,8 +93,8 @@ class MessageEvent(StrictModel):
             author_name=m.author_name,
             author_kind=m.author_kind,
             origin=origin_for(m.author_kind, m.origin),
-            created_us=parse_rfc3339(m.created_at),
-            edited_us=None if m.edited_at is None else parse_rfc3339(m.edited_at),
+            created_us=m.created_at,
+            edited_us=m.edited_at,
             reply_to=m.reply_to,
             thread_id=m.thread_id,
             attachments=tuple(Attachment(**a.model_dump()) for a in m.attachments),
@@ -113,7 +112,7 @@ class DeleteEvent(StrictModel):
     def to_command(self, source_kind: str) -> DeleteMessage:
         return DeleteMessage(
             MessageKey(source_kind, self.channel_id, self.message_id),
-            None if self.deleted_at is None else parse_rfc3339(self.deleted_at),
+            self.deleted_at,
         )
 
 
@@ -151,18 +150,12 @@ class CoverageGapEvent(StrictModel):
 
     @model_validator(mode="after")
     def _ordered(self) -> CoverageGapEvent:
-        if parse_rfc3339(self.from_) >= parse_rfc3339(self.to):
+        if self.from_ >= self.to:
             raise ValueError("from must be earlier than to")
         return self
 
     def to_command(self, source_kind: str) -> AddCoverageGap:
-        return AddCoverageGap(
-            source_kind,
-            self.channel_id,
-            parse_rfc3339(self.from_),
-            parse_rfc3339(self.to),
-            self.reason,
-        )
+        return AddCoverageGap(source_kind, self.channel_id, self.from_, self.to, self.reason)
 
 
 class CoverageGapResolvedEvent(StrictModel):
@@ -281,8 +274,8 @@ class PeerIngestRequest(LenientModel):
             author_name=m.author_name,
             author_kind=None,
             origin="human",
-            created_us=now_us if m.created_at is None else parse_rfc3339(m.created_at),
-            edited_us=None if m.edited_at is None else parse_rfc3339(m.edited_at),
+            created_us=now_us if m.created_at is None else m.created_at,
+            edited_us=m.edited_at,
             meta=tuple(sorted(meta.items())),
         )
 
@@ -321,7 +314,7 @@ class PeerCoverageGapRequest(LenientModel):
 
     @model_validator(mode="after")
     def _ordered(self) -> PeerCoverageGapRequest:
-        if parse_rfc3339(self.from_) > parse_rfc3339(self.to):
+        if self.from_ > self.to:
             raise ValueError("from must not be later than to")
         return self
 

@@ -31,7 +31,7 @@ from channel_memory.ingest.service import (
 from channel_memory.ingest.versions import ForgetResult, MessageResult
 from channel_memory.store import WriterBusy
 from channel_memory.store.gaps import CoverageGap
-from channel_memory.timefmt import format_rfc3339, parse_rfc3339
+from channel_memory.timefmt import format_rfc3339
 from channel_memory.wire import ErrorDetail
 
 
@@ -199,8 +199,8 @@ async def peer_coverage_gap(request: Request, ctx: AppContext, principal: Princi
             AddCoverageGap(
                 kind,
                 body.channel_id,
-                parse_rfc3339(body.from_),
-                parse_rfc3339(body.to),
+                body.from_,
+                body.to,
                 body.reason,
             )
         ]

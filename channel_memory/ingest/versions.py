@@ -27,7 +27,7 @@ from channel_memory.ingest.commands import (
 from channel_memory.models import MessageKey, MessageState, SourceVersion
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MessageResult:
     """What one message or delete command did (reported back to the bridge)."""
 
@@ -85,19 +85,22 @@ def _rank(version: SourceVersion) -> tuple[int, bool, int]:
 
 def resolve_current(versions: Iterable[SourceVersion]) -> list[SourceVersion]:
     """Recompute ``is_current`` and ``superseded_by``; returns versions by ``observed_seq``."""
+    versions = list(versions)
+    if len(versions) == 1:
+        only = versions[0]
+        if only.forgotten_us is not None or (only.is_current and only.superseded_by is None):
+            return versions
     live = sorted((v for v in versions if v.forgotten_us is None), key=_rank)
-    forgotten = [v for v in versions if v.forgotten_us is not None]
-    resolved: list[SourceVersion] = []
+    changed: dict[int, SourceVersion] = {}
     for position, version in enumerate(live):
         newer = live[position + 1] if position + 1 < len(live) else None
-        resolved.append(
-            replace(
-                version,
-                is_current=newer is None,
-                superseded_by=None if newer is None else newer.observed_seq,
+        superseded_by = None if newer is None else newer.observed_seq
+        if version.is_current != (newer is None) or version.superseded_by != superseded_by:
+            changed[version.id] = replace(
+                version, is_current=newer is None, superseded_by=superseded_by
             )
-        )
-    return sorted(resolved + forgotten, key=lambda v: v.observed_seq)
+    resolved = [changed.get(v.id, v) for v in versions]
+    return sorted(resolved, key=lambda v: v.observed_seq)
 
 
 def _inherit_identity(versions: list[SourceVersion]) -> list[SourceVersion]:
@@ -106,6 +109,8 @@ def _inherit_identity(versions: list[SourceVersion]) -> list[SourceVersion]:
     A delete may arrive before the message it deletes; once the message is
     known, its tombstone is completed from it, whatever the arrival order.
     """
+    if not any(v.deleted for v in versions):
+        return versions
     content_versions = [v for v in versions if not v.deleted and v.forgotten_us is None]
     if not content_versions:
         return versions
@@ -142,14 +147,11 @@ def _put(
         event_us = command.edited_us if command.edited_us is not None else now_us
     else:
         event_us = command.edited_us if command.edited_us is not None else command.created_us
-    existing = next(
-        (
-            v
-            for v in state.versions
-            if v.content_hash == command.content_hash and v.forgotten_us is None
-        ),
-        None,
-    )
+    existing = None
+    for candidate in state.versions:
+        if candidate.content_hash == command.content_hash and candidate.forgotten_us is None:
+            existing = candidate
+            break
     if existing is not None:
         if event_us > existing.event_us:
             newer = replace(
@@ -177,6 +179,8 @@ def _put(
         deleted_us=event_us if command.deleted else None,
         event_us=event_us,
         observed_us=now_us,
+        # the usual case, a message's first version, needs no re-ranking afterwards
+        is_current=not any(v.forgotten_us is None for v in state.versions),
         reply_to=command.reply_to,
         thread_id=command.thread_id,
         attachments=command.attachments,
@@ -230,7 +234,9 @@ def apply_commands(
         if isinstance(command, ForgetMessages):
             results.append(_forget(states, command, now_us, ledger, newly_forgotten))
             continue
-        state = states.setdefault(command.key, MessageState(command.key))
+        state = states.get(command.key)
+        if state is None:
+            state = states[command.key] = MessageState(command.key)
         if state.forgotten:
             results.append(
                 MessageResult(command.key, "", 0, inserted=False, current=False, forgotten=True)
@@ -242,8 +248,9 @@ def apply_commands(
         pending.append((len(results), command.key, version, inserted))
         results.append(None)
 
+    final_by_id = {v.id: v for key in {p[1] for p in pending} for v in states[key].versions}
     for position, key, version, inserted in pending:
-        final = next(v for v in states[key].versions if v.id == version.id)
+        final = final_by_id[version.id]
         results[position] = MessageResult(
             key,
             version.content_hash,
