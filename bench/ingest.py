@@ -55,6 +55,7 @@ def events(count: int, offset: int = 0) -> list[dict[str, object]]:
     out = []
     for i in range(offset, offset + count):
         words = " ".join(WORDS[(i * 7 + j) % len(WORDS)] for j in range(45))
+        clock = f"{(i // 3600) % 24:02d}:{(i // 60) % 60:02d}:{i % 60:02d}"
         out.append(
             {
                 "type": "message",
@@ -63,7 +64,7 @@ def events(count: int, offset: int = 0) -> list[dict[str, object]]:
                     "id": str(100_000 + i),
                     "author_id": f"u{i % 9}",
                     "author_name": f"analyst-{i % 9}",
-                    "created_at": f"2026-05-21T{(i // 3600) % 24:02d}:{(i // 60) % 60:02d}:{i % 60:02d}Z",
+                    "created_at": f"2026-05-21T{clock}Z",
                     "content": f"{i}: {words}",
                 },
             }
