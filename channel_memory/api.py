@@ -65,6 +65,9 @@ async def read_json(request: Request, model: type[M], *, batch_field: str | None
         raise validation_error(exc, batch_field=batch_field) from None
 
 
-def json_response(model: BaseModel, status: int = 200, **headers: str) -> Response:
-    data: Any = model.model_dump(mode="json", by_alias=True)
+def json_response(
+    model: BaseModel, status: int = 200, *, exclude_none: bool = False, **headers: str
+) -> Response:
+    """Compact JSON of a response model (aliases applied; ``None`` fields dropped if asked)."""
+    data: Any = model.model_dump(mode="json", by_alias=True, exclude_none=exclude_none)
     return JSONResponse(data, status, headers=headers or None)

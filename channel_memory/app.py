@@ -13,6 +13,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from channel_memory.api import AppContext, Clock, Endpoint
 from channel_memory.auth import ANONYMOUS, Principal, TokenTable
@@ -74,9 +75,24 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 
 async def _internal_error(request: Request, exc: Exception) -> Response:
-    # The exception's text may quote stored data: log its type and route only.
-    log.error("internal error %s on %s %s", type(exc).__name__, request.method, request.url.path)
     return ApiError(500, "internal_error", "internal error").response()
+
+
+class ChannelMemoryApp(Starlette):
+    """Starlette, except that an unhandled error is logged by type only.
+
+    Starlette's outermost middleware answers the 500 (through ``_internal_error``)
+    and then re-raises, and the server would log the traceback with the
+    exception's text — which can quote stored content.
+    """
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        except Exception as exc:
+            if scope["type"] != "http":
+                raise
+            log.error("unhandled %s on %s", type(exc).__name__, scope.get("path", "?"))
 
 
 def create_app(
@@ -100,7 +116,7 @@ def create_app(
             if own:
                 await opened.close()
 
-    app = Starlette(
+    app = ChannelMemoryApp(
         routes=[*(_route(e) for e in routes_), Route("/openapi.json", openapi, methods=["GET"])],
         lifespan=lifespan,
         middleware=[Middleware(BodyLimitMiddleware, max_body_bytes=settings.ingest.max_body_bytes)],

@@ -44,10 +44,6 @@ def test_message_is_stored_with_computed_hash(client: httpx.Client) -> None:
             "observed_seq": 1,
             "inserted": True,
             "current": True,
-            "forgotten": None,
-            "versions_forgotten": None,
-            "messages_forgotten": None,
-            "gap_id": None,
         }
     ]
     [stored] = current(client, "1301")["messages"]
@@ -397,3 +393,23 @@ def test_saturated_writer_answers_503_with_retry_after(
         assert response.headers["retry-after"] == "1"
         assert response.json()["error"]["code"] == "writer_busy"
         assert post(client, message_event("1", "x")).status_code == 200
+
+
+def test_internal_errors_answer_500_without_content_in_body_or_logs(
+    client: httpx.Client, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from channel_memory.store import sources
+
+    async def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError(f"disk says no while writing {CANARY}")
+
+    monkeypatch.setattr(sources, "write_versions", broken)
+    with caplog.at_level("DEBUG"):
+        response = post(client, message_event("1", CANARY))
+    assert response.status_code == 500
+    assert response.json()["error"]["code"] == "internal_error"
+    assert CANARY not in response.text
+    assert "unhandled RuntimeError on /v1/ingest" in caplog.text
+    assert CANARY not in caplog.text
+    monkeypatch.undo()
+    assert post(client, message_event("2", "after")).status_code == 200

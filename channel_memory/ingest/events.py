@@ -181,7 +181,12 @@ class IngestBatch(StrictModel):
 
 
 class EventResult(StrictModel):
-    """What one event did. Message and delete events carry the version fields."""
+    """What one event did; fields that do not apply to its type are left out.
+
+    Message and delete events carry the version fields (``forgotten`` only when
+    the message was forgotten before); forget events the counts; gap events
+    ``gap_id``.
+    """
 
     index: int
     type: str

@@ -138,7 +138,8 @@ async def ingest_batch(request: Request, ctx: AppContext, principal: Principal) 
             inserted=report.inserted,
             duplicates=report.duplicates,
             ignored_forgotten=report.ignored_forgotten,
-        )
+        ),
+        exclude_none=True,
     )
 
 

@@ -115,25 +115,29 @@ async def message_states(
     """Every stored version (and forgotten flag) of each message in ``keys``."""
     wanted = sorted(set(keys))
     states = {key: MessageState(key) for key in wanted}
-    if not wanted:
-        return states
-    payload = json.dumps([list(k) for k in wanted])
-    async with conn.execute(
-        f"SELECT {_VERSION_COLUMNS} FROM source_messages WHERE (source_kind, channel_id, "
-        "message_id) IN (SELECT value->>0, value->>1, value->>2 FROM json_each(?)) "
-        "ORDER BY source_kind, channel_id, message_id, observed_seq",
-        (payload,),
-    ) as cursor:
-        async for row in cursor:
-            version = version_from_row(row)
-            states[version.key].versions.append(version)
-    async with conn.execute(
-        "SELECT source_kind, channel_id, message_id FROM forgotten_messages WHERE (source_kind, "
-        "channel_id, message_id) IN (SELECT value->>0, value->>1, value->>2 FROM json_each(?))",
-        (payload,),
-    ) as cursor:
-        async for row in cursor:
-            states[MessageKey(row[0], row[1], row[2])].forgotten = True
+    by_channel: dict[tuple[str, str], list[str]] = {}
+    for key in wanted:
+        by_channel.setdefault((key.source_kind, key.channel_id), []).append(key.message_id)
+    # One query per channel with the ids as a JSON array: several times faster than
+    # matching (kind, channel, id) row values against the whole batch.
+    for (kind, channel), message_ids in by_channel.items():
+        ids = json.dumps(message_ids)
+        async with conn.execute(
+            f"SELECT {_VERSION_COLUMNS} FROM source_messages WHERE source_kind = ? AND "
+            "channel_id = ? AND message_id IN (SELECT value FROM json_each(?)) "
+            "ORDER BY message_id, observed_seq",
+            (kind, channel, ids),
+        ) as cursor:
+            async for row in cursor:
+                version = version_from_row(row)
+                states[version.key].versions.append(version)
+        async with conn.execute(
+            "SELECT message_id FROM forgotten_messages WHERE source_kind = ? AND channel_id = ? "
+            "AND message_id IN (SELECT value FROM json_each(?))",
+            (kind, channel, ids),
+        ) as cursor:
+            async for row in cursor:
+                states[MessageKey(kind, channel, row[0])].forgotten = True
     return states
 
 
