@@ -22,10 +22,13 @@ from pathlib import Path
 
 import httpx
 
+from channel_memory.config import Settings
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import ingest, native_commands
 from channel_memory.store import Store
+from channel_memory.worker.runner import derive_hook, derive_settings
 
+DERIVE = derive_hook(derive_settings(Settings()))
 WORDS = [
     "NVDA",
     "AAPL",
@@ -121,6 +124,7 @@ async def library(folder: Path, payloads: list[bytes]) -> float:
                 [e.channel_id for e in batch.events],
                 native_commands(batch.events),
                 now_us=time.time_ns() // 1000,
+                derive=DERIVE,
             )
             total += len(batch.events)
         return total / (time.perf_counter() - started)

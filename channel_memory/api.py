@@ -18,7 +18,7 @@ from starlette.responses import JSONResponse, Response
 from channel_memory.auth import Principal, TokenTable
 from channel_memory.config import Scope, Settings
 from channel_memory.errors import validation_error
-from channel_memory.store import Store
+from channel_memory.store import DeriveHook, Store
 
 Clock = Callable[[], int]
 """Returns the current time in UTC epoch microseconds; injected so tests control time."""
@@ -28,12 +28,16 @@ M = TypeVar("M", bound=BaseModel)
 
 @dataclass(frozen=True, slots=True)
 class AppContext:
-    """What a handler needs: the store, settings, tokens and the clock."""
+    """What a handler needs: the store, settings, tokens, clock and the worker's hooks."""
 
     store: Store
     settings: Settings
     tokens: TokenTable
     clock: Clock
+    derive: DeriveHook
+    """Derivation inside a write transaction (used by forgets)."""
+    wake: Callable[[], None]
+    """Wakes the in-process worker after an ingest (a no-op without one)."""
 
 
 Handler = Callable[[Request, AppContext, Principal], Awaitable[Response]]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -24,6 +25,7 @@ from channel_memory.ingest import routes as ingest_routes
 from channel_memory.openapi import openapi_document
 from channel_memory.store import Store
 from channel_memory.tools import peer as peer_tools
+from channel_memory.worker.runner import Worker, derive_settings
 
 log = logging.getLogger("channel_memory")
 
@@ -101,6 +103,7 @@ def create_app(
     """Build the application. It opens ``settings.db`` (or uses ``store``) in its lifespan."""
     routes_ = endpoints()
     document = openapi_document(routes_)
+    derivation = derive_settings(settings)
 
     async def openapi(request: Request) -> Response:
         return JSONResponse(document)
@@ -109,10 +112,24 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         own = store is None
         opened = store if store is not None else await Store.open(settings.db)
-        app.state.ctx = AppContext(opened, settings, TokenTable(settings), clock)
+        worker = Worker(opened, settings, clock, derive_with=derivation)
+        app.state.ctx = AppContext(
+            opened, settings, TokenTable(settings), clock, worker.hook, worker.wake
+        )
+        app.state.worker = worker
+        stop = asyncio.Event()
+        running = (
+            asyncio.create_task(worker.serve(stop), name="channel-memory-worker")
+            if settings.worker.enabled
+            else None
+        )
         try:
             yield
         finally:
+            stop.set()
+            if running is not None:
+                # finish the batch in flight before the database closes
+                await running
             if own:
                 await opened.close()
 

@@ -19,6 +19,8 @@ from channel_memory.errors import validation_error
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import IngestRejected, ingest, native_commands
 from channel_memory.store import Store
+from channel_memory.worker.rules import RulesError, load_rules
+from channel_memory.worker.runner import derive_hook, derive_settings
 
 
 def is_loopback(host: str) -> bool:
@@ -30,8 +32,8 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _settings(args: argparse.Namespace) -> Settings:
-    return load_settings(args.config, db=args.db)
+def _settings(args: argparse.Namespace, **overrides: object) -> Settings:
+    return load_settings(args.config, db=args.db, **overrides)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -39,7 +41,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     from channel_memory.app import create_app
 
-    settings = _settings(args)
+    settings = _settings(args, worker={"enabled": False} if args.no_worker else None)
     if not settings.token and not settings.tokens and not is_loopback(args.host):
         print(
             f"channel-memory: refusing to listen on {args.host} without any token configured; "
@@ -106,6 +108,8 @@ def _ingest(args: argparse.Namespace) -> int:
         print(f"channel-memory: {errors} invalid line(s); nothing was imported", file=sys.stderr)
         return 1
 
+    derive = derive_hook(derive_settings(settings))
+
     async def run() -> tuple[int, int]:
         store = await Store.open(settings.db)
         inserted = duplicates = 0
@@ -123,6 +127,7 @@ def _ingest(args: argparse.Namespace) -> int:
                         [e.channel_id for e in batch.events],
                         native_commands(batch.events),
                         now_us=wall_clock(),
+                        derive=derive,
                     )
                     inserted += report.inserted
                     duplicates += report.duplicates
@@ -138,6 +143,57 @@ def _ingest(args: argparse.Namespace) -> int:
         return 1
     print(json.dumps({"events": total, "inserted": inserted, "duplicates": duplicates}))
     return 0
+
+
+def _worker(args: argparse.Namespace) -> int:
+    import signal
+
+    from channel_memory.app import wall_clock
+    from channel_memory.worker.runner import Worker
+
+    settings = _settings(args)
+    derivation = derive_settings(settings)
+
+    async def run() -> int:
+        store = await Store.open(settings.db)
+        try:
+            worker = Worker(store, settings, wall_clock, derive_with=derivation)
+            if args.once:
+                await worker.prepare()
+                dropped = await worker.apply_retention()
+                processed = await worker.drain()
+                print(json.dumps({"processed": processed, "retention_dropped": dropped}))
+                return 0
+            stop = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, stop.set)
+            print(f"channel-memory worker {worker.holder} on {settings.db}", flush=True)
+            await worker.serve(stop)
+            return 0
+        finally:
+            await store.close()
+
+    return asyncio.run(run())
+
+
+def _rules_test(args: argparse.Namespace) -> int:
+    from channel_memory.worker.rules_report import compare_rules
+
+    settings = _settings(args)
+    candidate = load_rules(args.file)
+    current = load_rules(settings.worker.rules_file)
+
+    async def run() -> int:
+        store = await Store.open(settings.db)
+        try:
+            report = await compare_rules(store, current, candidate, limit=args.limit)
+        finally:
+            await store.close()
+        print(report.render())
+        return 0
+
+    return asyncio.run(run())
 
 
 def parser() -> argparse.ArgumentParser:
@@ -157,7 +213,31 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8765, help="port to bind (default 8765; 0: any)")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.add_argument(
+        "--no-worker",
+        action="store_true",
+        help="do not derive blocks in this process (run `channel-memory worker` instead)",
+    )
     serve.set_defaults(run=_serve)
+
+    worker = commands.add_parser("worker", help="derive recall blocks in a process of its own")
+    common(worker)
+    worker.add_argument(
+        "--once", action="store_true", help="apply retention, derive what is pending, then exit"
+    )
+    worker.set_defaults(run=_worker)
+
+    rules = commands.add_parser("rules", help="hard-event rules")
+    rule_commands = rules.add_subparsers(dest="rules_command", required=True)
+    rules_test = rule_commands.add_parser(
+        "test", help="show what a rules file would match on the stored messages"
+    )
+    common(rules_test)
+    rules_test.add_argument("file", help="a rules file (TOML) to compare with the current rules")
+    rules_test.add_argument(
+        "--limit", type=int, default=20, help="examples listed per change (default 20)"
+    )
+    rules_test.set_defaults(run=_rules_test)
 
     importer = commands.add_parser(
         "ingest", help="bulk-import native events from a JSON Lines file"
@@ -172,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         code: int = args.run(args)
-    except ConfigError as exc:
+    except (ConfigError, RulesError) as exc:
         print(f"channel-memory: {exc}", file=sys.stderr)
         return 2
     return code

@@ -61,6 +61,33 @@ class IngestSettings(_Section):
     """How long a batch waits for the single writer before ingest answers 503."""
 
 
+class WorkerSettings(_Section):
+    enabled: bool = True
+    """Run the worker inside ``serve`` (``serve --no-worker`` turns it off)."""
+    sweep_interval: Seconds = 60.0
+    """How often the worker sweeps for work even when no ingest woke it."""
+    poll_interval: Seconds = 1.0
+    """How often the worker looks for changes written by another process."""
+    noise_bucket: Seconds = 3600.0
+    """Time bucket (aligned to UTC) for collapsing telemetry and acknowledgements."""
+    batch_size: int = Field(default=1000, ge=1, le=100_000)
+    """Changed messages derived per transaction."""
+    rollup_size: int = Field(default=20, ge=2, le=500)
+    """Messages per deterministic sequence rollup."""
+    rules_file: Path | None = None
+    """Hard-event rules (TOML); the shipped trading-desk rules when unset."""
+
+
+class FeedSettings(_Section):
+    hard_event_max_chars: int = Field(default=600, ge=80)
+    """Longer hard events keep their decision-bearing lines and elide the rest."""
+
+
+class RetentionSettings(_Section):
+    days: float = Field(default=30.0, gt=0)
+    """Sources older than this are dropped, with everything derived from them."""
+
+
 class TokenSettings(_Section):
     token: str | None = Field(default=None, min_length=16)
     token_env: str | None = None
@@ -108,6 +135,9 @@ class Settings(BaseSettings):
     """A single token granting every scope (``CHANNEL_MEMORY_TOKEN``), for peer compatibility."""
     tokens: list[TokenSettings] = Field(default_factory=list)
     ingest: IngestSettings = IngestSettings()
+    worker: WorkerSettings = WorkerSettings()
+    feed: FeedSettings = FeedSettings()
+    retention: RetentionSettings = RetentionSettings()
 
     @classmethod
     def settings_customise_sources(

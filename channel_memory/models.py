@@ -106,3 +106,48 @@ class MessageState:
     @property
     def current(self) -> SourceVersion | None:
         return next((v for v in self.versions if v.is_current), None)
+
+
+BLOCK_KINDS = (
+    "hard_event",
+    "raw_excerpt",
+    "tombstone",
+    "telemetry_count",
+    "low_value_ack",
+    "decision_repeat",
+    "sequence_rollup",
+    "topic_rollup",
+)
+PRIMARY_KINDS = frozenset(BLOCK_KINDS[:6])
+"""Kinds that are a message's one primary block; the rest are alternative rollups."""
+SPARSE_KINDS = frozenset(BLOCK_KINDS[2:])
+"""Kinds that summarise or omit source content (``sparse=true``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BlockSource:
+    """Provenance: one exact source version a block covers."""
+
+    message_id: str
+    content_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class RecallBlock:
+    """A derived recall block. Never the only home of any content (DESIGN section 1)."""
+
+    id: str
+    source_kind: str
+    channel_id: str
+    group_key: str
+    kind: str
+    event_type: str | None
+    text: str
+    from_us: int
+    to_us: int
+    sparse: bool
+    score: float
+    generated_us: int
+    processor: str
+    sources: tuple[BlockSource, ...]
+    dirty: bool = False

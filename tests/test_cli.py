@@ -85,7 +85,7 @@ def test_serve_prints_where_it_listens_and_accepts_ingest(tmp_path: Path) -> Non
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, "CHANNEL_MEMORY_TOKEN": ""},
+        env={**os.environ, "CHANNEL_MEMORY_TOKEN": "", "CHANNEL_MEMORY_RETENTION__DAYS": "100000"},
     )
     try:
         assert process.stdout is not None

@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
+from channel_memory.store import erasure
 from tests.conftest import LiveServer, message_event, query
 
 CANARY = "Zebracanary7731"
@@ -117,26 +119,23 @@ def test_forget_by_author_covers_every_message_of_the_author(
     assert replay["ignored_forgotten"] == 1
 
 
-def test_pending_erasure_is_finished_at_the_next_start(make_server: Any, db_path: Path) -> None:
+def test_pending_erasure_is_finished_at_the_next_start(
+    make_server: Any, db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A crash between the forget's commit and its erasure is completed on restart."""
+
+    async def interrupted(conn: object) -> bool:
+        return False  # as if the process died before the erasure finished
+
+    monkeypatch.setattr(erasure, "erase", interrupted)
     first = make_server()
     with first.client() as client:
         post(client, message_event("1", CANARY))
+        post(client, {"type": "forget", "channel_id": "floor", "message_ids": ["1"]})
     first.__exit__()
-    # Simulate the crash window: the forget committed, its erasure never ran.
-    import sqlite3
-
-    conn = sqlite3.connect(db_path)
-    conn.execute("PRAGMA secure_delete = ON")
-    conn.execute(
-        "INSERT INTO source_fts (source_fts, rowid, content) "
-        "SELECT 'delete', id, content FROM source_messages"
-    )
-    conn.execute("UPDATE source_messages SET content = '', forgotten_us = 1, is_current = 0")
-    conn.execute("INSERT INTO pending_erasures (requested_us) VALUES (1)")
-    conn.commit()
-    conn.close()
+    assert query(db_path, "SELECT count(*) FROM pending_erasures") == [(1,)]
     assert found_anywhere(db_path, CANARY)  # the index segments still hold the term
+    monkeypatch.undo()
     second = make_server()
     with second.client() as client:
         assert client.get("/health").status_code == 200

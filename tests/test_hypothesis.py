@@ -10,6 +10,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from channel_memory.config import Settings
 from channel_memory.ingest.commands import (
     DeleteMessage,
     MessageCommand,
@@ -20,8 +21,10 @@ from channel_memory.ingest.service import ingest
 from channel_memory.ingest.versions import apply_commands
 from channel_memory.models import MessageKey, MessageState
 from channel_memory.store import Store, sources
+from channel_memory.worker.runner import derive_hook, derive_settings
 
 KEY = MessageKey("discord", "floor", "1301")
+DERIVE = derive_hook(derive_settings(Settings()))
 BASE_US = 1_779_379_200_000_000  # 2026-05-21T16:00:00Z
 RECEIVED_US = BASE_US + 86_400_000_000
 
@@ -107,7 +110,9 @@ async def _store_state(path: Path, batches: list[list[MessageCommand]]) -> Any:
     store = await Store.open(path)
     try:
         for batch in batches:
-            await ingest(store, ["floor"], lambda kinds, b=batch: list(b), now_us=RECEIVED_US)
+            await ingest(
+                store, ["floor"], lambda kinds, b=batch: list(b), now_us=RECEIVED_US, derive=DERIVE
+            )
         async with store.read() as conn:
             states = await sources.message_states(conn, [KEY])
             async with conn.execute(

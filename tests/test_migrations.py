@@ -85,3 +85,14 @@ async def test_a_failed_migration_leaves_the_old_version(tmp_path: Path) -> None
             await upgrade(conn, schema=v2, steps={2: "CREATE TABLE a (x);\n"})
         version = await (await conn.execute("PRAGMA user_version")).fetchone()
     assert version == (1,)
+
+
+async def test_migrating_the_first_schema_gives_schema_sql(tmp_path: Path) -> None:
+    """A database created by version 1 and migrated equals one created from schema.sql."""
+    v1 = (Path(__file__).parent / "schemas" / "v1.sql").read_text()
+    async with aiosqlite.connect(tmp_path / "old.db", isolation_level=None) as conn:
+        assert await upgrade(conn, schema=v1, steps={}) == 1
+        assert await upgrade(conn) == schema_version(schema_sql())
+    store = await Store.open(tmp_path / "fresh.db")
+    await store.close()
+    assert schema_of(tmp_path / "old.db") == schema_of(tmp_path / "fresh.db")

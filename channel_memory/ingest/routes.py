@@ -54,11 +54,12 @@ async def _run(
                 ],
             )
     try:
-        return await ingest(
+        report = await ingest(
             ctx.store,
             channel_ids,
             build,
             now_us=ctx.clock(),
+            derive=ctx.derive,
             writer_wait=ctx.settings.ingest.writer_wait,
         )
     except IngestRejected as exc:
@@ -73,6 +74,8 @@ async def _run(
             "the writer is saturated; retry shortly",
             headers={"Retry-After": "1"},
         ) from None
+    ctx.wake()
+    return report
 
 
 def _event_result(

@@ -8,7 +8,7 @@ back.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import aiosqlite
@@ -32,7 +32,7 @@ from channel_memory.ingest.events import (
 )
 from channel_memory.ingest.versions import ForgetResult, MessageResult, apply_commands
 from channel_memory.models import DEFAULT_SOURCE_KIND, MessageKey
-from channel_memory.store import Store, gaps, sources
+from channel_memory.store import DeriveHook, Store, blocks, gaps, sources
 from channel_memory.store.gaps import CoverageGap
 
 NativeEventModel = (
@@ -121,10 +121,14 @@ async def ingest(
     build: Build,
     *,
     now_us: int,
+    derive: DeriveHook,
     writer_wait: float | None = None,
 ) -> IngestReport:
     """Apply a batch atomically in one write transaction; erase at once after a forget.
 
+    In the same transaction: the full-text index rows, the dirty markers, dirty
+    flags on every block citing a changed message, and — for forgotten
+    messages — their derivation, so no block cites them once this returns.
     Raises ``IngestRejected`` or ``WriterBusy``; in both cases nothing is written.
     """
     async with store.write(writer_wait) as conn:
@@ -141,7 +145,7 @@ async def ingest(
         )
         gap_results = await _apply_gaps(conn, commands, now_us)
         message_commands = [c for c in commands if isinstance(c, _MESSAGE_COMMANDS)]
-        message_results = await _apply_messages(conn, message_commands, now_us)
+        message_results = await _apply_messages(conn, message_commands, now_us, derive)
     in_order = (iter(message_results), iter(gap_results))
     report = IngestReport(
         [next(in_order[0] if isinstance(c, _MESSAGE_COMMANDS) else in_order[1]) for c in commands]
@@ -179,7 +183,10 @@ async def _apply_gaps(
 
 
 async def _apply_messages(
-    conn: aiosqlite.Connection, commands: Sequence[MessageCommand], now_us: int
+    conn: aiosqlite.Connection,
+    commands: Sequence[MessageCommand],
+    now_us: int,
+    derive: DeriveHook,
 ) -> list[MessageResult | ForgetResult]:
     if not commands:
         return []
@@ -206,6 +213,12 @@ async def _apply_messages(
         fts_added=changes.fts_added,
     )
     await sources.mark_dirty(conn, changes.dirty, now_us)
+    for channel_id, message_ids in _by_channel(changes.dirty).items():
+        await blocks.mark_blocks_citing_dirty(conn, channel_id, message_ids)
+    if changes.newly_forgotten:
+        await derive(conn, changes.newly_forgotten, now_us)
+        for channel_id, message_ids in _by_channel(changes.newly_forgotten).items():
+            await blocks.clear_markers_for(conn, channel_id, message_ids)
     if changes.newly_forgotten or changes.ledger:
         await sources.record_forgets(
             conn,
@@ -217,3 +230,10 @@ async def _apply_messages(
             now_us,
         )
     return outcome.results
+
+
+def _by_channel(keys: Iterable[MessageKey]) -> dict[str, list[str]]:
+    grouped: dict[str, list[str]] = {}
+    for key in keys:
+        grouped.setdefault(key.channel_id, []).append(key.message_id)
+    return grouped

@@ -12,16 +12,24 @@ from __future__ import annotations
 import asyncio
 import re
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
 
 import aiosqlite
 
+from channel_memory.models import MessageKey
 from channel_memory.store import erasure
 
 BUSY_TIMEOUT_MS = 10_000
+
+DeriveHook = Callable[[aiosqlite.Connection, Sequence[MessageKey], int], Awaitable[object]]
+"""Derivation of blocks for some messages, run inside the caller's write transaction.
+
+The worker provides it; ingest calls it for forgotten messages, so that no
+block cites them once the forget returns (ingest never imports the worker).
+"""
 _MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
 

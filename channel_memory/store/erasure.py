@@ -1,8 +1,9 @@
 """Physical erasure after a forget: no forgotten byte may stay in the database files.
 
 ``secure_delete`` zeroes the freed cells and pages of the blanked rows; what can
-remain is (1) the full-text index's old segments, which still hold the terms
-until they are merged, and (2) the old page images in the WAL file. Erasure
+remain is (1) the full-text indexes' old segments (sources and block text),
+which still hold the terms until they are merged, and (2) the old page images
+in the WAL file. Erasure
 merges the index (``optimize``) and checkpoints with ``TRUNCATE``. A pending
 erasure is recorded in the forget's own transaction, so a crash in between is
 finished at the next start.
@@ -33,7 +34,8 @@ async def erase(conn: aiosqlite.Connection) -> bool:
         return True
     await conn.execute("BEGIN IMMEDIATE")
     try:
-        await conn.execute("INSERT INTO source_fts (source_fts) VALUES ('optimize')")
+        for index in ("source_fts", "block_fts"):
+            await conn.execute(f"INSERT INTO {index} ({index}) VALUES ('optimize')")
         await conn.execute("COMMIT")
     except BaseException:
         await conn.execute("ROLLBACK")

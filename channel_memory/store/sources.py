@@ -248,3 +248,47 @@ async def versions_of(
         (channel_id, json.dumps(list(message_ids))),
     ) as cursor:
         return [version_from_row(row) async for row in cursor]
+
+
+async def current_versions(
+    conn: aiosqlite.Connection, source_kind: str, channel_id: str, message_ids: Iterable[str]
+) -> dict[str, SourceVersion]:
+    """The current version of each message (deleted ones included; forgotten ones never)."""
+    async with conn.execute(
+        f"SELECT {_VERSION_COLUMNS} FROM source_messages WHERE source_kind = ? AND channel_id = ? "
+        "AND message_id IN (SELECT value FROM json_each(?)) AND is_current = 1 "
+        "AND forgotten_us IS NULL",
+        (source_kind, channel_id, json.dumps(sorted(set(message_ids)))),
+    ) as cursor:
+        return {row[3]: version_from_row(row) async for row in cursor}
+
+
+async def exact_versions(
+    conn: aiosqlite.Connection,
+    source_kind: str,
+    channel_id: str,
+    pairs: Iterable[tuple[str, str]],
+) -> dict[tuple[str, str], SourceVersion]:
+    """Versions by exact ``(message_id, content_hash)``, current or superseded, never forgotten."""
+    wanted = sorted(set(pairs))
+    if not wanted:
+        return {}
+    async with conn.execute(
+        f"SELECT {_VERSION_COLUMNS} FROM source_messages WHERE source_kind = ? AND "
+        "channel_id = ? AND (message_id, content_hash) IN "
+        "(SELECT value->>0, value->>1 FROM json_each(?)) AND forgotten_us IS NULL",
+        (source_kind, channel_id, json.dumps(wanted)),
+    ) as cursor:
+        return {(row[3], row[5]): version_from_row(row) async for row in cursor}
+
+
+async def current_page(
+    conn: aiosqlite.Connection, after_id: int, limit: int
+) -> list[SourceVersion]:
+    """Current, readable versions of every channel in row order, after ``after_id``."""
+    async with conn.execute(
+        f"SELECT {_VERSION_COLUMNS} FROM source_messages WHERE id > ? AND is_current = 1 "
+        "AND deleted = 0 AND forgotten_us IS NULL ORDER BY id LIMIT ?",
+        (after_id, limit),
+    ) as cursor:
+        return [version_from_row(row) async for row in cursor]

@@ -1,0 +1,44 @@
+"""SQL for retention: drop sources older than the window, remember the retained range."""
+
+from __future__ import annotations
+
+import aiosqlite
+
+from channel_memory.models import MessageKey
+
+
+async def drop_sources_before(conn: aiosqlite.Connection, cutoff_us: int) -> list[MessageKey]:
+    """Delete every version of messages created before ``cutoff_us``; returns their keys.
+
+    The caller re-derives the returned keys in the same transaction, which
+    removes their derived rows and rebuilds the groups they were in.
+    """
+    async with conn.execute(
+        "SELECT DISTINCT source_kind, channel_id, message_id FROM source_messages "
+        "WHERE is_current = 1 AND created_us < ?",
+        (cutoff_us,),
+    ) as cursor:
+        keys = [MessageKey(*row) async for row in cursor]
+    if keys:
+        await conn.execute(
+            "INSERT INTO source_fts (source_fts, rowid, content) SELECT 'delete', id, content "
+            "FROM source_messages WHERE is_current = 1 AND deleted = 0 AND forgotten_us IS NULL "
+            "AND created_us < ?",
+            (cutoff_us,),
+        )
+        await conn.execute(
+            "DELETE FROM source_messages WHERE (source_kind, channel_id, message_id) IN "
+            "(SELECT source_kind, channel_id, message_id FROM source_messages "
+            "WHERE is_current = 1 AND created_us < ?)",
+            (cutoff_us,),
+        )
+    await conn.execute(
+        "DELETE FROM source_messages WHERE forgotten_us IS NOT NULL AND created_us < ?",
+        (cutoff_us,),
+    )
+    await conn.execute(
+        "INSERT OR REPLACE INTO channel_retention (channel_id, retained_from_us) "
+        "SELECT channel_id, ? FROM channels",
+        (cutoff_us,),
+    )
+    return keys

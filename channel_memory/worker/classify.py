@@ -1,0 +1,147 @@
+"""Pure per-message classification: which block family a message belongs to.
+
+A message's class depends on that message alone (and the rules), so it can be
+computed for each dirty message without looking at its neighbours:
+
+- ``tombstone``  — the current version is a deletion;
+- ``hard_event`` — a hard-event rule (or a bridge tag) matches: kept faithful;
+- ``telemetry``  — short runtime/status noise, collapsed per time bucket;
+- ``ack``        — nothing but a short acknowledgement, collapsed per bucket;
+- ``repeat``     — a no-change conclusion, collapsed when one author repeats it;
+- ``topic``      — an ordinary message in a thread or reply chain;
+- ``sequence``   — any other ordinary message.
+
+Group keys place a message in its collapse or rollup group.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Literal
+
+from channel_memory.models import SourceVersion
+from channel_memory.worker.rules import RuleSet
+
+MessageClass = Literal["tombstone", "hard_event", "telemetry", "ack", "repeat", "topic", "sequence"]
+DAY_US = 86_400_000_000
+
+TELEMETRY_MAX_CHARS = 280
+TELEMETRY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern, re.IGNORECASE))
+    for name, pattern in (
+        ("heartbeat", r"\bheart ?beat(_ok| ok|s)?\b"),
+        ("cron", r"\bcron\b.*\b(status|ok|ran|run|job|completed|started|finished|succeeded)\b"),
+        (
+            "gateway",
+            r"\bgateway\b.*\b(reconnect(ed|ing)?|disconnect(ed)?|resum(e|ed|ing)|shutdown)\b",
+        ),
+        (
+            "provider_retry",
+            r"\b(provider|upstream|api|llm|model)\b.*\b(retry|retrying|retried|timeout|timed out"
+            r"|rate[- ]limit(ed)?|429|50[0234])\b",
+        ),
+        ("runtime_status", r"\b(runtime|health) (check|status)\b|\bruntime status\b"),
+        ("deadline", r"\bcontext deadline exceeded\b"),
+        ("upstream_failed", r"\bupstream request failed\b"),
+    )
+)
+
+ACKNOWLEDGEMENTS = frozenset(
+    {
+        "ok", "okay", "k", "kk", "ok ok", "+1", "ack", "acked", "copy", "copied", "copy that",
+        "thanks", "thank you", "thx", "ty", "tks", "cheers", "got it", "gotcha", "noted",
+        "roger", "roger that", "understood", "sounds good", "will do", "yep", "yup", "yes",
+        "sure", "agreed", "makes sense", "nice", "great", "perfect", "cool", "done",
+    }
+)  # fmt: skip
+
+NO_CHANGE = re.compile(
+    r"\b(same (conclusion|call|view|read|plan|setup)|no change|unchanged|nothing (new|changed)"
+    r"|still no (trade|action|entry|setup|signal)|no action|stand(ing)? (down|aside)"
+    r"|holding pattern|no update|no-op|wait(ing)? for (the )?trigger|as before)\b",
+    re.IGNORECASE,
+)
+_TIMES_AND_NUMBERS = re.compile(r"\d+([:.,]\d+)*")
+_NON_WORD = re.compile(r"[^\w#]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Classified:
+    """A message's class, hard-event type and score, and its group key (if grouped)."""
+
+    cls: MessageClass
+    event_type: str | None
+    score: float
+    group_key: str | None
+
+
+def _is_emoji_only(text: str) -> bool:
+    stripped = [c for c in text if not c.isspace()]
+    return bool(stripped) and all(
+        unicodedata.category(c) in ("So", "Sk", "Mn", "Cf") or c in "\u200d\ufe0f" for c in stripped
+    )
+
+
+def is_acknowledgement(content: str) -> bool:
+    """True when a message is nothing but a short acknowledgement ("ok", "Thanks!", "👍")."""
+    text = content.strip()
+    if not text or len(text) > 40:
+        return False
+    if _is_emoji_only(text):
+        return True
+    words = re.sub(r"[^\w+\s]", " ", text.lower())
+    # emoji or punctuation after the words ("thanks 🙏", "got it.") do not add meaning
+    return " ".join(words.split()) in ACKNOWLEDGEMENTS
+
+
+def telemetry_kind(content: str) -> str | None:
+    """The kind of runtime/status noise a short message is, if it is one."""
+    if len(content) > TELEMETRY_MAX_CHARS:
+        return None
+    for name, pattern in TELEMETRY_PATTERNS:
+        if pattern.search(content):
+            return name
+    return None
+
+
+def repeat_fingerprint(content: str) -> str | None:
+    """A fingerprint of a no-change conclusion, equal across digit and time changes."""
+    if not NO_CHANGE.search(content):
+        return None
+    normalised = _NON_WORD.sub(" ", _TIMES_AND_NUMBERS.sub("#", content.lower())).strip()
+    return hashlib.sha256(normalised.encode()).hexdigest()[:16]
+
+
+def author_key(version: SourceVersion) -> str:
+    return version.author_id or (version.author_name or "").lower() or "?"
+
+
+def bucket_start(micros: int, bucket_us: int) -> int:
+    return micros - micros % bucket_us
+
+
+def classify(version: SourceVersion, rules: RuleSet, bucket_us: int) -> Classified:
+    """Classify the current version of a message (see the module docstring)."""
+    if version.deleted:
+        return Classified("tombstone", None, 0.3, None)
+    rule = rules.first_match(version.content, version.tags, version.author_id, version.author_name)
+    if rule is not None:
+        return Classified("hard_event", rule.event_type, rule.score, None)
+    bucket = str(bucket_start(version.created_us, bucket_us))
+    if telemetry_kind(version.content) is not None:
+        return Classified("telemetry", None, 0.1, bucket)
+    if is_acknowledgement(version.content):
+        return Classified("ack", "low_value_acknowledgement", 0.1, bucket)
+    day = bucket_start(version.created_us, DAY_US)
+    fingerprint = repeat_fingerprint(version.content)
+    if fingerprint is not None:
+        return Classified(
+            "repeat", "repeated_decision", 0.3, f"{day}:{author_key(version)}:{fingerprint}"
+        )
+    topic = version.thread_id or version.reply_to
+    if topic is not None:
+        return Classified("topic", None, 0.5, f"{day}:{topic}")
+    return Classified("sequence", None, 0.5, bucket)

@@ -1,0 +1,184 @@
+"""Pure block rendering: from a plan (kind, group, covered versions) to a recall block.
+
+A block's id is a hash of its channel, kind, group, covered ``message_id@content_hash``
+pairs and the derivation fingerprint (rules and rendering settings), so it is
+stable while its inputs are unchanged and can be computed without the content.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from channel_memory.models import SPARSE_KINDS, BlockSource, RecallBlock, SourceVersion
+from channel_memory.timefmt import format_rfc3339
+from channel_memory.worker.classify import telemetry_kind
+from channel_memory.worker.rules import RuleSet
+
+PROCESSOR = "deterministic"
+KEY_LINES = 3
+KEY_LINE_CHARS = 160
+
+
+@dataclass(frozen=True, slots=True)
+class BlockPlan:
+    """What a block will cover, known before any content is read."""
+
+    kind: str
+    group_key: str
+    members: tuple[tuple[str, str], ...]
+    """``(message_id, content_hash)`` of the covered versions, chronological."""
+    event_type: str | None = None
+    score: float = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class RenderSettings:
+    rules: RuleSet
+    hard_event_max_chars: int
+    fingerprint: str
+
+
+def block_id(channel_id: str, plan: BlockPlan, fingerprint: str) -> str:
+    """A URL-safe id, stable while the block's inputs are unchanged."""
+    seed = "\0".join(
+        [channel_id, plan.kind, plan.group_key, fingerprint] + [f"{m}@{h}" for m, h in plan.members]
+    )
+    digest = hashlib.sha256(seed.encode()).digest()[:15]
+    return base64.b32encode(digest).decode().lower()
+
+
+def _clock(micros: int) -> str:
+    return format_rfc3339(micros)[11:16]
+
+
+def _span(versions: Sequence[SourceVersion]) -> str:
+    first, last = versions[0].created_us, versions[-1].created_us
+    return _clock(first) if _clock(first) == _clock(last) else f"{_clock(first)}-{_clock(last)}"
+
+
+def _author(version: SourceVersion) -> str:
+    return version.author_name or version.author_id or "unknown"
+
+
+def _first_line(text: str, limit: int = KEY_LINE_CHARS) -> str:
+    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _informativeness(content: str) -> tuple[int, int]:
+    words = content.split()
+    signals = sum(1 for w in words if any(c.isdigit() for c in w) or (w.isupper() and len(w) > 1))
+    return (signals, len(set(w.lower() for w in words)))
+
+
+def _authors(versions: Sequence[SourceVersion]) -> str:
+    counts = Counter(_author(v) for v in versions)
+    return ", ".join(
+        f"{name} ({n})" for name, n in sorted(counts.items(), key=lambda i: (-i[1], i[0]))
+    )
+
+
+def _key_lines(versions: Sequence[SourceVersion]) -> list[str]:
+    ranked = sorted(
+        range(len(versions)),
+        key=lambda i: (_informativeness(versions[i].content), -i),
+        reverse=True,
+    )[:KEY_LINES]
+    return [f"- {_author(versions[i])}: {_first_line(versions[i].content)}" for i in sorted(ranked)]
+
+
+def near_verbatim(content: str, handle: str, settings: RenderSettings) -> str:
+    """A long hard event cut to its decision-bearing lines, the rest elided with a marker.
+
+    The first line and every line a rule matches are kept verbatim; each run of
+    other lines becomes ``[… N lines elided; full text: <handle>]``.
+    """
+    if len(content) <= settings.hard_event_max_chars:
+        return content
+    lines = content.split("\n")
+    keep = settings.rules.decision_lines(content)
+    keep[0] = True
+    out: list[str] = []
+    elided = 0
+    for line, kept in zip(lines, keep, strict=True):
+        if kept:
+            if elided:
+                out.append(_elision(elided, handle))
+                elided = 0
+            out.append(line)
+        else:
+            elided += 1
+    if elided:
+        out.append(_elision(elided, handle))
+    return "\n".join(out)
+
+
+def _elision(count: int, handle: str) -> str:
+    noun = "line" if count == 1 else "lines"
+    return f"[… {count} {noun} elided; full text: {handle}]"
+
+
+def _text(plan: BlockPlan, versions: Sequence[SourceVersion], settings: RenderSettings) -> str:
+    kind = plan.kind
+    first = versions[0]
+    if kind == "hard_event":
+        return near_verbatim(first.content, first.key.handle, settings)
+    if kind == "raw_excerpt":
+        return first.content
+    if kind == "tombstone":
+        return f"message by {_author(first)} at {_clock(first.created_us)} was deleted"
+    if kind == "telemetry_count":
+        kinds = Counter(telemetry_kind(v.content) or "status" for v in versions)
+        detail = ", ".join(f"{name} {n}" for name, n in sorted(kinds.items()))
+        return f"{len(versions)} runtime/status messages {_span(versions)} collapsed ({detail})"
+    if kind == "low_value_ack":
+        authors = len({_author(v) for v in versions})
+        plural = "author" if authors == 1 else "authors"
+        return (
+            f"{len(versions)} short acknowledgements from {authors} {plural} "
+            f"{_span(versions)} collapsed"
+        )
+    if kind == "decision_repeat":
+        latest = versions[-1]
+        return (
+            f"{_author(latest)} repeated a no-change conclusion {len(versions)} times "
+            f"{_span(versions)}; latest: {_first_line(latest.content, 240)}"
+        )
+    head = "thread" if kind == "topic_rollup" else "sequence"
+    lines = [
+        f"{head} of {len(versions)} messages {_span(versions)} by {_authors(versions)}; key lines:",
+        *_key_lines(versions),
+    ]
+    return "\n".join(lines)
+
+
+def render(
+    plan: BlockPlan,
+    source_kind: str,
+    channel_id: str,
+    versions: Mapping[str, SourceVersion],
+    settings: RenderSettings,
+    generated_us: int,
+) -> RecallBlock:
+    """Build the block a plan describes from the covered versions."""
+    covered = [versions[message_id] for message_id, _ in plan.members]
+    return RecallBlock(
+        id=block_id(channel_id, plan, settings.fingerprint),
+        source_kind=source_kind,
+        channel_id=channel_id,
+        group_key=plan.group_key,
+        kind=plan.kind,
+        event_type=plan.event_type,
+        text=_text(plan, covered, settings),
+        from_us=min(v.created_us for v in covered),
+        to_us=max(v.created_us for v in covered),
+        sparse=plan.kind in SPARSE_KINDS,
+        score=plan.score,
+        generated_us=generated_us,
+        processor=PROCESSOR,
+        sources=tuple(BlockSource(m, h) for m, h in plan.members),
+    )

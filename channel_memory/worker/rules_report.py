@@ -1,0 +1,80 @@
+"""``channel-memory rules test``: what a candidate rule set would change on stored messages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from channel_memory.models import SourceVersion
+from channel_memory.store import Store, sources
+from channel_memory.worker.render import KEY_LINE_CHARS
+from channel_memory.worker.rules import RuleSet
+
+Change = tuple[SourceVersion, str, str]
+"""A message with its event type under the current and the candidate rules ("" for none)."""
+
+
+@dataclass(slots=True)
+class RulesReport:
+    current: RuleSet
+    candidate: RuleSet
+    limit: int
+    scanned: int = 0
+    matched: dict[str, int] = field(default_factory=dict)
+    changes: dict[str, list[Change]] = field(
+        default_factory=lambda: {"gained": [], "lost": [], "retyped": []}
+    )
+    counts: dict[str, int] = field(default_factory=lambda: {"gained": 0, "lost": 0, "retyped": 0})
+
+    def add(self, version: SourceVersion) -> None:
+        self.scanned += 1
+        args = (version.content, version.tags, version.author_id, version.author_name)
+        before, after = self.current.first_match(*args), self.candidate.first_match(*args)
+        old = before.event_type if before else ""
+        new = after.event_type if after else ""
+        if new:
+            self.matched[new] = self.matched.get(new, 0) + 1
+        if old == new:
+            return
+        kind = "gained" if not old else "lost" if not new else "retyped"
+        self.counts[kind] += 1
+        if len(self.changes[kind]) < self.limit:
+            self.changes[kind].append((version, old, new))
+
+    def render(self) -> str:
+        matched = ", ".join(f"{k} {v}" for k, v in sorted(self.matched.items())) or "nothing"
+        lines = [
+            f"rules test: {self.candidate.source} against {self.current.source}",
+            f"messages scanned: {self.scanned}",
+            f"would match: {matched}",
+        ]
+        for kind, title, mark in (
+            ("gained", "would start matching", "+"),
+            ("lost", "would stop matching", "-"),
+            ("retyped", "would change event type", "~"),
+        ):
+            lines.append(f"{title}: {self.counts[kind]}")
+            for version, old, new in self.changes[kind]:
+                types = " -> ".join(t for t in (old, new) if t)
+                lines.append(f"  {mark} {version.key.handle} {types}: {_line(version)}")
+        return "\n".join(lines)
+
+
+def _line(version: SourceVersion) -> str:
+    text = " ".join(version.content.split())
+    return text if len(text) <= KEY_LINE_CHARS else text[: KEY_LINE_CHARS - 1] + "…"
+
+
+async def compare_rules(
+    store: Store, current: RuleSet, candidate: RuleSet, *, limit: int = 20
+) -> RulesReport:
+    """Classify every current message with both rule sets and collect the differences."""
+    report = RulesReport(current, candidate, limit)
+    after = 0
+    while True:
+        async with store.read() as conn:
+            page = await sources.current_page(conn, after, 2000)
+        if not page:
+            return report
+        for version in page:
+            report.add(version)
+        after = page[-1].id

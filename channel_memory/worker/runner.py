@@ -1,0 +1,181 @@
+"""The worker: drains dirty markers into blocks, holds the per-database lease, keeps retention.
+
+One :class:`Worker` runs per process that derives blocks (``serve`` or
+``channel-memory worker``); the lease row makes sure only one of them works a
+given database at a time. Its schedule comes from APScheduler (sweeps and
+retention); ingest wakes it directly. All state lives in the database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import UTC
+
+import aiosqlite
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+from channel_memory.config import Settings
+from channel_memory.models import MessageKey
+from channel_memory.store import DeriveHook, Store
+from channel_memory.store import blocks as block_store
+from channel_memory.store import retention as retention_store
+from channel_memory.timefmt import MICROS_PER_SECOND
+from channel_memory.worker.derive import DeriveSettings, derive
+from channel_memory.worker.rules import RuleSet, load_rules
+
+log = logging.getLogger("channel_memory.worker")
+
+Clock = Callable[[], int]
+FINGERPRINT_KEY = "derive_fingerprint"
+
+
+def derive_settings(settings: Settings, rules: RuleSet | None = None) -> DeriveSettings:
+    return DeriveSettings(
+        rules=rules if rules is not None else load_rules(settings.worker.rules_file),
+        bucket_us=int(settings.worker.noise_bucket * MICROS_PER_SECOND),
+        rollup_size=settings.worker.rollup_size,
+        hard_event_max_chars=settings.feed.hard_event_max_chars,
+    )
+
+
+def derive_hook(settings: DeriveSettings) -> DeriveHook:
+    """Derivation inside a caller's transaction (ingest uses it for forgets)."""
+
+    async def hook(conn: aiosqlite.Connection, keys: Sequence[MessageKey], now_us: int) -> int:
+        return await derive(conn, keys, settings, now_us)
+
+    return hook
+
+
+class Worker:
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        clock: Clock,
+        *,
+        derive_with: DeriveSettings | None = None,
+        holder: str | None = None,
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.clock = clock
+        self.derive_settings = derive_with or derive_settings(settings)
+        self.holder = holder or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._wake = asyncio.Event()
+        self._retention_due = False
+        self.processed = 0
+
+    @property
+    def hook(self) -> DeriveHook:
+        return derive_hook(self.derive_settings)
+
+    def wake(self) -> None:
+        """Ask for a prompt run (called after every ingest; cheap and idempotent)."""
+        self._wake.set()
+
+    async def prepare(self) -> None:
+        """Re-derive everything when the rules or rendering settings changed since last run."""
+        async with self.store.write() as conn:
+            known = await block_store.get_state(conn, FINGERPRINT_KEY)
+            fingerprint = self.derive_settings.fingerprint
+            if known != fingerprint:
+                await block_store.mark_everything_dirty(conn, self.clock())
+                await block_store.set_state(conn, FINGERPRINT_KEY, fingerprint)
+                if known is not None:
+                    log.info("derivation settings changed: every block is queued again")
+
+    async def run_once(self, limit: int | None = None) -> int:
+        """Derive one batch of dirty messages in one transaction; returns how many."""
+        batch = limit or self.settings.worker.batch_size
+        async with self.store.write() as conn:
+            markers = await block_store.pending_dirty(conn, batch)
+            if not markers:
+                return 0
+            await derive(conn, [key for _, key in markers], self.derive_settings, self.clock())
+            await block_store.clear_markers(conn, [seq for seq, _ in markers])
+        self.processed += len(markers)
+        return len(markers)
+
+    async def drain(self) -> int:
+        """Run until nothing is dirty."""
+        total = 0
+        while count := await self.run_once():
+            total += count
+        return total
+
+    async def apply_retention(self) -> int:
+        """Drop sources older than ``retention.days``, and what was derived from them."""
+        now = self.clock()
+        cutoff = now - int(self.settings.retention.days * 86_400 * MICROS_PER_SECOND)
+        async with self.store.write() as conn:
+            dropped = await retention_store.drop_sources_before(conn, cutoff)
+            await derive(conn, dropped, self.derive_settings, now)
+        return len(dropped)
+
+    async def _holds_lease(self) -> bool:
+        ttl = int(max(30.0, 3 * self.settings.worker.poll_interval) * MICROS_PER_SECOND)
+        async with self.store.write() as conn:
+            return await block_store.acquire_lease(conn, self.holder, self.clock(), ttl)
+
+    async def run_forever(self, stop: asyncio.Event) -> None:
+        """Work while holding the lease, until ``stop`` is set; stand by otherwise."""
+        try:
+            while not stop.is_set():
+                self._wake.clear()
+                try:
+                    if await self._holds_lease():
+                        if self._retention_due:
+                            self._retention_due = False
+                            await self.apply_retention()
+                        await self.drain()
+                except Exception as exc:  # keep the loop alive; never log content
+                    log.error("worker run failed: %s", type(exc).__name__)
+                waiter = asyncio.ensure_future(self._wake.wait())
+                stopper = asyncio.ensure_future(stop.wait())
+                await asyncio.wait(
+                    {waiter, stopper},
+                    timeout=self.settings.worker.poll_interval,
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+                waiter.cancel()
+                stopper.cancel()
+        finally:
+            async with self.store.write() as conn:
+                await block_store.release_lease(conn, self.holder)
+
+    def scheduler(self) -> AsyncIOScheduler:
+        """Sweeps every ``worker.sweep_interval`` and applies retention hourly."""
+        scheduler = AsyncIOScheduler(
+            timezone=UTC,
+            job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": 300},
+        )
+
+        async def sweep() -> None:
+            self.wake()
+
+        async def retention() -> None:
+            self._retention_due = True
+            self.wake()
+
+        scheduler.add_job(
+            sweep, "interval", seconds=self.settings.worker.sweep_interval, id="sweep"
+        )
+        scheduler.add_job(retention, "interval", hours=1, id="retention")
+        return scheduler
+
+    async def serve(self, stop: asyncio.Event) -> None:
+        """Prepare, start the schedule and run until ``stop``; retention runs once at start."""
+        await self.prepare()
+        self._retention_due = True
+        scheduler = self.scheduler()
+        scheduler.start()
+        try:
+            await self.run_forever(stop)
+        finally:
+            scheduler.shutdown(wait=False)
