@@ -21,6 +21,7 @@ from channel_memory.auth import ANONYMOUS, Principal, TokenTable
 from channel_memory.body_limit import BodyLimitMiddleware
 from channel_memory.config import Settings
 from channel_memory.errors import ApiError
+from channel_memory.feed import peer as peer_feed
 from channel_memory.ingest import routes as ingest_routes
 from channel_memory.openapi import openapi_document
 from channel_memory.store import Store
@@ -50,6 +51,7 @@ def endpoints() -> list[Endpoint]:
         Endpoint("GET", "/health", health, "Liveness; open, carries no content.", None),
         *ingest_routes.ENDPOINTS,
         *peer_tools.ENDPOINTS,
+        *peer_feed.ENDPOINTS,
     ]
 
 

@@ -116,3 +116,19 @@ def format_go_duration(micros: int) -> str:
 def _trim(number: float) -> str:
     text = f"{number:.6f}".rstrip("0").rstrip(".")
     return text or "0"
+
+
+def parse_since(value: str | None, now_us: int, default: str = "24h") -> int:
+    """The start of a window: a Go duration before ``now_us`` or an RFC 3339 time.
+
+    Raises ``TimeFormatError``.
+    """
+    text = (value or "").strip() or default
+    try:
+        return now_us - parse_go_duration(text)
+    except TimeFormatError:
+        pass
+    try:
+        return parse_rfc3339(text)
+    except TimeFormatError:
+        raise TimeFormatError("must be a Go duration (24h, 90m) or an RFC 3339 time") from None

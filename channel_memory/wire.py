@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, StringConstraints, WithJsonSchema
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    WithJsonSchema,
+)
 
-from channel_memory.models import ID_PATTERN, SourceVersion
+from channel_memory.models import ID_PATTERN, RecallBlock, SourceVersion, source_handle
 from channel_memory.timefmt import TimeFormatError, format_rfc3339, parse_rfc3339
 
 Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
@@ -103,3 +110,54 @@ class SourceMessageOut(BaseModel):
 def dump(model: BaseModel) -> dict[str, Any]:
     """A response model as plain JSON data (aliases applied)."""
     return model.model_dump(mode="json", by_alias=True)
+
+
+class SourceWindow(BaseModel):
+    from_: str = Field(alias="from")
+    to: str
+
+
+class BlockOut(BaseModel):
+    """A recall block as every endpoint returns it (DESIGN section 4)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    id: str
+    kind: str
+    event_type: str | None
+    text: str
+    source_channel: str
+    source_messages: list[str]
+    source_handles: list[str]
+    covered_content_hashes: list[str]
+    source_window: SourceWindow
+    sparse: bool
+    score: float
+    trust: str
+    generated_at: str
+    stale: bool
+    dirty: bool
+    processor: str
+
+    @classmethod
+    def of(cls, block: RecallBlock, trust: str) -> BlockOut:
+        return cls(
+            id=block.id,
+            kind=block.kind,
+            event_type=block.event_type,
+            text=block.text,
+            source_channel=block.channel_id,
+            source_messages=[s.message_id for s in block.sources],
+            source_handles=[source_handle(block.channel_id, s.message_id) for s in block.sources],
+            covered_content_hashes=[s.content_hash for s in block.sources],
+            source_window=SourceWindow.model_validate(
+                {"from": format_rfc3339(block.from_us), "to": format_rfc3339(block.to_us)}
+            ),
+            sparse=block.sparse,
+            score=block.score,
+            trust=trust,
+            generated_at=format_rfc3339(block.generated_us),
+            stale=block.dirty,
+            dirty=block.dirty,
+            processor=block.processor,
+        )

@@ -177,7 +177,13 @@ def test_search_index_follows_the_current_version(client: httpx.Client, server: 
     assert matches("charlie") == []
 
 
-def test_ingest_marks_changed_messages_dirty(client: httpx.Client, server: LiveServer) -> None:
+def test_ingest_marks_changed_messages_dirty(make_server: Callable[..., LiveServer]) -> None:
+    server = make_server(worker={"enabled": False})  # markers stay until a worker runs
+    with server.client() as client:
+        _check_dirty_markers(client, server)
+
+
+def _check_dirty_markers(client: httpx.Client, server: LiveServer) -> None:
     post(client, message_event("1", "x"), message_event("2", "y"))
     rows = query(server.settings.db, "SELECT message_id, seq FROM dirty_messages ORDER BY 1")
     assert [r[0] for r in rows] == ["1", "2"]

@@ -53,3 +53,15 @@ async def resolve_gap(conn: aiosqlite.Connection, gap_id: int, now_us: int) -> N
         "UPDATE coverage_gaps SET resolved_us = ? WHERE id = ? AND resolved_us IS NULL",
         (now_us, gap_id),
     )
+
+
+async def open_gaps_overlapping(
+    conn: aiosqlite.Connection, channel_id: str, from_us: int, to_us: int
+) -> list[CoverageGap]:
+    """Unresolved gaps of a channel that overlap ``[from_us, to_us]``."""
+    async with conn.execute(
+        f"SELECT {_COLUMNS} FROM coverage_gaps WHERE channel_id = ? AND resolved_us IS NULL "
+        "AND to_us >= ? AND from_us <= ? ORDER BY from_us, id",
+        (channel_id, from_us, to_us),
+    ) as cursor:
+        return [CoverageGap(*row) async for row in cursor]

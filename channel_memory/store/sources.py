@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -292,3 +293,85 @@ async def current_page(
         (after_id, limit),
     ) as cursor:
         return [version_from_row(row) async for row in cursor]
+
+
+async def source_authors(
+    conn: aiosqlite.Connection, channel_id: str, pairs: Iterable[tuple[str, str]]
+) -> dict[tuple[str, str], tuple[str, str | None]]:
+    """``(origin, author_id)`` of exact versions, for trust markers."""
+    wanted = sorted(set(pairs))
+    if not wanted:
+        return {}
+    async with conn.execute(
+        "SELECT message_id, content_hash, origin, author_id FROM source_messages "
+        "WHERE channel_id = ? AND (message_id, content_hash) IN "
+        "(SELECT value->>0, value->>1 FROM json_each(?))",
+        (channel_id, json.dumps(wanted)),
+    ) as cursor:
+        return {(row[0], row[1]): (row[2], row[3]) async for row in cursor}
+
+
+async def count_current_in_window(
+    conn: aiosqlite.Connection, channel_id: str, from_us: int, to_us: int
+) -> int:
+    """Current, readable messages of a channel created within ``[from_us, to_us]``."""
+    async with conn.execute(
+        "SELECT count(*) FROM source_messages WHERE channel_id = ? AND is_current = 1 "
+        "AND created_us BETWEEN ? AND ? AND deleted = 0 AND forgotten_us IS NULL",
+        (channel_id, from_us, to_us),
+    ) as cursor:
+        row = await cursor.fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+async def search_current(
+    conn: aiosqlite.Connection,
+    channel_id: str,
+    match: str | None,
+    author: str | None,
+    from_us: int,
+    limit: int,
+) -> list[SourceVersion]:
+    """Current readable messages matching an FTS5 expression and author filter, newest first.
+
+    ``author`` is a case-insensitive substring of the author's name or id.
+    """
+    conditions = [
+        "channel_id = ?",
+        "is_current = 1",
+        "deleted = 0",
+        "forgotten_us IS NULL",
+        "created_us >= ?",
+    ]
+    params: list[Any] = [channel_id, from_us]
+    if match is not None:
+        conditions.append("id IN (SELECT rowid FROM source_fts WHERE source_fts MATCH ?)")
+        params.append(match)
+    if author:
+        conditions.append(
+            "(instr(lower(coalesce(author_name, '')), ?) > 0 "
+            "OR instr(lower(coalesce(author_id, '')), ?) > 0)"
+        )
+        params += [author.lower(), author.lower()]
+    params.append(limit)
+    async with conn.execute(
+        f"SELECT {_VERSION_COLUMNS} FROM source_messages WHERE {' AND '.join(conditions)} "
+        "ORDER BY created_us DESC, id DESC LIMIT ?",
+        params,
+    ) as cursor:
+        return [version_from_row(row) async for row in cursor]
+
+
+_WORD = re.compile(r"\w+")
+
+
+def literal_match(query: str) -> str | None:
+    """An FTS5 expression matching every word of ``query`` literally (no FTS syntax).
+
+    Returns None when the query has no words (the caller decides what that means).
+    """
+    words = _WORD.findall(query)
+    if not words:
+        return None
+    return " ".join('"' + word.replace('"', '""') + '"' for word in words)

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 from starlette.requests import Request
 from starlette.responses import Response
 
 from channel_memory.api import AppContext, Endpoint, json_response, read_json
 from channel_memory.auth import Principal
-from channel_memory.models import DEFAULT_SOURCE_KIND
+from channel_memory.errors import ApiError
+from channel_memory.models import DEFAULT_SOURCE_KIND, RecallBlock, SourceVersion
+from channel_memory.store import blocks as block_store
 from channel_memory.store import sources
-from channel_memory.wire import Id, LenientModel, SourceMessageOut, StrictModel
+from channel_memory.store.sources import literal_match
+from channel_memory.timefmt import TimeFormatError, format_rfc3339, parse_since
+from channel_memory.views import block_objects
+from channel_memory.wire import BlockOut, Id, LenientModel, SourceMessageOut, StrictModel
 
 
 class SourceMessagesRequest(LenientModel):
@@ -62,6 +67,68 @@ async def source_messages(request: Request, ctx: AppContext, principal: Principa
     )
 
 
+class SearchRequest(LenientModel):
+    source_kind: Annotated[str, Field(max_length=64)] | None = None
+    channel_ids: Annotated[list[Id], Field(max_length=100)] = Field(default_factory=list)
+    query: Annotated[str, Field(max_length=1024)] = ""
+    since: Annotated[str, Field(max_length=64)] | None = None
+    author: Annotated[str, Field(max_length=256)] | None = None
+    limit: Annotated[int, Field(ge=0, le=1000)] = 0
+
+
+class SearchCoverage(BaseModel):
+    from_: str = Field(alias="from")
+    to: str
+    source_message_hits: int
+    derived_block_hits: int
+
+
+class SearchResponse(BaseModel):
+    status: str
+    coverage: SearchCoverage
+    source_messages: list[SourceMessageOut]
+    derived_blocks: list[BlockOut]
+
+
+async def search(request: Request, ctx: AppContext, principal: Principal) -> Response:
+    body = await read_json(request, SearchRequest)
+    now = ctx.clock()
+    try:
+        from_us = parse_since(body.since, now)
+    except TimeFormatError as exc:
+        raise ApiError(422, "validation_failed", f"since {exc}") from None
+    limit = min(body.limit or 20, 100)
+    match = literal_match(body.query)
+    searchable = match is not None or not body.query.strip()
+    messages: list[SourceVersion] = []
+    found: list[RecallBlock] = []
+    async with ctx.store.read() as conn:
+        visible = [c for c in dict.fromkeys(body.channel_ids) if principal.may_see(c)]
+        for channel in visible if searchable else []:
+            messages += await sources.search_current(
+                conn, channel, match, body.author, from_us, limit
+            )
+            found += await block_store.search_blocks(conn, channel, match, from_us, limit)
+        messages = sorted(messages, key=lambda v: (v.created_us, v.id))[-limit:]
+        found = sorted(found, key=lambda b: (b.to_us, b.id))[-limit:]
+        blocks = await block_objects(conn, found, principal)
+    return json_response(
+        SearchResponse(
+            status="ok" if messages or blocks else "empty",
+            coverage=SearchCoverage.model_validate(
+                {
+                    "from": format_rfc3339(from_us),
+                    "to": format_rfc3339(now),
+                    "source_message_hits": len(messages),
+                    "derived_block_hits": len(blocks),
+                }
+            ),
+            source_messages=[SourceMessageOut.of(v) for v in messages],
+            derived_blocks=blocks,
+        )
+    )
+
+
 ENDPOINTS = [
     Endpoint(
         "POST",
@@ -72,5 +139,15 @@ ENDPOINTS = [
         "read",
         SourceMessagesRequest,
         SourceMessagesResponse,
+    ),
+    Endpoint(
+        "POST",
+        "/search",
+        search,
+        "Peer-compatible: keyword search (literal words, all required) over current messages "
+        "and sparse blocks of the channels.",
+        "read",
+        SearchRequest,
+        SearchResponse,
     ),
 ]

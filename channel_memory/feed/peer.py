@@ -1,0 +1,200 @@
+"""Peer-compatible ``POST /digest``: derived blocks of a window, as the peer adapter serves them.
+
+Selection (DESIGN section 3.2): hard events and collapsed-noise blocks are always
+served; ordinary messages by their raw excerpt — or, with ``budget.raw_recent``,
+those older than it by a rollup where one exists, otherwise dropped and counted
+in ``coverage.older_raw_messages``. ``budget.max_blocks`` (default 32) caps the
+ordinary blocks, keeping the newest. Dirty blocks are never served.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, Field
+from starlette.requests import Request
+from starlette.responses import Response
+
+from channel_memory.api import AppContext, Endpoint, json_response, read_json
+from channel_memory.auth import Principal
+from channel_memory.errors import ApiError
+from channel_memory.models import RecallBlock
+from channel_memory.store import blocks as block_store
+from channel_memory.store import gaps, sources
+from channel_memory.store.gaps import CoverageGap
+from channel_memory.timefmt import TimeFormatError, format_rfc3339, parse_go_duration, parse_since
+from channel_memory.views import block_objects
+from channel_memory.wire import BlockOut, Id, LenientModel
+
+ALWAYS_SERVED = frozenset(
+    {"hard_event", "tombstone", "telemetry_count", "low_value_ack", "decision_repeat"}
+)
+ROLLUPS = frozenset({"sequence_rollup", "topic_rollup"})
+
+
+class DigestBudget(LenientModel):
+    max_blocks: Annotated[int, Field(ge=1, le=10_000)] | None = None
+    raw_recent: Annotated[str, Field(max_length=64)] | None = None
+
+
+class DigestRequest(LenientModel):
+    source_kind: Annotated[str, Field(max_length=64)] | None = None
+    channel_ids: Annotated[list[Id], Field(max_length=100)] = Field(default_factory=list)
+    since: Annotated[str, Field(max_length=64)] | None = None
+    budget: DigestBudget = Field(default_factory=DigestBudget)
+
+
+class GapOut(BaseModel):
+    id: int
+    channel_id: str
+    from_: str = Field(alias="from")
+    to: str
+    reason: str | None
+    created_at: str
+
+    @classmethod
+    def of(cls, gap: CoverageGap) -> GapOut:
+        return cls.model_validate(
+            {
+                "id": gap.id,
+                "channel_id": gap.channel_id,
+                "from": format_rfc3339(gap.from_us),
+                "to": format_rfc3339(gap.to_us),
+                "reason": gap.reason,
+                "created_at": format_rfc3339(gap.created_us),
+            }
+        )
+
+
+class DigestCoverage(BaseModel):
+    from_: str = Field(alias="from")
+    to: str
+    source_messages: int
+    digest_messages: int
+    raw_recent_messages: int
+    older_raw_messages: int
+    gaps: list[GapOut]
+
+
+class DigestCost(BaseModel):
+    deterministic_only: bool
+    llm_calls_today: int
+
+
+class DigestResponse(BaseModel):
+    status: str
+    generated_at: str
+    coverage: DigestCoverage
+    blocks: list[BlockOut]
+    cost: DigestCost
+
+
+def select_blocks(
+    blocks: list[RecallBlock], raw_cutoff_us: int | None, max_blocks: int
+) -> tuple[list[RecallBlock], int, int]:
+    """Choose what to serve: ``(blocks, raw_recent_messages, older_raw_messages)``."""
+    rollup_of: dict[str, RecallBlock] = {}
+    for block in blocks:
+        if block.kind in ROLLUPS and not block.dirty:
+            for source in block.sources:
+                rollup_of.setdefault(source.message_id, block)
+    always: list[RecallBlock] = []
+    ordinary: list[RecallBlock] = []
+    chosen_rollups: set[str] = set()
+    raw_recent = older_raw = 0
+    for block in blocks:
+        if block.dirty:
+            continue
+        if block.kind in ALWAYS_SERVED:
+            always.append(block)
+        elif block.kind == "raw_excerpt":
+            if raw_cutoff_us is None or block.from_us >= raw_cutoff_us:
+                ordinary.append(block)
+                raw_recent += 1
+                continue
+            rollup = rollup_of.get(block.sources[0].message_id)
+            if rollup is None:
+                older_raw += 1
+            elif rollup.id not in chosen_rollups:
+                chosen_rollups.add(rollup.id)
+                ordinary.append(rollup)
+    ordinary = sorted(ordinary, key=lambda b: (b.to_us, b.id))[-max_blocks:]
+    served = sorted(always + ordinary, key=lambda b: (b.from_us, b.to_us, b.id))
+    return served, raw_recent, older_raw
+
+
+async def digest(request: Request, ctx: AppContext, principal: Principal) -> Response:
+    body = await read_json(request, DigestRequest)
+    now = ctx.clock()
+    try:
+        from_us = parse_since(body.since, now)
+        raw_cutoff = (
+            None
+            if body.budget.raw_recent is None
+            else now - parse_go_duration(body.budget.raw_recent)
+        )
+    except TimeFormatError as exc:
+        raise ApiError(422, "validation_failed", f"since/raw_recent {exc}") from None
+    max_blocks = body.budget.max_blocks or 32
+    served: list[RecallBlock] = []
+    found_gaps: list[CoverageGap] = []
+    source_count = raw_recent = older_raw = unprocessed = 0
+    async with ctx.store.read() as conn:
+        visible = [c for c in dict.fromkeys(body.channel_ids) if principal.may_see(c)]
+        for channel in visible:
+            blocks = await block_store.blocks_overlapping(conn, channel, from_us, now)
+            chosen, recent, older = select_blocks(blocks, raw_cutoff, max_blocks)
+            served += chosen
+            raw_recent += recent
+            older_raw += older
+            source_count += await sources.count_current_in_window(conn, channel, from_us, now)
+            found_gaps += await gaps.open_gaps_overlapping(conn, channel, from_us, now)
+            unprocessed += sum(1 for b in blocks if b.dirty)
+        if visible:
+            unprocessed += await block_store.dirty_count(conn, visible)
+        objects = await block_objects(conn, served, principal)
+    if found_gaps:
+        status = "coverage_gap"
+    elif unprocessed:
+        status = "stale"
+    elif not served:
+        status = "unavailable"
+    else:
+        status = "ok"
+    response = DigestResponse(
+        status=status,
+        generated_at=format_rfc3339(now),
+        coverage=DigestCoverage.model_validate(
+            {
+                "from": format_rfc3339(from_us),
+                "to": format_rfc3339(now),
+                "source_messages": source_count,
+                "digest_messages": len(
+                    {(b.channel_id, s.message_id) for b in served for s in b.sources}
+                ),
+                "raw_recent_messages": raw_recent,
+                "older_raw_messages": older_raw,
+                "gaps": [GapOut.of(g) for g in found_gaps],
+            }
+        ),
+        blocks=objects,
+        cost=DigestCost(
+            deterministic_only=all(b.processor == "deterministic" for b in served),
+            llm_calls_today=0,
+        ),
+    )
+    return json_response(response)
+
+
+ENDPOINTS = [
+    Endpoint(
+        "POST",
+        "/digest",
+        digest,
+        "Peer-compatible: derived blocks of the channels' window (hard events, collapsed "
+        "noise, raw excerpts or rollups), with coverage and status.",
+        "read",
+        DigestRequest,
+        DigestResponse,
+    ),
+]
