@@ -65,6 +65,11 @@ class LiveServer:
     def app(self) -> Any:
         return self.server.config.app
 
+    def drain(self) -> int:
+        """Run the worker until nothing is dirty (deterministic, instead of waiting for it)."""
+        processed: int = self.run(self.app.state.worker.drain())
+        return processed
+
     def __enter__(self) -> LiveServer:
         self.thread.start()
         return self
