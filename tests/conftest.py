@@ -72,6 +72,9 @@ class LiveServer:
 
     def __enter__(self) -> LiveServer:
         self.thread.start()
+        # the first answer comes after the lifespan startup: the store and worker exist then
+        with self.client() as client:
+            client.get("/health").raise_for_status()
         return self
 
     def __exit__(self, *exc: object) -> None:

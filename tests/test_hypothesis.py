@@ -1,4 +1,4 @@
-"""Properties: out-of-order, duplicated delivery converges to the in-order result."""
+"""Properties: delivery order never matters, and derived blocks stay true to the sources."""
 
 from __future__ import annotations
 
@@ -11,17 +11,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from channel_memory.config import Settings
+from channel_memory.feed.peer import select_blocks
 from channel_memory.ingest.commands import (
     DeleteMessage,
     MessageCommand,
     PutMessage,
     compute_content_hash,
 )
-from channel_memory.ingest.service import ingest
+from channel_memory.ingest.events import IngestBatch
+from channel_memory.ingest.service import ingest, native_commands
 from channel_memory.ingest.versions import apply_commands
-from channel_memory.models import MessageKey, MessageState
+from channel_memory.models import PRIMARY_KINDS, MessageKey, MessageState
 from channel_memory.store import Store, sources
-from channel_memory.worker.runner import derive_hook, derive_settings
+from channel_memory.store import blocks as block_store
+from channel_memory.worker.rules import default_rules
+from channel_memory.worker.runner import Worker, derive_hook, derive_settings
 
 KEY = MessageKey("discord", "floor", "1301")
 DERIVE = derive_hook(derive_settings(Settings()))
@@ -141,3 +145,122 @@ def test_store_converges_under_any_delivery_order(data: st.DataObject) -> None:
         in_order = asyncio.run(_store_state(Path(folder) / "a.db", [history]))
         delivered = asyncio.run(_store_state(Path(folder) / "b.db", batches))
     assert delivered == in_order
+
+
+# --- derived blocks stay true to the sources --------------------------------------------
+
+TEMPLATES = [
+    "stop moved to {n}",  # hard event
+    "FILLED {n} NVDA",  # hard event
+    "ok",  # acknowledgement
+    "HEARTBEAT_OK",  # telemetry
+    "Same conclusion as 09:{n}: no trade",  # repeat candidate
+    "flows look two-way around {n}",  # ordinary chatter
+    "chatter about the curve {n}",  # ordinary chatter
+]
+IDS = [str(i) for i in range(8)]
+
+
+@st.composite
+def operations(draw: st.DrawFn) -> list[dict[str, Any]]:
+    ops: list[dict[str, Any]] = []
+    for step in range(draw(st.integers(1, 30))):
+        message_id = draw(st.sampled_from(IDS))
+        action = draw(st.sampled_from(["put", "put", "put", "delete", "forget"]))
+        if action == "put":
+            template = draw(st.sampled_from(TEMPLATES))
+            canary = f"zq{step}x"
+            content = template.format(n=10 + step)
+            if template not in ("ok", "HEARTBEAT_OK"):
+                content += f" {canary}"
+            ops.append(
+                {
+                    "type": "message",
+                    "channel_id": "floor",
+                    "message": {
+                        "id": message_id,
+                        "author_id": draw(st.sampled_from(["u1", "u2"])),
+                        "created_at": f"2026-05-21T1{int(message_id) % 3}:0{message_id}:00Z",
+                        "edited_at": f"2026-05-21T19:{step:02d}:00Z",
+                        "content": content,
+                        **({"thread_id": "t"} if draw(st.booleans()) and step % 3 == 0 else {}),
+                    },
+                }
+            )
+        elif action == "delete":
+            ops.append(
+                {
+                    "type": "delete",
+                    "channel_id": "floor",
+                    "message_id": message_id,
+                    "deleted_at": f"2026-05-21T19:{step:02d}:30Z",
+                }
+            )
+        else:
+            ops.append({"type": "forget", "channel_id": "floor", "message_ids": [message_id]})
+    return ops
+
+
+async def _derive_and_check(path: Path, batches: list[list[dict[str, Any]]]) -> None:
+    settings = Settings(db=path)
+    store = await Store.open(path)
+    clock = iter(range(RECEIVED_US, RECEIVED_US + 10_000_000, 1000))
+    try:
+        worker = Worker(store, settings, lambda: next(clock))
+        await worker.prepare()
+        for index, events in enumerate(batches):
+            batch = IngestBatch.model_validate({"events": events})
+            await ingest(
+                store,
+                ["floor"],
+                native_commands(batch.events),
+                now_us=RECEIVED_US + index,
+                derive=worker.hook,
+            )
+            if index % 2:
+                await worker.drain()  # some changes land on already-derived blocks
+        await worker.drain()
+        async with store.read() as conn:
+            blocks = await block_store.all_blocks(conn)
+            async with conn.execute(
+                "SELECT message_id, content_hash, content, is_current, deleted, forgotten_us "
+                "FROM source_messages"
+            ) as cursor:
+                versions = list(await cursor.fetchall())
+    finally:
+        await store.close()
+
+    current = {(m, h): c for m, h, c, cur, deleted, forgotten in versions if cur and not deleted}
+    live_ids = {m for m, _ in current}
+    gone_text = [c for m, h, c, cur, deleted, forgotten in versions if not cur or forgotten]
+    rules = default_rules()
+    cited: dict[str, set[str]] = {}
+    for block in blocks:
+        assert not block.dirty
+        for source in block.sources:
+            cited.setdefault(source.message_id, set()).add(block.kind)
+            if block.kind == "tombstone":
+                continue
+            # only current, non-deleted, non-forgotten versions are cited
+            assert (source.message_id, source.content_hash) in current
+        for text in gone_text:
+            canary = text.rsplit(" ", 1)[-1]
+            if canary.startswith("zq"):
+                assert canary not in block.text
+    served, _, _ = select_blocks(blocks, None, 10_000)
+    served_ids = {s.message_id for b in served for s in b.sources}
+    # every current message is covered by a served block
+    assert live_ids <= served_ids
+    for (message_id, _), content in current.items():
+        primary = cited[message_id] & PRIMARY_KINDS
+        assert len(primary) == 1, (message_id, cited[message_id])
+        if rules.first_match(content):
+            assert primary == {"hard_event"}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(operations(), st.integers(1, 6))
+def test_blocks_stay_true_to_the_sources(ops: list[dict[str, Any]], size: int) -> None:
+    batches = [ops[i : i + size] for i in range(0, len(ops), size)]
+    with tempfile.TemporaryDirectory() as folder:
+        asyncio.run(_derive_and_check(Path(folder) / "p.db", batches))

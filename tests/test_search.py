@@ -94,7 +94,7 @@ def test_sparse_blocks_are_searched_too(desk: tuple[LiveServer, httpx.Client]) -
 
 
 def test_edits_deletes_and_forgets_are_honoured(desk: tuple[LiveServer, httpx.Client]) -> None:
-    server, client = desk
+    _, client = desk
     client.post(
         "/v1/ingest",
         json={

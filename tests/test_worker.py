@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.conftest import LiveServer, message_event, query
+from channel_memory.config import load_settings
+from channel_memory.ingest.events import IngestBatch
+from channel_memory.ingest.service import ingest, native_commands
+from channel_memory.store import Store
+from channel_memory.timefmt import parse_rfc3339
+from channel_memory.worker.runner import Worker
+from tests.conftest import FakeClock, LiveServer, message_event, query
 
 REVIEW = (
     "Market review: Position: flat. Risk view: balanced into CPI. "
@@ -229,7 +241,8 @@ def test_sequence_rollup_covers_older_ordinary_chatter(
     rollups = query(
         server.settings.db,
         "SELECT b.id, count(s.message_id) FROM recall_blocks b JOIN block_sources s "
-        "ON s.block_seq = b.seq WHERE b.kind = 'sequence_rollup' GROUP BY b.id ORDER BY min(b.from_us)",
+        "ON s.block_seq = b.seq WHERE b.kind = 'sequence_rollup' GROUP BY b.id "
+        "ORDER BY min(b.from_us)",
     )
     assert [count for _, count in rollups] == [20, 5]
     raw = digest(client)
@@ -359,7 +372,10 @@ def test_deleting_every_block_and_rerunning_reproduces_them(
     push(client, {"type": "delete", "channel_id": "floor", "message_id": "11"})
     server.drain()
     snapshot = "SELECT id, kind, text, from_us, to_us FROM recall_blocks ORDER BY id"
-    provenance = "SELECT b.id, s.message_id, s.content_hash FROM block_sources s JOIN recall_blocks b ON b.seq = s.block_seq ORDER BY 1, 2"
+    provenance = (
+        "SELECT b.id, s.message_id, s.content_hash FROM block_sources s "
+        "JOIN recall_blocks b ON b.seq = s.block_seq ORDER BY 1, 2"
+    )
     before = query(server.settings.db, snapshot), query(server.settings.db, provenance)
 
     async def wipe() -> None:
@@ -374,3 +390,97 @@ def test_deleting_every_block_and_rerunning_reproduces_them(
     server.run(server.app.state.worker.prepare())
     server.drain()
     assert (query(server.settings.db, snapshot), query(server.settings.db, provenance)) == before
+
+
+def test_ingest_wakes_the_in_process_worker(make_server: Callable[..., LiveServer]) -> None:
+    server = make_server()
+    worker = server.app.state.worker
+    with server.client() as client:
+        push(client, message_event("1", "FILLED 200 NVDA @ 131.20", created_at=at(1)))
+        server.run(asyncio.wait_for(worker.wait_idle(), timeout=30))
+        [block] = digest(client)["blocks"]
+    assert block["kind"] == "hard_event"
+    assert query(server.settings.db, "SELECT count(*) FROM dirty_messages") == [(0,)]
+
+
+@pytest.mark.anyio
+async def test_only_one_worker_holds_the_lease(tmp_path: Path) -> None:
+    clock = FakeClock()
+    settings = load_settings(None, db=tmp_path / "cm.db")
+    store = await Store.open(settings.db)
+    try:
+        first = Worker(store, settings, clock, holder="first")
+        second = Worker(store, settings, clock, holder="second")
+        assert await first._holds_lease()
+        assert not await second._holds_lease()
+        assert await first._holds_lease()  # renewal
+        clock.advance(31)  # the first holder stopped renewing
+        assert await second._holds_lease()
+        assert not await first._holds_lease()
+        stop = asyncio.Event()
+        stop.set()
+        await second.run_forever(stop)  # releases on the way out
+        assert await first._holds_lease()
+    finally:
+        await store.close()
+
+
+@pytest.mark.anyio
+async def test_retention_drops_old_sources_and_their_blocks(tmp_path: Path) -> None:
+    clock = FakeClock("2026-05-21T20:00:00Z")
+    settings = load_settings(None, db=tmp_path / "cm.db", retention={"days": 1})
+    store = await Store.open(settings.db)
+    try:
+        worker = Worker(store, settings, clock)
+        events = [
+            message_event("old", "stop moved to 408", created_at="2026-05-19T10:00:00Z"),
+            message_event("new", "stop moved to 410", created_at="2026-05-21T10:00:00Z"),
+        ]
+        batch = IngestBatch.model_validate({"events": events})
+        await ingest(
+            store, ["floor"], native_commands(batch.events), now_us=clock(), derive=worker.hook
+        )
+        await worker.prepare()
+        await worker.drain()
+        assert await worker.apply_retention() == 1
+        assert await worker.drain() == 0
+    finally:
+        await store.close()
+    db = settings.db
+    assert query(db, "SELECT message_id FROM source_messages") == [("new",)]
+    assert query(db, "SELECT s.message_id FROM block_sources s") == [("new",)]
+    assert query(db, "SELECT message_id FROM derived_messages") == [("new",)]
+    assert query(db, "SELECT rowid FROM source_fts WHERE source_fts MATCH '408'") == []
+    assert query(db, "SELECT channel_id, retained_from_us FROM channel_retention") == [
+        ("floor", parse_rfc3339("2026-05-20T20:00:00Z"))
+    ]
+
+
+def test_worker_command_drains_a_database_served_without_a_worker(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    server = make_server(worker={"enabled": False})
+    with server.client() as client:
+        push(client, *(message_event(str(i), f"note {i}", created_at=at(i)) for i in range(5)))
+    server.__exit__()
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "channel_memory",
+            "worker",
+            "--once",
+            "--db",
+            str(server.settings.db),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "CHANNEL_MEMORY_RETENTION__DAYS": "100000"},
+        check=True,
+    )
+    assert json.loads(result.stdout) == {"processed": 5, "retention_dropped": 0}
+    assert query(server.settings.db, "SELECT count(*) FROM dirty_messages") == [(0,)]
+    assert query(
+        server.settings.db, "SELECT count(*) FROM recall_blocks WHERE kind = 'raw_excerpt'"
+    ) == [(5,)]

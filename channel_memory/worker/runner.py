@@ -68,6 +68,7 @@ class Worker:
         self.derive_settings = derive_with or derive_settings(settings)
         self.holder = holder or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._wake = asyncio.Event()
+        self._idle = asyncio.Event()
         self._retention_due = False
         self.processed = 0
 
@@ -77,7 +78,12 @@ class Worker:
 
     def wake(self) -> None:
         """Ask for a prompt run (called after every ingest; cheap and idempotent)."""
+        self._idle.clear()
         self._wake.set()
+
+    async def wait_idle(self) -> None:
+        """Return once the running worker has drained everything it was woken for."""
+        await self._idle.wait()
 
     async def prepare(self) -> None:
         """Re-derive everything when the rules or rendering settings changed since last run."""
@@ -134,6 +140,8 @@ class Worker:
                             self._retention_due = False
                             await self.apply_retention()
                         await self.drain()
+                        if not self._wake.is_set():
+                            self._idle.set()
                 except Exception as exc:  # keep the loop alive; never log content
                     log.error("worker run failed: %s", type(exc).__name__)
                 waiter = asyncio.ensure_future(self._wake.wait())

@@ -1,0 +1,167 @@
+"""Hard-event rules as data: loading, defaults, changes, and `channel-memory rules test`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from channel_memory.worker.rules import RulesError, default_rules, load_rules, parse_rules
+from tests.conftest import LiveServer, message_event, query
+
+OPS_RULES = """
+[[rule]]
+name = "incident"
+event_type = "incident_declared"
+score = 1.0
+patterns = ['(?i)\\bdeclar(e|ed|ing)\\b.*\\b(incident|sev ?[0-9])\\b']
+
+[[rule]]
+name = "rollback"
+event_type = "rollback_decision"
+patterns = ['(?i)\\broll(ing|ed)? ?back\\b']
+unless = ['(?i)\\bno rollback\\b']
+authors = ["u-oncall"]
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "event_type"),
+    [
+        ("[PROPOSED] buy 100 AAPL at 180", "trade_proposal"),
+        ("Approved: the NVDA entry, size 200", "trade_approval"),
+        ("Order confirmed, ticket 4411", "trade_confirmation"),
+        ("FILLED 200 NVDA @ 131.20", "trade_fill"),
+        ("stop moved to 408", "stop_or_target_change"),
+        ("Stop remains 610 until invalidation changes.", "stop_or_target_change"),
+        ("raising target to 140", "stop_or_target_change"),
+        ("trail stop to breakeven", "stop_or_target_change"),
+        ("routing the NVDA order to desk B", "route_decision"),
+        ("route: algo, VWAP until close", "route_decision"),
+        ("no route for this one", "route_decision"),
+        ("risk limit breached on NQ, cutting", "risk_limit"),
+        ("raising the loss limit to 50k for today", "risk_limit"),
+        ("opened 100 AAPL", "position_change"),
+        ("flattened everything", "position_change"),
+        ("trimmed half of NVDA", "position_change"),
+        ("Thesis invalidated: rates broke out", "thesis_change"),
+        ("Market review: Position: flat. Risk view: balanced.", None),
+        ("the market closed higher today", None),
+        ("can you check the stop?", None),
+        ("risk is elevated into CPI", None),
+        ("thesis still intact, nothing to do", None),
+    ],
+)
+def test_default_rules_match_decisions_not_mentions(text: str, event_type: str | None) -> None:
+    rule = default_rules().first_match(text)
+    assert (rule.event_type if rule else None) == event_type
+
+
+def test_custom_rules_for_another_domain(tmp_path: Path) -> None:
+    path = tmp_path / "ops.toml"
+    path.write_text(OPS_RULES)
+    rules = load_rules(path)
+    assert rules.first_match("Declaring a SEV1 incident for checkout")
+    assert rules.first_match("rolling back 4.2", author_id="u-oncall")
+    assert rules.first_match("rolling back 4.2", author_id="u-someone") is None
+    assert rules.first_match("no rollback needed, rolling forward", author_id="u-oncall") is None
+    assert rules.first_match("stop moved to 408") is None
+    tagged = parse_rules('[[rule]]\nname="t"\nevent_type="t"\ntags=["deploy"]\n', "inline")
+    assert tagged.first_match("anything", tags=["deploy"])
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("[[rule]]\nname = 'x'\nevent_type = 'x'\npatterns = ['(unclosed']\n", "rule.0.patterns"),
+        ("[[rule]]\nname = 'x'\nevent_type = 'Bad Type'\n", "rule.0.event_type"),
+        ("[[rule]]\nname = 'x'\nevent_type = 'x'\ncolour = 'red'\n", "rule.0.colour"),
+        ("[[rule]\n", "not valid TOML"),
+    ],
+)
+def test_invalid_rules_are_clear_errors(text: str, where: str) -> None:
+    with pytest.raises(RulesError, match=r"rules\.toml") as error:
+        parse_rules(text, "rules.toml")
+    assert where in str(error.value)
+
+
+def test_changing_the_rules_rederives_every_block(
+    make_server: Callable[..., LiveServer], tmp_path: Path
+) -> None:
+    server = make_server(worker={"enabled": False})
+    with server.client() as client:
+        client.post(
+            "/v1/ingest",
+            json={
+                "events": [
+                    message_event(
+                        "1",
+                        "Declaring a SEV1 incident for checkout",
+                        created_at="2026-05-21T16:00:00Z",
+                    ),
+                    message_event("2", "stop moved to 408", created_at="2026-05-21T16:01:00Z"),
+                ]
+            },
+        )
+        server.drain()
+    kinds = (
+        "SELECT s.message_id, b.kind FROM recall_blocks b "
+        "JOIN block_sources s ON s.block_seq = b.seq ORDER BY 1"
+    )
+    assert query(server.settings.db, kinds) == [("1", "raw_excerpt"), ("2", "hard_event")]
+    server.__exit__()
+    rules = tmp_path / "ops.toml"
+    rules.write_text(OPS_RULES)
+    again = make_server(worker={"enabled": False, "rules_file": str(rules)})
+    again.run(again.app.state.worker.prepare())
+    assert query(again.settings.db, "SELECT count(*) FROM recall_blocks WHERE dirty = 0") == [(0,)]
+    again.drain()
+    assert query(again.settings.db, kinds) == [("1", "hard_event"), ("2", "raw_excerpt")]
+
+
+def test_rules_test_command_shows_what_would_change(
+    make_server: Callable[..., LiveServer], tmp_path: Path
+) -> None:
+    server = make_server(worker={"enabled": False})
+    with server.client() as client:
+        client.post(
+            "/v1/ingest",
+            json={
+                "events": [
+                    message_event("1", "Declaring a SEV1 incident for checkout"),
+                    message_event("2", "stop moved to 408"),
+                    message_event("3", "lunch?"),
+                ]
+            },
+        )
+    server.__exit__()
+    rules = tmp_path / "ops.toml"
+    rules.write_text(OPS_RULES)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "channel_memory",
+            "rules",
+            "test",
+            str(rules),
+            "--db",
+            str(server.settings.db),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ},
+        check=True,
+    )
+    out = result.stdout
+    assert "messages scanned: 3" in out
+    assert "would match: incident_declared 1" in out
+    assert (
+        "would start matching: 1\n  + floor/1 incident_declared: Declaring a SEV1 incident" in out
+    )
+    assert "would stop matching: 1\n  - floor/2 stop_or_target_change: stop moved to 408" in out
