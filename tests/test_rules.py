@@ -9,6 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from channel_memory.worker.rules import RulesError, default_rules, load_rules, parse_rules
 from tests.conftest import LiveServer, message_event, query
@@ -165,3 +167,21 @@ def test_rules_test_command_shows_what_would_change(
         "would start matching: 1\n  + floor/1 incident_declared: Declaring a SEV1 incident" in out
     )
     assert "would stop matching: 1\n  - floor/2 stop_or_target_change: stop moved to 408" in out
+
+
+VOCABULARY = [
+    "stop", "moved", "to", "408", "target", "raising", "trail", "breakeven", "routing", "route:",
+    "no", "route", "desk", "B", "filled", "FILLED", "200", "NVDA", "bought", "sold", "executed",
+    "opened", "closed", "added", "trimmed", "flattened", "now", "long", "short", "flat",
+    "risk", "limit", "breached", "raised", "thesis", "invalidated", "changed", "proposal:",
+    "[PROPOSED]", "approved", "order", "confirmed", "the", "position", "Position:", "at", ".",
+]  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=12), st.booleans())
+def test_default_keyword_gates_never_hide_a_pattern_match(words: list[str], newline: bool) -> None:
+    """The shipped `keywords` only skip messages no pattern of the rule could match."""
+    text = ("\n" if newline else " ").join(words)
+    for rule in default_rules().rules:
+        if any(p.search(text) for p in rule.patterns):
+            assert any(k in text.lower() for k in rule.keywords), (rule.name, text)

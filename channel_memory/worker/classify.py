@@ -49,6 +49,13 @@ TELEMETRY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     )
 )
 
+# Every telemetry pattern contains one of these; checking them first skips the regexes
+# for the usual message.
+_TELEMETRY_WORDS = (
+    "heart", "cron", "gateway", "provider", "upstream", "api", "llm", "model", "runtime",
+    "health", "deadline",
+)  # fmt: skip
+
 ACKNOWLEDGEMENTS = frozenset(
     {
         "ok", "okay", "k", "kk", "ok ok", "+1", "ack", "acked", "copy", "copied", "copy that",
@@ -100,6 +107,9 @@ def is_acknowledgement(content: str) -> bool:
 def telemetry_kind(content: str) -> str | None:
     """The kind of runtime/status noise a short message is, if it is one."""
     if len(content) > TELEMETRY_MAX_CHARS:
+        return None
+    lowered = content.lower()
+    if not any(word in lowered for word in _TELEMETRY_WORDS):
         return None
     for name, pattern in TELEMETRY_PATTERNS:
         if pattern.search(content):

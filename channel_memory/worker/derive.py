@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 import aiosqlite
 
-from channel_memory.models import MessageKey, RecallBlock
+from channel_memory.models import MessageKey, RecallBlock, SourceVersion
 from channel_memory.store import blocks as block_store
 from channel_memory.store import sources
 from channel_memory.store.blocks import DerivedRow
@@ -194,7 +194,9 @@ async def _derive_channel(
             plans += plan_message(row, active)
         else:
             plans += plan_group(key, members.get(key, []), settings.rollup_size)
-    return await _apply_plans(conn, source_kind, channel, affected, plans, settings, now_us)
+    return await _apply_plans(
+        conn, source_kind, channel, affected, plans, current, settings, now_us
+    )
 
 
 async def _load_groups(
@@ -216,6 +218,7 @@ async def _apply_plans(
     channel: str,
     affected: set[str],
     plans: Sequence[BlockPlan],
+    current: dict[str, SourceVersion],
     settings: DeriveSettings,
     now_us: int,
 ) -> int:
@@ -223,17 +226,28 @@ async def _apply_plans(
     desired = {block_id(channel, plan, fingerprint): plan for plan in plans}
     existing = await block_store.blocks_in_groups(conn, channel, affected)
     existing_ids = {ref.id for ref in existing}
-    to_create = [plan for bid, plan in desired.items() if bid not in existing_ids]
-    pairs = {member for plan in to_create for member in plan.members}
-    versions = await sources.exact_versions(conn, source_kind, channel, pairs)
-    current = await sources.current_versions(conn, source_kind, channel, {m for m, _ in pairs})
+    to_create = [(bid, plan) for bid, plan in desired.items() if bid not in existing_ids]
+    members = {member for _, plan in to_create for member in plan.members}
+    # Versions already loaded as current are reused; the rest are read by exact hash.
+    known = {m: v for m, v in current.items() if v.content_hash}
+    unknown_ids = {m for m, _ in members if m not in known}
+    known.update(await sources.current_versions(conn, source_kind, channel, unknown_ids))
+    exact = await sources.exact_versions(
+        conn,
+        source_kind,
+        channel,
+        [(m, h) for m, h in members if m not in known or known[m].content_hash != h],
+    )
     built: list[RecallBlock] = []
     render_settings = settings.render_settings()
-    for plan in to_create:
-        by_id = {m: versions[(m, h)] for m, h in plan.members}
-        block = render(plan, source_kind, channel, by_id, render_settings, now_us)
+    for bid, plan in to_create:
+        by_id = {
+            m: known[m] if m in known and known[m].content_hash == h else exact[(m, h)]
+            for m, h in plan.members
+        }
+        block = render(plan, bid, source_kind, channel, by_id, render_settings, now_us)
         # A member whose newer version is not yet processed makes the block stale.
-        stale = any(current.get(m) is None or current[m].content_hash != h for m, h in plan.members)
+        stale = any(m not in known or known[m].content_hash != h for m, h in plan.members)
         built.append(replace(block, dirty=True) if stale else block)
     await block_store.delete_blocks(conn, [ref.seq for ref in existing if ref.id not in desired])
     await block_store.insert_blocks(conn, built)

@@ -1,6 +1,7 @@
 """Hard-event rules: data (a TOML file), compiled once, matched per message.
 
-A rule set is a TOML file of ``[[rule]]`` tables; the shipped defaults
+A rule set is a TOML file of ``[[rule]]`` tables (patterns are searched over the
+whole message with ``^``/``$`` anchoring at each line); the shipped defaults
 (``default_rules.toml``) describe a trading desk. See the README section
 "Hard-event rules" for writing rules for another domain.
 """
@@ -32,6 +33,9 @@ class RuleSpec(BaseModel):
     unless: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     authors: list[str] = Field(default_factory=list)
+    keywords: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list)
+    """Optional fast gate: the patterns are only tried on messages containing one of these
+    (case-insensitive substrings). Every match of the patterns must contain one."""
 
     @field_validator("patterns", "unless")
     @classmethod
@@ -63,20 +67,28 @@ class HardEventRule:
     unless: tuple[re.Pattern[str], ...]
     tags: frozenset[str]
     authors: frozenset[str]
+    keywords: tuple[str, ...]
 
     def matches(
-        self, content: str, tags: Sequence[str], author_id: str | None, author_name: str | None
+        self,
+        content: str,
+        lowered: str,
+        tags: Sequence[str],
+        author_id: str | None,
+        author_name: str | None,
     ) -> bool:
+        """Whether the rule matches; ``lowered`` is ``content.lower()``, computed once."""
         if self.authors and not (
             (author_id or "").lower() in self.authors or (author_name or "").lower() in self.authors
         ):
             return False
         if self.tags.intersection(tags):
             return True
-        lines = content.splitlines() or [content]
-        if not any(p.search(line) for p in self.patterns for line in lines):
+        if self.keywords and not any(k in lowered for k in self.keywords):
             return False
-        return not any(u.search(line) for u in self.unless for line in lines)
+        if not any(p.search(content) for p in self.patterns):
+            return False
+        return not any(u.search(content) for u in self.unless)
 
     def line_matches(self, line: str) -> bool:
         return any(p.search(line) for p in self.patterns) and not any(
@@ -107,8 +119,9 @@ class RuleSet:
         author_name: str | None = None,
     ) -> HardEventRule | None:
         """The first rule (in file order) the message matches, if any."""
+        lowered = content.lower()
         for rule in self.rules:
-            if rule.matches(content, tags, author_id, author_name):
+            if rule.matches(content, lowered, tags, author_id, author_name):
                 return rule
         return None
 
@@ -124,10 +137,12 @@ def _compile(spec: RuleFile, source: str) -> RuleSet:
             name=r.name,
             event_type=r.event_type,
             score=r.score,
-            patterns=tuple(re.compile(p) for p in r.patterns),
-            unless=tuple(re.compile(u) for u in r.unless),
+            # MULTILINE: ^ and $ anchor at each line of a message
+            patterns=tuple(re.compile(p, re.MULTILINE) for p in r.patterns),
+            unless=tuple(re.compile(u, re.MULTILINE) for u in r.unless),
             tags=frozenset(r.tags),
             authors=frozenset(a.lower() for a in r.authors),
+            keywords=tuple(k.lower() for k in r.keywords),
         )
         for r in spec.rule
     )

@@ -1,0 +1,215 @@
+"""Worker benchmark: derivation throughput and ingest-to-block lag.
+
+1. Derivation: a 100,000-message channel (a desk's month: hard events, acks,
+   telemetry, repeats, threads, chatter) is ingested with the worker off, then
+   derived from scratch. Baseline in the same run: reading the same sources back
+   through the store (the I/O floor of any derivation).
+2. Lag: a server with its in-process worker takes a sustained 1,000 msg/s of
+   ingest (batches of 100 every 100 ms) for ``--seconds``; a poller records, per
+   batch, the time from the ingest's 200 until no message of the batch is dirty
+   any more (its blocks are served).
+
+Run: ``make bench`` or ``python bench/worker.py [--messages N] [--seconds S]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+from channel_memory.config import Settings
+from channel_memory.ingest.events import IngestBatch
+from channel_memory.ingest.service import ingest, native_commands
+from channel_memory.store import Store, sources
+from channel_memory.worker.runner import Worker
+
+sys.path.insert(0, str(Path(__file__).parent))
+from ingest import machine
+
+START_US = 1_776_000_000_000_000  # 2026-04-12
+
+
+def desk_message(i: int, spacing_s: float) -> dict[str, object]:
+    """A realistic mix: 1 in 10 a hard event, ack or heartbeat; threads and chatter otherwise."""
+    kind = i % 20
+    text = {
+        0: f"FILLED {100 + i % 900} NVDA @ {120 + i % 40}.{i % 100:02d}",
+        1: f"stop moved to {400 + i % 200}",
+        2: "ok",
+        3: "thanks!",
+        4: "HEARTBEAT_OK",
+        5: f"cron status: ingest job ran in {i % 90}s",
+        6: f"Same conclusion as {i % 24:02d}:{i % 60:02d}: no trade, range intact.",
+    }.get(kind, f"note {i}: flows two-way around {100 + i % 50}, watching the 2y and 5s {i % 7}bp")
+    created = START_US + int(i * spacing_s * 1_000_000)
+    seconds, micros = divmod(created, 1_000_000)
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{micros:06d}Z"
+    message: dict[str, object] = {
+        "id": str(i),
+        "author_id": f"u{i % 7}",
+        "author_name": f"analyst-{i % 7}",
+        "created_at": stamp,
+        "content": text,
+    }
+    if kind in (7, 8, 9):
+        message["thread_id"] = f"t{i // 60}"
+    return {"type": "message", "channel_id": "floor", "message": message}
+
+
+async def derivation(folder: Path, count: int) -> tuple[float, float]:
+    settings = Settings(db=folder / "derive.db", retention={"days": 100_000})
+    store = await Store.open(settings.db)
+    try:
+        worker = Worker(store, settings, lambda: time.time_ns() // 1000)
+        await worker.prepare()
+        for start in range(0, count, 1000):
+            batch = IngestBatch.model_validate(
+                {"events": [desk_message(i, 26.0) for i in range(start, min(count, start + 1000))]}
+            )
+            await ingest(
+                store,
+                ["floor"],
+                native_commands(batch.events),
+                now_us=time.time_ns() // 1000,
+                derive=worker.hook,
+            )
+        started = time.perf_counter()
+        after = 0
+        read = 0
+        while True:
+            async with store.read() as conn:
+                page = await sources.current_page(conn, after, 1000)
+            if not page:
+                break
+            read += len(page)
+            after = page[-1].id
+        baseline = read / (time.perf_counter() - started)
+        started = time.perf_counter()
+        derived = await worker.drain()
+        rate = derived / (time.perf_counter() - started)
+        return rate, baseline
+    finally:
+        await store.close()
+
+
+def lag(folder: Path, seconds: float) -> tuple[list[float], int, float]:
+    db = folder / "lag.db"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "channel_memory", "serve", "--port", "0", "--log-level", "warning"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={
+            **os.environ,
+            "CHANNEL_MEMORY_DB": str(db),
+            "CHANNEL_MEMORY_TOKEN": "",
+            "CHANNEL_MEMORY_RETENTION__DAYS": "100000",
+        },
+    )
+    lags: list[float] = []
+    outstanding: list[tuple[float, list[str]]] = []
+    lock = threading.Lock()
+    done = threading.Event()
+
+    def poll() -> None:
+        conn = sqlite3.connect(db)
+        try:
+            while not (done.is_set() and not outstanding):
+                with lock:
+                    head = outstanding[0] if outstanding else None
+                if head is None:
+                    time.sleep(0.005)
+                    continue
+                acked_at, ids = head
+                row = conn.execute(
+                    "SELECT 1 FROM dirty_messages WHERE channel_id = 'floor' AND message_id IN "
+                    "(SELECT value FROM json_each(?)) LIMIT 1",
+                    (json.dumps(ids),),
+                ).fetchone()
+                if row is None:
+                    lags.append(time.perf_counter() - acked_at)
+                    with lock:
+                        outstanding.pop(0)
+                else:
+                    time.sleep(0.005)
+        finally:
+            conn.close()
+
+    def send(url: str, lane: int, started: float, counter: list[int]) -> None:
+        # Two lanes, each 100 messages every 200 ms, staggered by 100 ms: 1,000 msg/s.
+        with httpx.Client(base_url=url, timeout=60) as client:
+            batch = 0
+            while time.perf_counter() - started < seconds:
+                pause = started + lane * 0.1 + batch * 0.2 - time.perf_counter()
+                if pause > 0:
+                    time.sleep(pause)
+                first = (batch * 2 + lane) * 100
+                events = [desk_message(first + j, 0.001) for j in range(100)]
+                client.post("/v1/ingest", json={"events": events}).raise_for_status()
+                with lock:
+                    outstanding.append((time.perf_counter(), [str(first + j) for j in range(100)]))
+                    outstanding.sort()
+                    counter[0] += 100
+                batch += 1
+
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().split("listening on ")[1].split()[0]
+        httpx.get(url + "/health", timeout=60)
+        poller = threading.Thread(target=poll)
+        poller.start()
+        counter = [0]
+        started = time.perf_counter()
+        lanes = [
+            threading.Thread(target=send, args=(url, lane, started, counter)) for lane in (0, 1)
+        ]
+        for lane in lanes:
+            lane.start()
+        for lane in lanes:
+            lane.join()
+        elapsed = time.perf_counter() - started
+        done.set()
+        poller.join(timeout=120)
+        return lags, counter[0], counter[0] / elapsed
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
+        assert process.stdout is not None
+        process.stdout.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--messages", type=int, default=100_000)
+    parser.add_argument("--seconds", type=float, default=30.0)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        rate, baseline = asyncio.run(derivation(folder, args.messages))
+        lags, sent, offered = lag(folder, args.seconds)
+    lags.sort()
+    p99 = lags[min(len(lags) - 1, int(len(lags) * 0.99))]
+    print(f"machine: {machine()}")
+    print(f"derivation over a {args.messages:,}-message channel:")
+    print(f"  baseline (read the sources back)   {baseline:>10,.0f} msg/s  1.00x")
+    print(f"  derive every block from scratch    {rate:>10,.0f} msg/s  {rate / baseline:.2f}x")
+    print(f"lag from ingest 200 to served block, {sent:,} messages at {offered:,.0f} msg/s:")
+    print(
+        f"  batches {len(lags)}  median {statistics.median(lags) * 1000:.0f} ms  "
+        f"p99 {p99 * 1000:.0f} ms  max {lags[-1] * 1000:.0f} ms"
+    )
+
+
+if __name__ == "__main__":
+    main()
