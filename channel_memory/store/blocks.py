@@ -21,6 +21,8 @@ class DerivedRow:
     message_id: str
     content_hash: str
     created_us: int
+    author: str | None
+    """The name (else id) a block's text would show; part of the block id's inputs."""
     cls: str
     event_type: str | None
     score: float
@@ -28,8 +30,8 @@ class DerivedRow:
 
 
 _DERIVED_COLUMNS = (
-    "source_kind, channel_id, message_id, content_hash, created_us, class, event_type, score, "
-    "group_key"
+    "source_kind, channel_id, message_id, content_hash, created_us, author, class, event_type, "
+    "score, group_key"
 )
 _BLOCK_COLUMNS = (
     "seq, id, source_kind, channel_id, group_key, kind, event_type, text, from_us, to_us, sparse, "
@@ -66,8 +68,39 @@ async def group_members(
         (channel_id, cls, _ids(members)),
     ) as cursor:
         async for row in cursor:
-            members[row[8]].append(DerivedRow(*row))
+            members[row[9]].append(DerivedRow(*row))
     return members
+
+
+async def count_before(
+    conn: aiosqlite.Connection,
+    channel_id: str,
+    cls: str,
+    group_key: str,
+    created_us: int,
+    message_id: str,
+) -> int:
+    """How many members of a group come before ``(created_us, message_id)``."""
+    async with conn.execute(
+        "SELECT count(*) FROM derived_messages WHERE channel_id = ? AND class = ? "
+        "AND group_key = ? AND (created_us, message_id) < (?, ?)",
+        (channel_id, cls, group_key, created_us, message_id),
+    ) as cursor:
+        row = await cursor.fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+async def group_members_from(
+    conn: aiosqlite.Connection, channel_id: str, cls: str, group_key: str, offset: int
+) -> list[DerivedRow]:
+    """A group's members in order, skipping the first ``offset``."""
+    async with conn.execute(
+        f"SELECT {_DERIVED_COLUMNS} FROM derived_messages WHERE channel_id = ? AND class = ? "
+        "AND group_key = ? ORDER BY created_us, message_id LIMIT -1 OFFSET ?",
+        (channel_id, cls, group_key, offset),
+    ) as cursor:
+        return [DerivedRow(*row) async for row in cursor]
 
 
 async def write_derived(
@@ -85,7 +118,7 @@ async def write_derived(
     if upserts:
         await conn.executemany(
             f"INSERT OR REPLACE INTO derived_messages ({_DERIVED_COLUMNS}) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     r.source_kind,
@@ -93,6 +126,7 @@ async def write_derived(
                     r.message_id,
                     r.content_hash,
                     r.created_us,
+                    r.author,
                     r.cls,
                     r.event_type,
                     r.score,
@@ -120,6 +154,20 @@ async def blocks_in_groups(
         (channel_id, _ids(group_keys)),
     ) as cursor:
         return [StoredBlockRef(row[0], row[1], row[2], bool(row[3])) async for row in cursor]
+
+
+async def blocks_in_group_runs(
+    conn: aiosqlite.Connection, channel_id: str, group_key: str, first_run: int
+) -> list[StoredBlockRef]:
+    """Blocks of runs ``group_key:<n>`` with ``n >= first_run``."""
+    prefix = group_key + ":"
+    async with conn.execute(
+        "SELECT seq, id, group_key, dirty FROM recall_blocks WHERE channel_id = ? "
+        "AND group_key > ? AND group_key < ?",
+        (channel_id, prefix, group_key + ";"),
+    ) as cursor:
+        refs = [StoredBlockRef(row[0], row[1], row[2], bool(row[3])) async for row in cursor]
+    return [ref for ref in refs if int(ref.group_key[len(prefix) :]) >= first_run]
 
 
 async def delete_blocks(conn: aiosqlite.Connection, seqs: Sequence[int]) -> None:

@@ -65,8 +65,21 @@ def group_key_of(row: DerivedRow) -> str | None:
     return GROUP_PREFIX[row.cls] + row.group_key
 
 
-def _members(rows: Sequence[DerivedRow]) -> tuple[tuple[str, str], ...]:
-    return tuple((r.message_id, r.content_hash) for r in rows)
+def _plan(
+    kind: str, key: str, rows: Sequence[DerivedRow], event_type: str | None, score: float
+) -> BlockPlan:
+    members = tuple((r.message_id, r.content_hash) for r in rows)
+    return BlockPlan(kind, key, members, event_type, score, _stamp(rows))
+
+
+def _stamp(rows: Sequence[DerivedRow]) -> str:
+    """What a block's text shows beyond the covered hashes: times and author names.
+
+    A tombstone completed after an early delete keeps its hash but gains its author
+    and time, so the stamp is part of the block id.
+    """
+    seed = "\0".join(f"{r.created_us}|{r.author or ''}" for r in rows)
+    return hashlib.sha256(seed.encode()).hexdigest()[:16]
 
 
 def plan_message(row: DerivedRow | None, repeat_active: bool) -> list[BlockPlan]:
@@ -74,32 +87,29 @@ def plan_message(row: DerivedRow | None, repeat_active: bool) -> list[BlockPlan]
     if row is None:
         return []
     key = "m:" + row.message_id
-    members = _members([row])
     if row.cls == "tombstone":
-        return [BlockPlan("tombstone", key, members, None, row.score)]
+        return [_plan("tombstone", key, [row], None, row.score)]
     if row.cls == "hard_event":
-        return [BlockPlan("hard_event", key, members, row.event_type, row.score)]
+        return [_plan("hard_event", key, [row], row.event_type, row.score)]
     if row.cls in ("telemetry", "ack") or (row.cls == "repeat" and repeat_active):
         return []
-    return [BlockPlan("raw_excerpt", key, members, None, 0.5)]
+    return [_plan("raw_excerpt", key, [row], None, 0.5)]
 
 
-def plan_group(key: str, rows: Sequence[DerivedRow], rollup_size: int) -> list[BlockPlan]:
-    """The blocks of one collapse or rollup group, from its chronological members."""
+def plan_group(key: str, rows: Sequence[DerivedRow]) -> list[BlockPlan]:
+    """The block of one collapse or topic group, from its chronological members.
+
+    Sequence groups are planned run by run (:func:`_sequence_tail`).
+    """
     prefix = key[:2]
     if prefix == "t:" and rows:
-        return [BlockPlan("telemetry_count", key, _members(rows), None, 0.1)]
+        return [_plan("telemetry_count", key, rows, None, 0.1)]
     if prefix == "a:" and rows:
-        return [BlockPlan("low_value_ack", key, _members(rows), "low_value_acknowledgement", 0.1)]
+        return [_plan("low_value_ack", key, rows, "low_value_acknowledgement", 0.1)]
     if prefix == "r:" and len(rows) >= 2:
-        return [BlockPlan("decision_repeat", key, _members(rows), "repeated_decision", 0.3)]
+        return [_plan("decision_repeat", key, rows, "repeated_decision", 0.3)]
     if prefix == "p:" and len(rows) >= 2:
-        return [BlockPlan("topic_rollup", key, _members(rows), None, 0.4)]
-    if prefix == "q:" and len(rows) >= 2:
-        return [
-            BlockPlan("sequence_rollup", key, _members(chunk), None, 0.4)
-            for chunk in sequence_chunks(rows, rollup_size)
-        ]
+        return [_plan("topic_rollup", key, rows, None, 0.4)]
     return []
 
 
@@ -150,6 +160,7 @@ async def _derive_channel(
             message_id,
             version.content_hash,
             version.created_us,
+            version.author_name or version.author_id,
             c.cls,
             c.event_type,
             c.score,
@@ -169,6 +180,8 @@ async def _derive_channel(
         [message_id for message_id in old if message_id not in new],
     )
 
+    sequences = {k for k in affected if k.startswith("q:")}
+    affected -= sequences
     members = await _load_groups(conn, channel, [k for k in affected if not k.startswith("m:")])
     # A repeat group crossing two members changes its members' own blocks.
     for key, rows in members.items():
@@ -193,10 +206,45 @@ async def _derive_channel(
             )
             plans += plan_message(row, active)
         else:
-            plans += plan_group(key, members.get(key, []), settings.rollup_size)
+            plans += plan_group(key, members.get(key, []))
+    existing = await block_store.blocks_in_groups(conn, channel, affected)
+    for key in sorted(sequences):
+        changed = [r for r in (*old.values(), *new.values()) if group_key_of(r) == key]
+        tail_plans, tail_existing = await _sequence_tail(conn, channel, key, changed, settings)
+        plans += tail_plans
+        existing += tail_existing
     return await _apply_plans(
-        conn, source_kind, channel, affected, plans, current, settings, now_us
+        conn, source_kind, channel, existing, plans, current, settings, now_us
     )
+
+
+async def _sequence_tail(
+    conn: aiosqlite.Connection,
+    channel: str,
+    key: str,
+    changed: Sequence[DerivedRow],
+    settings: DeriveSettings,
+) -> tuple[list[BlockPlan], list[block_store.StoredBlockRef]]:
+    """Plans and stored blocks of a sequence group from the run before the earliest change.
+
+    Runs are consecutive, so runs ending before the earliest changed message are
+    unchanged: only the tail is reloaded, which keeps the cost of an append
+    independent of how many messages the bucket already holds. Each run's block
+    group is ``q:<bucket>:<run index>``.
+    """
+    size = settings.rollup_size
+    earliest = min((r.created_us, r.message_id) for r in changed)
+    position = await block_store.count_before(conn, channel, "sequence", key[2:], *earliest)
+    first_run = max(0, position // size - 1)  # the run before may absorb a lone trailer
+    rows = await block_store.group_members_from(
+        conn, channel, "sequence", key[2:], first_run * size
+    )
+    plans = []
+    if first_run > 0 or len(rows) >= 2:
+        for offset, chunk in enumerate(sequence_chunks(rows, size)):
+            plans.append(_plan("sequence_rollup", f"{key}:{first_run + offset}", chunk, None, 0.4))
+    stored = await block_store.blocks_in_group_runs(conn, channel, key, first_run)
+    return plans, stored
 
 
 async def _load_groups(
@@ -216,7 +264,7 @@ async def _apply_plans(
     conn: aiosqlite.Connection,
     source_kind: str,
     channel: str,
-    affected: set[str],
+    existing: Sequence[block_store.StoredBlockRef],
     plans: Sequence[BlockPlan],
     current: dict[str, SourceVersion],
     settings: DeriveSettings,
@@ -224,7 +272,6 @@ async def _apply_plans(
 ) -> int:
     fingerprint = settings.fingerprint
     desired = {block_id(channel, plan, fingerprint): plan for plan in plans}
-    existing = await block_store.blocks_in_groups(conn, channel, affected)
     existing_ids = {ref.id for ref in existing}
     to_create = [(bid, plan) for bid, plan in desired.items() if bid not in existing_ids]
     members = {member for _, plan in to_create for member in plan.members}

@@ -34,6 +34,8 @@ class BlockPlan:
     """``(message_id, content_hash)`` of the covered versions, chronological."""
     event_type: str | None = None
     score: float = 0.5
+    stamp: str = ""
+    """A hash of what the text shows besides the hashes (times, author names)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +48,8 @@ class RenderSettings:
 def block_id(channel_id: str, plan: BlockPlan, fingerprint: str) -> str:
     """A URL-safe id, stable while the block's inputs are unchanged."""
     seed = "\0".join(
-        [channel_id, plan.kind, plan.group_key, fingerprint] + [f"{m}@{h}" for m, h in plan.members]
+        [channel_id, plan.kind, plan.group_key, fingerprint, plan.stamp]
+        + [f"{m}@{h}" for m, h in plan.members]
     )
     digest = hashlib.sha256(seed.encode()).digest()[:15]
     return base64.b32encode(digest).decode().lower()

@@ -8,6 +8,7 @@ CREATE TABLE derived_messages (
     message_id TEXT NOT NULL,
     content_hash TEXT NOT NULL,
     created_us INTEGER NOT NULL,
+    author TEXT,
     class TEXT NOT NULL,
     event_type TEXT,
     score REAL NOT NULL,
