@@ -180,7 +180,7 @@ def operations(draw: st.DrawFn) -> list[dict[str, Any]]:
                     "message": {
                         "id": message_id,
                         "author_id": draw(st.sampled_from(["u1", "u2"])),
-                        "created_at": f"2026-05-21T1{int(message_id) % 3}:{int(message_id):02d}:00Z",
+                        "created_at": f"2026-05-21T1{int(message_id) % 3}:{message_id:0>2}:00Z",
                         "edited_at": f"2026-05-21T19:{step:02d}:00Z",
                         "content": content,
                         **({"thread_id": "t"} if draw(st.booleans()) and step % 3 == 0 else {}),
