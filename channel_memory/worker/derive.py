@@ -208,8 +208,11 @@ async def _derive_channel(
         else:
             plans += plan_group(key, members.get(key, []))
     existing = await block_store.blocks_in_groups(conn, channel, affected)
+    changed_by_group: dict[str, list[DerivedRow]] = defaultdict(list)
+    for row in (*old.values(), *new.values()):
+        changed_by_group[group_key_of(row) or ""].append(row)
     for key in sorted(sequences):
-        changed = [r for r in (*old.values(), *new.values()) if group_key_of(r) == key]
+        changed = changed_by_group[key]
         tail_plans, tail_existing = await _sequence_tail(conn, channel, key, changed, settings)
         plans += tail_plans
         existing += tail_existing

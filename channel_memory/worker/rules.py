@@ -68,6 +68,8 @@ class HardEventRule:
     tags: frozenset[str]
     authors: frozenset[str]
     keywords: tuple[str, ...]
+    gate: re.Pattern[str] | None
+    """``keywords`` as one literal alternation, searched in the lower-cased message."""
 
     def matches(
         self,
@@ -84,7 +86,7 @@ class HardEventRule:
             return False
         if self.tags.intersection(tags):
             return True
-        if self.keywords and not any(k in lowered for k in self.keywords):
+        if self.gate is not None and not self.gate.search(lowered):
             return False
         if not any(p.search(content) for p in self.patterns):
             return False
@@ -143,6 +145,9 @@ def _compile(spec: RuleFile, source: str) -> RuleSet:
             tags=frozenset(r.tags),
             authors=frozenset(a.lower() for a in r.authors),
             keywords=tuple(k.lower() for k in r.keywords),
+            gate=re.compile("|".join(re.escape(k.lower()) for k in r.keywords))
+            if r.keywords
+            else None,
         )
         for r in spec.rule
     )
