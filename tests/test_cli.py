@@ -104,3 +104,39 @@ def test_serve_prints_where_it_listens_and_accepts_ingest(tmp_path: Path) -> Non
     assert process.returncode in (0, -15)
     assert "Application shutdown complete." in errors
     assert query(db, "SELECT content FROM source_messages") == [("hi",)]
+
+
+def test_serve_without_worker_leaves_derivation_to_another_process(tmp_path: Path) -> None:
+    db = tmp_path / "served.db"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "channel_memory",
+            "serve",
+            "--db",
+            str(db),
+            "--port",
+            "0",
+            "--no-worker",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "CHANNEL_MEMORY_TOKEN": "", "CHANNEL_MEMORY_RETENTION__DAYS": "100000"},
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().split("listening on ")[1].split()[0]
+        events = {"events": [message_event("1", "stop moved to 408")]}
+        assert httpx.post(url + "/v1/ingest", json=events, timeout=30).status_code == 200
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+    assert query(db, "SELECT count(*) FROM dirty_messages") == [(1,)]
+    assert query(db, "SELECT count(*) FROM recall_blocks") == [(0,)]
+    drained = run_cli(
+        "worker", "--once", "--db", str(db), env={"CHANNEL_MEMORY_RETENTION__DAYS": "100000"}
+    )
+    assert drained.returncode == 0, drained.stderr
+    assert query(db, "SELECT kind FROM recall_blocks") == [("hard_event",)]
