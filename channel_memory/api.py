@@ -19,6 +19,7 @@ from channel_memory.auth import Principal, TokenTable
 from channel_memory.config import Scope, Settings
 from channel_memory.errors import validation_error
 from channel_memory.store import DeriveHook, Store
+from channel_memory.telemetry import Telemetry
 
 Clock = Callable[[], int]
 """Returns the current time in UTC epoch microseconds; injected so tests control time."""
@@ -38,6 +39,7 @@ class AppContext:
     """Derivation inside a write transaction (used by forgets)."""
     wake: Callable[[], None]
     """Wakes the in-process worker after an ingest (a no-op without one)."""
+    telemetry: Telemetry
 
 
 Handler = Callable[[Request, AppContext, Principal], Awaitable[Response]]

@@ -16,15 +16,18 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from channel_memory import operations
 from channel_memory.api import AppContext, Clock, Endpoint
 from channel_memory.auth import ANONYMOUS, Principal, TokenTable
 from channel_memory.body_limit import BodyLimitMiddleware
 from channel_memory.config import Settings
 from channel_memory.errors import ApiError
 from channel_memory.feed import peer as peer_feed
+from channel_memory.feed import routes as feed_routes
 from channel_memory.ingest import routes as ingest_routes
 from channel_memory.openapi import openapi_document
 from channel_memory.store import Store
+from channel_memory.telemetry import Telemetry
 from channel_memory.tools import peer as peer_tools
 from channel_memory.worker.runner import Worker, derive_settings
 
@@ -52,6 +55,8 @@ def endpoints() -> list[Endpoint]:
         *ingest_routes.ENDPOINTS,
         *peer_tools.ENDPOINTS,
         *peer_feed.ENDPOINTS,
+        *feed_routes.ENDPOINTS,
+        *operations.ENDPOINTS,
     ]
 
 
@@ -106,6 +111,7 @@ def create_app(
     routes_ = endpoints()
     document = openapi_document(routes_)
     derivation = derive_settings(settings)
+    telemetry = Telemetry()
 
     async def openapi(request: Request) -> Response:
         return JSONResponse(document)
@@ -116,7 +122,7 @@ def create_app(
         opened = store if store is not None else await Store.open(settings.db)
         worker = Worker(opened, settings, clock, derive_with=derivation)
         app.state.ctx = AppContext(
-            opened, settings, TokenTable(settings), clock, worker.hook, worker.wake
+            opened, settings, TokenTable(settings), clock, worker.hook, worker.wake, telemetry
         )
         app.state.worker = worker
         stop = asyncio.Event()

@@ -79,6 +79,16 @@ class WorkerSettings(_Section):
 
 
 class FeedSettings(_Section):
+    max_chars: int = Field(default=8192, ge=256)
+    """Default ``max_chars`` of ``/channel-awareness``."""
+    max_chars_limit: int = Field(default=200_000, ge=256)
+    """The largest ``max_chars`` a caller may ask for."""
+    raw_recent_window: Seconds = 21_600.0
+    """Only messages newer than this are served in the raw recent tier."""
+    raw_recent_limit: int = Field(default=10, ge=0, le=1000)
+    """Default ``limit`` (raw recent tier size) for ``raw_window+digest``."""
+    raw_window_limit: int = Field(default=60, ge=0, le=1000)
+    """Default ``limit`` for ``raw_window``."""
     hard_event_max_chars: int = Field(default=600, ge=80)
     """Longer hard events keep their decision-bearing lines and elide the rest."""
 

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Literal
 
 from channel_memory.auth import Principal
+from channel_memory.models import RecallBlock
 
 Trust = Literal["system", "self", "authorized", "unverified"]
 _RANK: dict[Trust, int] = {"unverified": 0, "authorized": 1, "self": 2, "system": 3}
@@ -31,6 +32,10 @@ def lowest(trusts: Iterable[Trust]) -> Trust:
     return min(trusts, key=_RANK.__getitem__, default="unverified")
 
 
-def block_trust(processor: str, trusts: Iterable[Trust]) -> Trust:
+def block_trust(block: RecallBlock, principal: Principal) -> Trust:
     """A block is as trusted as its least trusted source; LLM text is at most unverified."""
-    return "unverified" if processor != "deterministic" else lowest(trusts)
+    if block.processor != "deterministic":
+        return "unverified"
+    if not block.trust_authors:
+        return "system"
+    return lowest(trust_of("", author or None, principal) for author in block.trust_authors)

@@ -161,3 +161,23 @@ class BlockOut(BaseModel):
             dirty=block.dirty,
             processor=block.processor,
         )
+
+
+class FeedMessageOut(SourceMessageOut):
+    """A source message in the feed: with who produced it and how far the caller trusts it."""
+
+    origin: str
+    trust: str
+    reply_to: str | None
+    thread_id: str | None
+
+    @classmethod
+    def of_version(cls, version: SourceVersion, trust: str) -> FeedMessageOut:
+        base = SourceMessageOut.of(version).model_dump()
+        return cls(
+            **base,
+            origin=version.origin,
+            trust=trust,
+            reply_to=version.reply_to,
+            thread_id=version.thread_id,
+        )

@@ -23,7 +23,7 @@ from channel_memory.store import blocks as block_store
 from channel_memory.store import gaps, sources
 from channel_memory.store.gaps import CoverageGap
 from channel_memory.timefmt import TimeFormatError, format_rfc3339, parse_go_duration, parse_since
-from channel_memory.views import block_objects
+from channel_memory.trust import block_trust
 from channel_memory.wire import BlockOut, Id, LenientModel
 
 ALWAYS_SERVED = frozenset(
@@ -152,7 +152,6 @@ async def digest(request: Request, ctx: AppContext, principal: Principal) -> Res
             unprocessed += sum(1 for b in blocks if b.dirty)
         if visible:
             unprocessed += await block_store.dirty_count(conn, visible)
-        objects = await block_objects(conn, served, principal)
     if found_gaps:
         status = "coverage_gap"
     elif unprocessed:
@@ -177,7 +176,7 @@ async def digest(request: Request, ctx: AppContext, principal: Principal) -> Res
                 "gaps": [GapOut.of(g) for g in found_gaps],
             }
         ),
-        blocks=objects,
+        blocks=[BlockOut.of(b, block_trust(b, principal)) for b in served],
         cost=DigestCost(
             deterministic_only=all(b.processor == "deterministic" for b in served),
             llm_calls_today=0,

@@ -33,9 +33,9 @@ _DERIVED_COLUMNS = (
     "source_kind, channel_id, message_id, content_hash, created_us, author, class, event_type, "
     "score, group_key"
 )
-_BLOCK_COLUMNS = (
+BLOCK_COLUMNS = (
     "seq, id, source_kind, channel_id, group_key, kind, event_type, text, from_us, to_us, sparse, "
-    "score, generated_us, dirty, processor"
+    "score, generated_us, dirty, processor, cut_text, author, trust_authors"
 )
 
 
@@ -212,6 +212,9 @@ async def insert_blocks(conn: aiosqlite.Connection, blocks: Sequence[RecallBlock
                 block.generated_us,
                 int(block.dirty),
                 block.processor,
+                block.cut_text,
+                block.author,
+                json.dumps(list(block.trust_authors)),
             )
         )
         sources += [
@@ -221,8 +224,8 @@ async def insert_blocks(conn: aiosqlite.Connection, blocks: Sequence[RecallBlock
         if block.sparse:
             fts.append((seq, block.text))
     await conn.executemany(
-        f"INSERT INTO recall_blocks ({_BLOCK_COLUMNS}) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO recall_blocks ({BLOCK_COLUMNS}) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         rows,
     )
     await conn.executemany(
@@ -282,10 +285,13 @@ def _block(row: Sequence[Any], sources: tuple[BlockSource, ...]) -> RecallBlock:
         dirty=bool(row[13]),
         processor=row[14],
         sources=sources,
+        cut_text=row[15],
+        author=row[16],
+        trust_authors=tuple(json.loads(row[17])),
     )
 
 
-async def _with_sources(
+async def with_sources(
     conn: aiosqlite.Connection, rows: Sequence[Sequence[Any]]
 ) -> list[RecallBlock]:
     sources: dict[int, list[BlockSource]] = {row[0]: [] for row in rows}
@@ -305,29 +311,29 @@ async def blocks_overlapping(
 ) -> list[RecallBlock]:
     """Blocks of a channel whose source window overlaps ``[from_us, to_us]``, chronological."""
     async with conn.execute(
-        f"SELECT {_BLOCK_COLUMNS} FROM recall_blocks WHERE channel_id = ? AND to_us >= ? "
+        f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE channel_id = ? AND to_us >= ? "
         "AND from_us <= ? ORDER BY from_us, to_us, seq",
         (channel_id, from_us, to_us),
     ) as cursor:
         rows = list(await cursor.fetchall())
-    return await _with_sources(conn, rows)
+    return await with_sources(conn, rows)
 
 
 async def block_by_id(conn: aiosqlite.Connection, block_id: str) -> RecallBlock | None:
     async with conn.execute(
-        f"SELECT {_BLOCK_COLUMNS} FROM recall_blocks WHERE id = ?", (block_id,)
+        f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE id = ?", (block_id,)
     ) as cursor:
         row = await cursor.fetchone()
     if row is None:
         return None
-    return (await _with_sources(conn, [row]))[0]
+    return (await with_sources(conn, [row]))[0]
 
 
 async def all_blocks(conn: aiosqlite.Connection) -> list[RecallBlock]:
     """Every block, ordered by id (for tests and regeneration checks)."""
-    async with conn.execute(f"SELECT {_BLOCK_COLUMNS} FROM recall_blocks ORDER BY id") as cursor:
+    async with conn.execute(f"SELECT {BLOCK_COLUMNS} FROM recall_blocks ORDER BY id") as cursor:
         rows = list(await cursor.fetchall())
-    return await _with_sources(conn, rows)
+    return await with_sources(conn, rows)
 
 
 async def search_blocks(
@@ -340,20 +346,20 @@ async def search_blocks(
     """Fresh sparse blocks of a channel matching an FTS5 expression, newest first."""
     if match is None:
         sql = (
-            f"SELECT {_BLOCK_COLUMNS} FROM recall_blocks WHERE channel_id = ? AND sparse = 1 "
+            f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE channel_id = ? AND sparse = 1 "
             "AND dirty = 0 AND to_us >= ? ORDER BY to_us DESC, seq DESC LIMIT ?"
         )
         params: tuple[Any, ...] = (channel_id, from_us, limit)
     else:
         sql = (
-            f"SELECT {_BLOCK_COLUMNS} FROM recall_blocks WHERE channel_id = ? AND sparse = 1 "
+            f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE channel_id = ? AND sparse = 1 "
             "AND dirty = 0 AND to_us >= ? AND seq IN (SELECT rowid FROM block_fts WHERE "
             "block_fts MATCH ?) ORDER BY to_us DESC, seq DESC LIMIT ?"
         )
         params = (channel_id, from_us, match, limit)
     async with conn.execute(sql, params) as cursor:
         rows = list(await cursor.fetchall())
-    return await _with_sources(conn, rows)
+    return await with_sources(conn, rows)
 
 
 # --- worker bookkeeping ---------------------------------------------------------------------

@@ -11,7 +11,7 @@ import aiosqlite
 
 from channel_memory.models import Attachment, MessageKey, MessageState, SourceVersion
 
-_VERSION_COLUMNS = (
+VERSION_COLUMNS = (
     "id, source_kind, channel_id, message_id, observed_seq, content_hash, content, deleted, "
     "author_id, author_name, author_kind, origin, created_us, edited_us, deleted_us, event_us, "
     "observed_us, is_current, superseded_by, reply_to, thread_id, attachments, tags, meta, "
@@ -124,7 +124,7 @@ async def message_states(
     for (kind, channel), message_ids in by_channel.items():
         ids = json.dumps(message_ids)
         async with conn.execute(
-            f"SELECT {_VERSION_COLUMNS} FROM source_messages WHERE source_kind = ? AND "
+            f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE source_kind = ? AND "
             "channel_id = ? AND message_id IN (SELECT value FROM json_each(?)) "
             "ORDER BY message_id, observed_seq",
             (kind, channel, ids),
@@ -176,13 +176,13 @@ async def write_versions(
             [(v.id, v.content) for v in fts_removed],
         )
     if inserted:
-        placeholders = ", ".join("?" * len(_VERSION_COLUMNS.split(",")))
+        placeholders = ", ".join("?" * len(VERSION_COLUMNS.split(",")))
         await conn.executemany(
-            f"INSERT INTO source_messages ({_VERSION_COLUMNS}) VALUES ({placeholders})",
+            f"INSERT INTO source_messages ({VERSION_COLUMNS}) VALUES ({placeholders})",
             [_version_row(v) for v in inserted],
         )
     if updated:
-        columns = [c.strip() for c in _VERSION_COLUMNS.split(",")][1:]
+        columns = [c.strip() for c in VERSION_COLUMNS.split(",")][1:]
         assignments = ", ".join(f"{c} = ?" for c in columns)
         await conn.executemany(
             f"UPDATE source_messages SET {assignments} WHERE id = ?",
@@ -244,7 +244,7 @@ async def versions_of(
         else "is_current = 1 AND deleted = 0 AND forgotten_us IS NULL"
     )
     async with conn.execute(
-        f"SELECT {_VERSION_COLUMNS} FROM source_messages WHERE channel_id = ? AND message_id IN "
+        f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE channel_id = ? AND message_id IN "
         f"(SELECT value FROM json_each(?)) AND {condition} ORDER BY message_id, observed_seq",
         (channel_id, json.dumps(list(message_ids))),
     ) as cursor:
@@ -256,7 +256,7 @@ async def current_versions(
 ) -> dict[str, SourceVersion]:
     """The current version of each message (deleted ones included; forgotten ones never)."""
     async with conn.execute(
-        f"SELECT {_VERSION_COLUMNS} FROM source_messages WHERE source_kind = ? AND channel_id = ? "
+        f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE source_kind = ? AND channel_id = ? "
         "AND message_id IN (SELECT value FROM json_each(?)) AND is_current = 1 "
         "AND forgotten_us IS NULL",
         (source_kind, channel_id, json.dumps(sorted(set(message_ids)))),
@@ -275,7 +275,7 @@ async def exact_versions(
     if not wanted:
         return {}
     async with conn.execute(
-        f"SELECT {_VERSION_COLUMNS} FROM source_messages WHERE source_kind = ? AND "
+        f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE source_kind = ? AND "
         "channel_id = ? AND (message_id, content_hash) IN "
         "(SELECT value->>0, value->>1 FROM json_each(?)) AND forgotten_us IS NULL",
         (source_kind, channel_id, json.dumps(wanted)),
@@ -288,7 +288,7 @@ async def current_page(
 ) -> list[SourceVersion]:
     """Current, readable versions of every channel in row order, after ``after_id``."""
     async with conn.execute(
-        f"SELECT {_VERSION_COLUMNS} FROM source_messages WHERE id > ? AND is_current = 1 "
+        f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE id > ? AND is_current = 1 "
         "AND deleted = 0 AND forgotten_us IS NULL ORDER BY id LIMIT ?",
         (after_id, limit),
     ) as cursor:
@@ -356,7 +356,7 @@ async def search_current(
         params += [author.lower(), author.lower()]
     params.append(limit)
     async with conn.execute(
-        f"SELECT {_VERSION_COLUMNS} FROM source_messages WHERE {' AND '.join(conditions)} "
+        f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE {' AND '.join(conditions)} "
         "ORDER BY created_us DESC, id DESC LIMIT ?",
         params,
     ) as cursor:

@@ -16,7 +16,7 @@ from channel_memory.store import blocks as block_store
 from channel_memory.store import sources
 from channel_memory.store.sources import literal_match
 from channel_memory.timefmt import TimeFormatError, format_rfc3339, parse_since
-from channel_memory.views import block_objects
+from channel_memory.trust import block_trust
 from channel_memory.wire import BlockOut, Id, LenientModel, SourceMessageOut, StrictModel
 
 
@@ -111,20 +111,19 @@ async def search(request: Request, ctx: AppContext, principal: Principal) -> Res
             found += await block_store.search_blocks(conn, channel, match, from_us, limit)
         messages = sorted(messages, key=lambda v: (v.created_us, v.id))[-limit:]
         found = sorted(found, key=lambda b: (b.to_us, b.id))[-limit:]
-        blocks = await block_objects(conn, found, principal)
     return json_response(
         SearchResponse(
-            status="ok" if messages or blocks else "empty",
+            status="ok" if messages or found else "empty",
             coverage=SearchCoverage.model_validate(
                 {
                     "from": format_rfc3339(from_us),
                     "to": format_rfc3339(now),
                     "source_message_hits": len(messages),
-                    "derived_block_hits": len(blocks),
+                    "derived_block_hits": len(found),
                 }
             ),
             source_messages=[SourceMessageOut.of(v) for v in messages],
-            derived_blocks=blocks,
+            derived_blocks=[BlockOut.of(b, block_trust(b, principal)) for b in found],
         )
     )
 

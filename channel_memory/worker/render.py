@@ -98,13 +98,18 @@ def _key_lines(versions: Sequence[SourceVersion]) -> list[str]:
 
 
 def near_verbatim(content: str, handle: str, settings: RenderSettings) -> str:
-    """A long hard event cut to its decision-bearing lines, the rest elided with a marker.
+    """A hard event as stored: verbatim, or cut when longer than ``hard_event_max_chars``."""
+    if len(content) <= settings.hard_event_max_chars:
+        return content
+    return decision_cut(content, handle, settings)
+
+
+def decision_cut(content: str, handle: str, settings: RenderSettings) -> str:
+    """A hard event cut to its decision-bearing lines, the rest elided with a marker.
 
     The first line and every line a rule matches are kept verbatim; each run of
     other lines becomes ``[… N lines elided; full text: <handle>]``.
     """
-    if len(content) <= settings.hard_event_max_chars:
-        return content
     lines = content.split("\n")
     keep = settings.rules.decision_lines(content)
     keep[0] = True
@@ -173,6 +178,11 @@ def render(
 ) -> RecallBlock:
     """Build the block a plan describes (its id already computed) from the covered versions."""
     covered = [versions[message_id] for message_id, _ in plan.members]
+    text = _text(plan, covered, settings)
+    cut = None
+    if plan.kind == "hard_event":
+        shorter = decision_cut(covered[0].content, covered[0].key.handle, settings)
+        cut = shorter if len(shorter) < len(text) else None
     return RecallBlock(
         id=block,
         source_kind=source_kind,
@@ -180,7 +190,7 @@ def render(
         group_key=plan.group_key,
         kind=plan.kind,
         event_type=plan.event_type,
-        text=_text(plan, covered, settings),
+        text=text,
         from_us=min(v.created_us for v in covered),
         to_us=max(v.created_us for v in covered),
         sparse=plan.kind in SPARSE_KINDS,
@@ -188,4 +198,7 @@ def render(
         generated_us=generated_us,
         processor=PROCESSOR,
         sources=tuple(BlockSource(m, h) for m, h in plan.members),
+        cut_text=cut,
+        author=_author(covered[0]) if len(covered) == 1 else None,
+        trust_authors=tuple(sorted({v.author_id or "" for v in covered if v.origin != "system"})),
     )

@@ -28,6 +28,13 @@ CREATE TABLE recall_blocks (
     kind TEXT NOT NULL,
     event_type TEXT,
     text TEXT NOT NULL,
+    -- hard events: the text cut to its decision-bearing lines (NULL when the same)
+    cut_text TEXT,
+    -- single-source blocks: the author name (else id) the feed shows
+    author TEXT,
+    -- trust inputs: distinct author ids of the sources whose origin is not system
+    -- (JSON; "" for a source without one); [] means every source is system
+    trust_authors TEXT NOT NULL,
     from_us INTEGER NOT NULL,
     to_us INTEGER NOT NULL,
     sparse INTEGER NOT NULL,
@@ -38,6 +45,9 @@ CREATE TABLE recall_blocks (
 );
 CREATE INDEX recall_blocks_by_group ON recall_blocks (channel_id, group_key);
 CREATE INDEX recall_blocks_by_window ON recall_blocks (channel_id, to_us);
+CREATE INDEX recall_blocks_by_kind ON recall_blocks (channel_id, kind, from_us);
+CREATE INDEX recall_blocks_sparse_by_window
+    ON recall_blocks (channel_id, to_us) WHERE sparse = 1;
 
 -- Provenance: the exact source versions each block covers (many to many).
 CREATE TABLE block_sources (
@@ -71,3 +81,12 @@ CREATE TABLE channel_retention (
     channel_id TEXT PRIMARY KEY,
     retained_from_us INTEGER NOT NULL
 ) WITHOUT ROWID;
+
+-- The feed counts readable messages of a window from the index alone, and reads
+-- every version of a window for as_of views.
+DROP INDEX source_messages_current_by_time;
+CREATE INDEX source_messages_by_time
+    ON source_messages (channel_id, created_us);
+CREATE INDEX source_messages_readable_by_time
+    ON source_messages (channel_id, created_us)
+    WHERE is_current = 1 AND deleted = 0;

@@ -1,0 +1,340 @@
+"""Reading a window into feed candidates: bounded by the budget, never by the history.
+
+Two readers fill the same :class:`~channel_memory.feed.layout.Candidates`:
+
+- the live view reads materialised blocks newest first, with limits derived from
+  ``max_chars``, and shows messages with unprocessed changes from their sources;
+- the ``as_of`` view reads the whole window, takes each message's version as of
+  then, and uses a stored block only where its sources are exactly those
+  versions, rendering the others from their sources.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
+
+import aiosqlite
+
+from channel_memory.auth import Principal
+from channel_memory.feed.layout import Candidates, FeedItem, Format, Tier
+from channel_memory.models import PRIMARY_KINDS, RecallBlock, SourceVersion, source_handle
+from channel_memory.store import gaps, sources, windows
+from channel_memory.trust import block_trust, trust_of
+from channel_memory.wire import BlockOut, FeedMessageOut
+
+ContextKind = Literal["raw_window+digest", "raw_window"]
+
+
+@dataclass(frozen=True, slots=True)
+class FeedQuery:
+    channels: tuple[str, ...]
+    kind: ContextKind
+    since_us: int
+    to_us: int
+    as_of: bool
+    limit: int
+    max_chars: int
+    fmt: Format
+    raw_recent_us: int
+
+    @property
+    def from_us(self) -> int:
+        return self.to_us - self.since_us
+
+    @property
+    def raw_cutoff_us(self) -> int:
+        return max(self.from_us, self.to_us - self.raw_recent_us)
+
+    @property
+    def reach(self) -> int:
+        """How many candidates of a tier could possibly fit in the budget."""
+        return self.max_chars // 24 + 8
+
+
+def block_item(block: RecallBlock, tier: Tier, principal: Principal, fmt: Format) -> FeedItem:
+    trust = block_trust(block, principal)
+    handles = [source_handle(block.channel_id, s.message_id) for s in block.sources]
+    return FeedItem(
+        key=block.id,
+        tier=tier,
+        kind=block.kind,
+        event_type=block.event_type,
+        handle=handles[0],
+        handles=len(handles),
+        first_us=block.from_us,
+        last_us=block.to_us,
+        author=block.author,
+        trust=trust,
+        text=block.text,
+        cut_text=block.cut_text,
+        covers=frozenset(() if block.kind == "tombstone" else handles),
+        block_id=block.id,
+        processor=block.processor,
+        generated_us=block.generated_us,
+        json_object=BlockOut.of(block, trust).model_dump(mode="json", by_alias=True)
+        if fmt == "json"
+        else {},
+    )
+
+
+def source_item(version: SourceVersion, tier: Tier, principal: Principal, fmt: Format) -> FeedItem:
+    """A message rendered from its source version (no current block represents it)."""
+    trust = trust_of(version.origin, version.author_id, principal)
+    handle = version.key.handle
+    json_object = {}
+    message_object = None
+    if fmt == "json":
+        created = FeedMessageOut.of_version(version, trust)
+        message_object = created.model_dump(mode="json")
+        json_object = {
+            "id": None,
+            "kind": "raw_excerpt",
+            "event_type": None,
+            "text": version.content,
+            "source_channel": version.key.channel_id,
+            "source_messages": [version.key.message_id],
+            "source_handles": [handle],
+            "covered_content_hashes": [version.content_hash],
+            "source_window": {"from": created.created_at, "to": created.created_at},
+            "sparse": False,
+            "score": 0.5,
+            "trust": trust,
+            "generated_at": None,
+            "stale": False,
+            "dirty": False,
+            "processor": "source",
+        }
+    return FeedItem(
+        key="source:" + handle,
+        tier=tier,
+        kind="raw_excerpt",
+        event_type=None,
+        handle=handle,
+        handles=1,
+        first_us=version.created_us,
+        last_us=version.created_us,
+        author=version.author_name or version.author_id,
+        trust=trust,
+        text=version.content,
+        cut_text=None,
+        covers=frozenset({handle}),
+        block_id=None,
+        processor="source",
+        generated_us=None,
+        json_object=json_object,
+        message_object=message_object,
+    )
+
+
+def _newest_first(items: Iterable[FeedItem]) -> list[FeedItem]:
+    return sorted(items, key=lambda i: (i.last_us, i.first_us, i.key), reverse=True)
+
+
+async def _status(conn: aiosqlite.Connection, q: FeedQuery, pending: bool) -> tuple[str, int]:
+    found = 0
+    for channel in q.channels:
+        found += len(await gaps.open_gaps_overlapping(conn, channel, q.from_us, q.to_us))
+    return ("coverage_gap" if found else "stale" if pending else "ok"), found
+
+
+async def _with_messages(
+    conn: aiosqlite.Connection, items: list[FeedItem], principal: Principal
+) -> list[FeedItem]:
+    """Attach source message objects to raw-tier items built from blocks (JSON only)."""
+    by_channel: dict[str, list[str]] = defaultdict(list)
+    for item in items:
+        channel, message_id = item.handle.split("/", 1)
+        by_channel[channel].append(message_id)
+    found: dict[str, SourceVersion] = {}
+    for channel, ids in by_channel.items():
+        kinds = await sources.channel_kinds(conn, [channel])
+        versions = await sources.current_versions(conn, kinds.get(channel, ""), channel, ids)
+        found.update({v.key.handle: v for v in versions.values()})
+    out = []
+    for item in items:
+        version = found.get(item.handle)
+        if version is None:
+            out.append(item)
+            continue
+        trust = trust_of(version.origin, version.author_id, principal)
+        message = FeedMessageOut.of_version(version, trust).model_dump(mode="json")
+        out.append(_replace_message(item, message))
+    return out
+
+
+def _replace_message(item: FeedItem, message: dict[str, object]) -> FeedItem:
+    return replace(item, message_object=message)
+
+
+def _base(
+    q: FeedQuery, available: int, range_us: tuple[int, int] | None, status: str, gap_count: int
+) -> Candidates:
+    """The window's numbers, with empty tiers to fill."""
+    return Candidates(
+        kind=q.kind,
+        channels=q.channels,
+        since_us=q.since_us,
+        from_us=q.from_us,
+        to_us=q.to_us,
+        raw_recent_us=q.raw_recent_us,
+        available=available,
+        range_us=range_us,
+        status=status,
+        coverage_gaps=gap_count,
+        hard=[],
+        hard_total=0,
+        hard_more_handles=[],
+        raw=[],
+        sparse=[],
+        older=[],
+        older_total=0,
+        limit=q.limit,
+    )
+
+
+async def live(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -> Candidates:
+    """Candidates from the materialised blocks (the request-time view)."""
+    channels = list(q.channels)
+    available, oldest, newest = await windows.readable_stats(conn, channels, q.from_us, q.to_us)
+    pending_keys = await windows.pending_keys(conn, channels, q.reach)
+    status, gap_count = await _status(conn, q, bool(pending_keys))
+    pending: list[SourceVersion] = []
+    by_channel: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for key in pending_keys:
+        by_channel[(key.source_kind, key.channel_id)].append(key.message_id)
+    for (kind, channel), ids in by_channel.items():
+        for version in (await sources.current_versions(conn, kind, channel, ids)).values():
+            if not version.deleted and q.from_us <= version.created_us <= q.to_us:
+                pending.append(version)
+    range_us = None if oldest is None or newest is None else (oldest, newest)
+    base = _base(q, available, range_us, status, gap_count)
+    if q.kind == "raw_window":
+        newest_versions = await windows.readable_newest(conn, channels, q.from_us, q.to_us, q.limit)
+        raw_items = [source_item(v, "raw", principal, q.fmt) for v in newest_versions]
+        return replace(base, raw=raw_items)
+    cutoff = q.raw_cutoff_us
+    hard_blocks = await windows.fresh_blocks_newest(
+        conn, channels, "hard_event", q.from_us, q.to_us, q.reach
+    )
+    hard_total = await windows.fresh_block_count(conn, channels, "hard_event", q.from_us, q.to_us)
+    more = await windows.message_block_handles(
+        conn, channels, "hard_event", q.from_us, q.to_us, len(hard_blocks), q.max_chars // 8
+    )
+    raw_blocks = await windows.fresh_blocks_newest(
+        conn, channels, "raw_excerpt", cutoff, q.to_us, q.limit + q.reach
+    )
+    older_blocks = await windows.fresh_blocks_newest(
+        conn, channels, "raw_excerpt", q.from_us, cutoff - 1, q.reach
+    )
+    older_total = await windows.fresh_block_count(
+        conn, channels, "raw_excerpt", q.from_us, cutoff - 1
+    )
+    sparse_blocks = await windows.fresh_sparse_within(conn, channels, q.from_us, q.to_us, q.reach)
+    raw_items = [block_item(b, "raw", principal, q.fmt) for b in raw_blocks]
+    older_items = [block_item(b, "older", principal, q.fmt) for b in older_blocks]
+    for version in pending:
+        recent = version.created_us >= cutoff
+        item = source_item(version, "raw" if recent else "older", principal, q.fmt)
+        (raw_items if recent else older_items).append(item)
+        older_total += 0 if recent else 1
+    raw_items = _newest_first(raw_items)
+    if q.fmt == "json":
+        raw_items = (
+            await _with_messages(conn, raw_items[: q.limit], principal) + raw_items[q.limit :]
+        )
+    return replace(
+        base,
+        hard=[block_item(b, "hard", principal, q.fmt) for b in hard_blocks],
+        hard_total=hard_total,
+        hard_more_handles=more,
+        raw=raw_items,
+        sparse=[block_item(b, "sparse", principal, q.fmt) for b in sparse_blocks],
+        older=_newest_first(older_items),
+        older_total=older_total,
+    )
+
+
+def as_of_versions(versions: Sequence[SourceVersion], as_of_us: int) -> dict[str, SourceVersion]:
+    """Each message's version as of a time: the newest one observed by then."""
+    chosen: dict[str, SourceVersion] = {}
+    for version in versions:
+        if version.event_us > as_of_us or version.created_us > as_of_us:
+            continue
+        handle = version.key.handle
+        rank = (version.event_us, version.deleted, version.observed_seq)
+        held = chosen.get(handle)
+        if held is None or rank > (held.event_us, held.deleted, held.observed_seq):
+            chosen[handle] = version
+    return chosen
+
+
+async def as_of(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -> Candidates:
+    """Candidates as the feed would have served them at ``q.to_us``."""
+    channels = list(q.channels)
+    then = as_of_versions(
+        await windows.versions_in_window(conn, channels, q.from_us, q.to_us), q.to_us
+    )
+    readable = {h: v for h, v in then.items() if not v.deleted}
+    status, gap_count = await _status(conn, q, False)
+    times = [v.created_us for v in readable.values()]
+    range_us = (min(times), max(times)) if times else None
+    base = _base(q, len(readable), range_us, status, gap_count)
+    if q.kind == "raw_window":
+        newest = sorted(readable.values(), key=lambda v: (v.created_us, v.id), reverse=True)
+        return replace(
+            base, raw=[source_item(v, "raw", principal, q.fmt) for v in newest[: q.limit]]
+        )
+
+    def matches(block: RecallBlock) -> bool:
+        return (
+            all(
+                (v := then.get(source_handle(block.channel_id, s.message_id))) is not None
+                and v.content_hash == s.content_hash
+                for s in block.sources
+            )
+            and block.to_us <= q.to_us
+        )
+
+    valid = [
+        b for b in await windows.blocks_within(conn, channels, q.from_us, q.to_us) if matches(b)
+    ]
+    primary: dict[str, RecallBlock] = {}
+    for block in valid:
+        if block.kind in PRIMARY_KINDS:
+            for s in block.sources:
+                primary[source_handle(block.channel_id, s.message_id)] = block
+    cutoff = q.raw_cutoff_us
+    hard: list[FeedItem] = []
+    raw_items: list[FeedItem] = []
+    older_items: list[FeedItem] = []
+    for handle, version in readable.items():
+        own = primary.get(handle)
+        recent = version.created_us >= cutoff
+        if own is not None and own.kind == "hard_event":
+            hard.append(block_item(own, "hard", principal, q.fmt))
+        elif own is None or own.kind == "raw_excerpt":
+            # recent messages, and those no stored block matches, come from their source
+            if recent or own is None:
+                item = source_item(version, "raw" if recent else "older", principal, q.fmt)
+            else:
+                item = block_item(own, "older", principal, q.fmt)
+            (raw_items if recent else older_items).append(item)
+    sparse = [
+        block_item(b, "sparse", principal, q.fmt)
+        for b in valid
+        if b.sparse and b.from_us >= q.from_us
+    ]
+    hard = _newest_first(hard)
+    return replace(
+        base,
+        hard=hard,
+        hard_total=len(hard),
+        hard_more_handles=[],
+        raw=_newest_first(raw_items),
+        sparse=_newest_first(sparse),
+        older=_newest_first(older_items),
+        older_total=len(older_items),
+    )

@@ -1,0 +1,146 @@
+"""``GET /channel-awareness``: the budgeted feed an LLM proxy polls. Never calls an LLM."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from channel_memory.api import AppContext, Endpoint
+from channel_memory.auth import Principal
+from channel_memory.errors import ApiError
+from channel_memory.feed import candidates
+from channel_memory.feed.candidates import ContextKind, FeedQuery
+from channel_memory.feed.layout import BudgetTooSmall, Format, render
+from channel_memory.models import ID_PATTERN
+from channel_memory.store import sources
+from channel_memory.telemetry import ContextOp, now_stamp
+from channel_memory.timefmt import (
+    MICROS_PER_SECOND,
+    TimeFormatError,
+    parse_go_duration,
+    parse_rfc3339,
+)
+from channel_memory.wire import ErrorDetail
+
+_ID = re.compile(ID_PATTERN)
+MAX_CHANNELS = 32
+
+
+def _invalid(field: str, message: str) -> ApiError:
+    detail = ErrorDetail(field=field, code="invalid", message=message)
+    return ApiError(422, "validation_failed", f"the request is invalid (field {field})", [detail])
+
+
+def _int(request: Request, name: str, default: int, low: int, high: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    if not raw.isdigit() or not low <= int(raw) <= high:
+        raise _invalid(name, f"must be an integer from {low} to {high}")
+    return int(raw)
+
+
+def parse_query(request: Request, ctx: AppContext) -> FeedQuery:
+    """The feed's parameters, validated. Raises ``ApiError`` 422."""
+    params = request.query_params
+    channels = tuple(dict.fromkeys(c for c in params.get("channels", "").split(",") if c))
+    if not channels:
+        raise _invalid("channels", "at least one channel id is required")
+    if len(channels) > MAX_CHANNELS or not all(_ID.match(c) for c in channels):
+        raise _invalid("channels", f"up to {MAX_CHANNELS} ids matching {ID_PATTERN}")
+    # "+" in a query string decodes to a space: accept both spellings
+    kind_text = params.get("context_kind", "raw_window+digest").replace(" ", "+")
+    if kind_text not in ("raw_window+digest", "raw_window"):
+        raise _invalid("context_kind", "must be raw_window+digest or raw_window")
+    kind: ContextKind = "raw_window" if kind_text == "raw_window" else "raw_window+digest"
+    fmt_text = params.get("format", "text")
+    if fmt_text not in ("text", "json"):
+        raise _invalid("format", "must be text or json")
+    fmt: Format = "json" if fmt_text == "json" else "text"
+    feed = ctx.settings.feed
+    try:
+        since_us = parse_go_duration(params.get("since") or "24h")
+    except TimeFormatError:
+        raise _invalid("since", "must be a Go duration such as 24h or 90m") from None
+    if since_us <= 0:
+        raise _invalid("since", "must be longer than zero")
+    as_of_text = params.get("as_of")
+    try:
+        to_us = parse_rfc3339(as_of_text) if as_of_text else ctx.clock()
+    except TimeFormatError:
+        raise _invalid("as_of", "must be an RFC 3339 time") from None
+    default_limit = feed.raw_window_limit if kind == "raw_window" else feed.raw_recent_limit
+    return FeedQuery(
+        channels=channels,
+        kind=kind,
+        since_us=since_us,
+        to_us=to_us,
+        as_of=bool(as_of_text),
+        limit=_int(request, "limit", default_limit, 0, 1000),
+        max_chars=_int(request, "max_chars", feed.max_chars, 1, feed.max_chars_limit),
+        fmt=fmt,
+        raw_recent_us=int(feed.raw_recent_window * MICROS_PER_SECOND),
+    )
+
+
+def etag_of(content: str) -> str:
+    return '"' + hashlib.sha256(content.encode()).hexdigest()[:32] + '"'
+
+
+async def channel_awareness(request: Request, ctx: AppContext, principal: Principal) -> Response:
+    started = time.perf_counter()
+    query = parse_query(request, ctx)
+    async with ctx.store.read() as conn:
+        known = await sources.channel_kinds(conn, query.channels)
+        if any(c not in known or not principal.may_see(c) for c in query.channels):
+            # an unknown channel and one outside the token's list answer the same
+            raise ApiError(404, "channel_not_found", "no such channel")
+        read = candidates.as_of if query.as_of else candidates.live
+        found = await read(conn, query, principal)
+    try:
+        body = render(found, query.max_chars, query.fmt)
+    except BudgetTooSmall as exc:
+        raise _invalid("max_chars", str(exc)) from None
+    etag = etag_of(body.content)
+    numbers = body.numbers
+    not_modified = etag in [t.strip() for t in request.headers.get("if-none-match", "").split(",")]
+    ctx.telemetry.record(
+        ContextOp(
+            ts=now_stamp(ctx.clock()),
+            type="feed",
+            consumer=principal.agent_id,
+            kind=query.kind,
+            channels=list(query.channels),
+            retained=numbers["retained"],
+            returned=numbers["messages"] + numbers["digest_blocks"],
+            omitted=numbers["omitted"],
+            raw_bytes=numbers["raw_bytes"],
+            digest_bytes=numbers["digest_bytes"],
+            digest_blocks=numbers["digest_blocks"],
+            coverage_gaps=numbers["coverage_gaps"],
+            deterministic_only=numbers["deterministic_only"],
+            status=numbers["digest"],
+            latency_ms=round((time.perf_counter() - started) * 1000, 3),
+            status_code=304 if not_modified else 200,
+        )
+    )
+    headers = {"ETag": etag, "Cache-Control": "no-cache"}
+    if not_modified:
+        return Response(status_code=304, headers=headers)
+    return Response(body.content, 200, headers=headers, media_type=body.media_type)
+
+
+ENDPOINTS = [
+    Endpoint(
+        "GET",
+        "/channel-awareness",
+        channel_awareness,
+        "The channels' window as raw_window+digest (or raw_window) within max_chars: hard "
+        "events verbatim, recent messages raw, older material as digest blocks; text or JSON.",
+        "read",
+    ),
+]
