@@ -169,8 +169,8 @@ def _size(item: FeedItem, fmt: Format, cut: bool, long_window: bool, raw_tier: b
     return len(item_text(item, cut, long_window, raw_tier))
 
 
-HARD_NOTE_RESERVE = 96
-"""Room kept for the omitted-hard-events line when not every hard event fits."""
+HARD_NOTE_RESERVE = 200
+"""Room kept for the two omission lines when not every hard event fits."""
 
 
 def select(c: Candidates, budget: int, fmt: Format) -> Selection:
@@ -228,7 +228,7 @@ def _select_hard(
         return left - total
     # Even cut they do not fit: the newest that fit are shown, the rest named.
     chosen.cut = {i.key for i in items}
-    left -= HARD_NOTE_RESERVE
+    left -= HARD_NOTE_RESERVE + min(240, left // 8)  # the note, and a few handles in it
     for item in items:
         if cut[item.key] > left:
             break
@@ -338,11 +338,16 @@ def _render_text(c: Candidates, chosen: Selection) -> str:
             f"[omitted {numbers['omitted']} retained messages due to max_chars; "
             "retrieve with get_channel_messages]\n"
         )
-    if chosen.hard_named or chosen.hard_unnamed:
-        names = " ".join(chosen.hard_named)
+    if chosen.hard_named:
         more = f" and {chosen.hard_unnamed} more" if chosen.hard_unnamed else ""
-        named = f": {names}{more}" if names else f": {chosen.hard_unnamed}"
-        notes += f"[omitted hard events, newest first{named}; retrieve with get_channel_messages]\n"
+        notes += (
+            f"[omitted hard events, newest first: {' '.join(chosen.hard_named)}{more}; "
+            "retrieve with get_channel_messages]\n"
+        )
+    elif chosen.hard_unnamed:
+        notes += (
+            f"[omitted hard events: {chosen.hard_unnamed}; retrieve with get_channel_messages]\n"
+        )
     return header_line(numbers) + notes + digest_text + raw_text
 
 
@@ -390,7 +395,8 @@ def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
         raise BudgetTooSmall(needed)
     if len(minimal) > max_chars:  # the header fits, its notes do not
         return Body(minimal.split("\n", 1)[0] + "\n", media, _numbers(c, nothing, 0, 0))
-    budget = max_chars - len(minimal)
+    # Start from the header alone; any overshoot (notes, longer numbers) shrinks the budget.
+    budget = max_chars - needed
     for _ in range(64):
         chosen = select(c, budget, fmt)
         if c.kind == "raw_window+digest":

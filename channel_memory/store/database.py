@@ -10,6 +10,7 @@ a separate worker), with ``busy_timeout`` to wait for each other.
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -23,6 +24,10 @@ from channel_memory.models import MessageKey
 from channel_memory.store import erasure
 
 BUSY_TIMEOUT_MS = 10_000
+
+# aiosqlite logs every statement with its parameters at DEBUG: message content and
+# query text would reach the logs of anyone running at debug level.
+logging.getLogger("aiosqlite").setLevel(logging.INFO)
 
 DeriveHook = Callable[[aiosqlite.Connection, Sequence[MessageKey], int], Awaitable[object]]
 """Derivation of blocks for some messages, run inside the caller's write transaction.
