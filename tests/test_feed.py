@@ -188,7 +188,7 @@ def test_long_hard_events_are_cut_before_any_is_omitted(
 
 
 def test_max_chars_below_the_header_is_422(desk: tuple[LiveServer, httpx.Client]) -> None:
-    server, client = desk
+    _, client = desk
     push(client, message_event("1", "x", created_at=at(19)))
     response = feed(client, max_chars=50)
     assert response.status_code == 422
@@ -416,7 +416,7 @@ with server.client() as client:
         assert response.status_code == 200, response.text
     assert client.post("/digest", json={{"channel_ids": ["floor"]}}).status_code == 200
 server.__exit__()
-loaded = [name for name, module in sys.modules.items() if name.split(".")[0] == "litellm" and module]
+loaded = [n for n, module in sys.modules.items() if n.split(".")[0] == "litellm" and module]
 print("loaded:", loaded)
 """
     result = subprocess.run(
