@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from channel_memory.auth import Principal
 from channel_memory.config import Settings
+from channel_memory.feed import candidates
+from channel_memory.feed.candidates import FeedQuery
+from channel_memory.feed.layout import BudgetTooSmall, render
 from channel_memory.feed.peer import select_blocks
 from channel_memory.ingest.commands import (
     DeleteMessage,
@@ -26,6 +31,7 @@ from channel_memory.store import Store, sources
 from channel_memory.store import blocks as block_store
 from channel_memory.worker.rules import default_rules
 from channel_memory.worker.runner import Worker, derive_hook, derive_settings
+from tests.conftest import message_event
 
 KEY = MessageKey("discord", "floor", "1301")
 DERIVE = derive_hook(derive_settings(Settings()))
@@ -278,3 +284,107 @@ def test_blocks_stay_true_to_the_sources(
     batches = [ops[i : i + size] for i in range(0, len(ops), size)]
     with tempfile.TemporaryDirectory() as folder:
         asyncio.run(_derive_and_check(Path(folder) / "p.db", batches, rollup_size))
+
+
+# --- the feed: budget, hard events, determinism -------------------------------------------
+
+FEED_TEMPLATES = [
+    "stop moved to {n}",
+    "FILLED {n} NVDA @ 131.{n}",
+    "Desk report {n}\n"
+    + "\n".join(f"context line {i} on flows and the curve" for i in range(12))
+    + "\nrouting the NVDA order to desk {n}",
+    "ok",
+    "HEARTBEAT_OK",
+    "chatter about the 2y {n} " + "words " * 20,
+    "Same conclusion as 09:{n}: no trade",
+]
+
+
+@st.composite
+def desk_history(draw: st.DrawFn) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    for i in range(draw(st.integers(1, 60))):
+        template = draw(st.sampled_from(FEED_TEMPLATES))
+        events.append(
+            message_event(
+                str(i),
+                template.format(n=10 + i),
+                created_at=f"2026-05-21T{draw(st.integers(0, 19)):02d}:{i % 60:02d}:00Z",
+                author=draw(st.sampled_from(["lead", "analyst-b", "bot"])),
+            )
+        )
+    return events
+
+
+async def _feed_bodies(
+    path: Path, events: list[dict[str, Any]], process: int, budgets: list[int]
+) -> list[tuple[str, int, Any, Any]]:
+    settings = Settings(db=path)
+    store = await Store.open(path)
+    try:
+        worker = Worker(store, settings, lambda: RECEIVED_US)
+        await worker.prepare()
+        batch = IngestBatch.model_validate({"events": events})
+        await ingest(
+            store, ["floor"], native_commands(batch.events), now_us=RECEIVED_US, derive=worker.hook
+        )
+        await worker.run_once(process)  # maybe only part of it: the rest is pending
+        principal = Principal("t", frozenset({"read"}), frozenset({"*"}))
+        out = []
+        for budget in budgets:
+            for fmt in ("text", "json"):
+                query = FeedQuery(
+                    ("floor",), "raw_window+digest", 86_400_000_000, RECEIVED_US, False, 10,
+                    budget, fmt, 21_600_000_000,
+                )  # fmt: skip
+                async with store.read() as conn:
+                    found = await candidates.live(conn, query, principal)
+                    again = await candidates.live(conn, query, principal)
+                try:
+                    body = render(found, budget, fmt)
+                except BudgetTooSmall:
+                    continue
+                assert render(again, budget, fmt).content == body.content  # deterministic
+                out.append((fmt, budget, body, found))
+        return out
+    finally:
+        await store.close()
+
+
+def _decision_lines(content: str) -> list[str]:
+    lines = content.split("\n")
+    keep = default_rules().decision_lines(content)
+    return [line for line, kept in zip(lines, keep, strict=True) if kept]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    desk_history(),
+    st.sampled_from([1, 5, 1000]),
+    st.lists(st.integers(300, 12_000), min_size=1, max_size=4),
+)
+def test_feed_budget_and_hard_events(
+    events: list[dict[str, Any]], process: int, budgets: list[int]
+) -> None:
+    contents = {f"floor/{e['message']['id']}": e["message"]["content"] for e in events}
+    with tempfile.TemporaryDirectory() as folder:
+        bodies = asyncio.run(_feed_bodies(Path(folder) / "f.db", events, process, budgets))
+    for fmt, budget, body, found in bodies:
+        assert len(body.content) <= budget
+        numbers = body.numbers
+        if fmt == "text":
+            shown = [i for i in found.hard if f" hard:{i.event_type} {i.handle} " in body.content]
+            named = numbers["omitted_hard_events"]
+            # every hard event of the window is shown, named, or counted in the omission line
+            assert len(shown) + len(named) + numbers["more_hard_events"] == found.hard_total
+            for item in shown:
+                for line in _decision_lines(contents[item.handle]):
+                    assert f"> {line}\n" in body.content
+        else:
+            data = json.loads(body.content)
+            shown_json = sum(1 for b in data["digest"] if b["kind"] == "hard_event")
+            omitted = data["omitted"]
+            assert shown_json + len(omitted["hard_events"]) + omitted["more_hard_events"] == (
+                found.hard_total
+            )
