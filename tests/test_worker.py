@@ -217,9 +217,8 @@ def test_long_hard_event_keeps_decision_lines_and_names_its_handle(
     assert block["kind"] == "hard_event" and block["sparse"] is False
     assert block["text"].split("\n") == [
         "Desk update",
-        "[… 10 lines elided; full text: floor/1]",
         "stop moved to 408",
-        "[… 10 lines elided; full text: floor/1]",
+        "[… 20 lines elided; full text: floor/1]",
     ]
 
 

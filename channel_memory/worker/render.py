@@ -105,26 +105,18 @@ def near_verbatim(content: str, handle: str, settings: RenderSettings) -> str:
 
 
 def decision_cut(content: str, handle: str, settings: RenderSettings) -> str:
-    """A hard event cut to its decision-bearing lines, the rest elided with a marker.
+    """A hard event cut to its decision-bearing lines, the rest elided with one marker.
 
-    The first line and every line a rule matches are kept verbatim; each run of
-    other lines becomes ``[… N lines elided; full text: <handle>]``.
+    The first line (for context) and every line a rule matches are kept
+    verbatim, in order; one last line ``[… N lines elided; full text: <handle>]``
+    says how much is missing and where it is.
     """
     lines = content.split("\n")
     keep = settings.rules.decision_lines(content)
     keep[0] = True
-    out: list[str] = []
-    elided = 0
-    for line, kept in zip(lines, keep, strict=True):
-        if kept:
-            if elided:
-                out.append(_elision(elided, handle))
-                elided = 0
-            out.append(line)
-        else:
-            elided += 1
-    if elided:
-        out.append(_elision(elided, handle))
+    out = [line for line, kept in zip(lines, keep, strict=True) if kept]
+    if len(out) < len(lines):
+        out.append(_elision(len(lines) - len(out), handle))
     return "\n".join(out)
 
 
