@@ -50,8 +50,9 @@ class FeedQuery:
 
     @property
     def reach(self) -> int:
-        """How many candidates of a tier could possibly fit in the budget."""
-        return self.max_chars // 24 + 8
+        """How many candidates of a tier to read: about as many as could fit in the budget
+        (an item takes 48 characters or more once its metadata line is counted)."""
+        return self.max_chars // 48 + 8
 
 
 def block_item(block: RecallBlock, tier: Tier, principal: Principal, fmt: Format) -> FeedItem:
@@ -221,7 +222,7 @@ async def live(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -
     )
     hard_total = await windows.fresh_block_count(conn, channels, "hard_event", q.from_us, q.to_us)
     more = await windows.message_block_handles(
-        conn, channels, "hard_event", q.from_us, q.to_us, len(hard_blocks), q.max_chars // 8
+        conn, channels, "hard_event", q.from_us, q.to_us, len(hard_blocks), q.max_chars // 12
     )
     raw_blocks = await windows.fresh_blocks_newest(
         conn, channels, "raw_excerpt", cutoff, q.to_us, q.limit + q.reach

@@ -120,8 +120,11 @@ def _safe(name: str | None) -> str:
 
 
 def _clock(micros: int, long_window: bool) -> str:
-    text = format_rfc3339(micros)
-    return f"{text[5:10]} {text[11:16]}" if long_window else text[11:16]
+    if long_window:
+        text = format_rfc3339(micros)
+        return f"{text[5:10]} {text[11:16]}"
+    minutes = (micros // 60_000_000) % 1440
+    return f"{minutes // 60:02d}:{minutes % 60:02d}"
 
 
 def quoted(text: str) -> str:
@@ -163,10 +166,20 @@ def _compact(data: Any) -> str:
 # --- selection under a budget -------------------------------------------------------------
 
 
+_SIZES: dict[tuple[int, str, bool, bool, bool], int] = {}
+
+
 def _size(item: FeedItem, fmt: Format, cut: bool, long_window: bool, raw_tier: bool) -> int:
-    if fmt == "json":
-        return len(item_json(item, cut, raw_tier)) + 1
-    return len(item_text(item, cut, long_window, raw_tier))
+    """An item's rendered size; memoised, since fitting asks for it several times."""
+    key = (id(item), fmt, cut, long_window, raw_tier)
+    size = _SIZES.get(key)
+    if size is None:
+        if fmt == "json":
+            size = len(item_json(item, cut, raw_tier)) + 1
+        else:
+            size = len(item_text(item, cut, long_window, raw_tier))
+        _SIZES[key] = size
+    return size
 
 
 HARD_NOTE_RESERVE = 200
@@ -386,6 +399,7 @@ def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
 
     Raises ``BudgetTooSmall`` when even the header does not fit.
     """
+    _SIZES.clear()  # sizes are memoised by object identity, for this call only
     draw = _render_json if fmt == "json" else _render_text
     media = "application/json" if fmt == "json" else "text/plain; charset=utf-8"
     nothing = Selection(hard_unnamed=c.hard_total if c.kind == "raw_window+digest" else 0)

@@ -46,12 +46,15 @@ def _ids(values: Iterable[str]) -> str:
 async def derived_rows(
     conn: aiosqlite.Connection, channel_id: str, message_ids: Iterable[str]
 ) -> dict[str, DerivedRow]:
-    async with conn.execute(
-        f"SELECT {_DERIVED_COLUMNS} FROM derived_messages WHERE channel_id = ? AND message_id IN "
-        "(SELECT value FROM json_each(?))",
-        (channel_id, _ids(message_ids)),
-    ) as cursor:
-        return {row[2]: DerivedRow(*row) async for row in cursor}
+    fetched = list(
+        await conn.execute_fetchall(
+            f"SELECT {_DERIVED_COLUMNS} FROM derived_messages WHERE channel_id = ? AND message_id "
+            "IN "
+            "(SELECT value FROM json_each(?))",
+            (channel_id, _ids(message_ids)),
+        )
+    )
+    return {row[2]: DerivedRow(*row) for row in fetched}
 
 
 async def group_members(
@@ -61,14 +64,16 @@ async def group_members(
     members: dict[str, list[DerivedRow]] = {key: [] for key in group_keys}
     if not members:
         return members
-    async with conn.execute(
-        f"SELECT {_DERIVED_COLUMNS} FROM derived_messages WHERE channel_id = ? AND class = ? "
-        "AND group_key IN (SELECT value FROM json_each(?)) "
-        "ORDER BY group_key, created_us, message_id",
-        (channel_id, cls, _ids(members)),
-    ) as cursor:
-        async for row in cursor:
-            members[row[9]].append(DerivedRow(*row))
+    fetched = list(
+        await conn.execute_fetchall(
+            f"SELECT {_DERIVED_COLUMNS} FROM derived_messages WHERE channel_id = ? AND class = ? "
+            "AND group_key IN (SELECT value FROM json_each(?)) "
+            "ORDER BY group_key, created_us, message_id",
+            (channel_id, cls, _ids(members)),
+        )
+    )
+    for row in fetched:
+        members[row[9]].append(DerivedRow(*row))
     return members
 
 
@@ -81,12 +86,14 @@ async def count_before(
     message_id: str,
 ) -> int:
     """How many members of a group come before ``(created_us, message_id)``."""
-    async with conn.execute(
-        "SELECT count(*) FROM derived_messages WHERE channel_id = ? AND class = ? "
-        "AND group_key = ? AND (created_us, message_id) < (?, ?)",
-        (channel_id, cls, group_key, created_us, message_id),
-    ) as cursor:
-        row = await cursor.fetchone()
+    fetched = list(
+        await conn.execute_fetchall(
+            "SELECT count(*) FROM derived_messages WHERE channel_id = ? AND class = ? "
+            "AND group_key = ? AND (created_us, message_id) < (?, ?)",
+            (channel_id, cls, group_key, created_us, message_id),
+        )
+    )
+    row = fetched[0] if fetched else None
     assert row is not None
     return int(row[0])
 
@@ -95,12 +102,14 @@ async def group_members_from(
     conn: aiosqlite.Connection, channel_id: str, cls: str, group_key: str, offset: int
 ) -> list[DerivedRow]:
     """A group's members in order, skipping the first ``offset``."""
-    async with conn.execute(
-        f"SELECT {_DERIVED_COLUMNS} FROM derived_messages WHERE channel_id = ? AND class = ? "
-        "AND group_key = ? ORDER BY created_us, message_id LIMIT -1 OFFSET ?",
-        (channel_id, cls, group_key, offset),
-    ) as cursor:
-        return [DerivedRow(*row) async for row in cursor]
+    fetched = list(
+        await conn.execute_fetchall(
+            f"SELECT {_DERIVED_COLUMNS} FROM derived_messages WHERE channel_id = ? AND class = ? "
+            "AND group_key = ? ORDER BY created_us, message_id LIMIT -1 OFFSET ?",
+            (channel_id, cls, group_key, offset),
+        )
+    )
+    return [DerivedRow(*row) for row in fetched]
 
 
 async def write_derived(
@@ -148,12 +157,15 @@ class StoredBlockRef:
 async def blocks_in_groups(
     conn: aiosqlite.Connection, channel_id: str, group_keys: Iterable[str]
 ) -> list[StoredBlockRef]:
-    async with conn.execute(
-        "SELECT seq, id, group_key, dirty FROM recall_blocks WHERE channel_id = ? AND group_key IN "
-        "(SELECT value FROM json_each(?))",
-        (channel_id, _ids(group_keys)),
-    ) as cursor:
-        return [StoredBlockRef(row[0], row[1], row[2], bool(row[3])) async for row in cursor]
+    fetched = list(
+        await conn.execute_fetchall(
+            "SELECT seq, id, group_key, dirty FROM recall_blocks WHERE channel_id = ? AND "
+            "group_key IN "
+            "(SELECT value FROM json_each(?))",
+            (channel_id, _ids(group_keys)),
+        )
+    )
+    return [StoredBlockRef(row[0], row[1], row[2], bool(row[3])) for row in fetched]
 
 
 async def blocks_in_group_runs(
@@ -161,12 +173,14 @@ async def blocks_in_group_runs(
 ) -> list[StoredBlockRef]:
     """Blocks of runs ``group_key:<n>`` with ``n >= first_run``."""
     prefix = group_key + ":"
-    async with conn.execute(
-        "SELECT seq, id, group_key, dirty FROM recall_blocks WHERE channel_id = ? "
-        "AND group_key > ? AND group_key < ?",
-        (channel_id, prefix, group_key + ";"),
-    ) as cursor:
-        refs = [StoredBlockRef(row[0], row[1], row[2], bool(row[3])) async for row in cursor]
+    fetched = list(
+        await conn.execute_fetchall(
+            "SELECT seq, id, group_key, dirty FROM recall_blocks WHERE channel_id = ? "
+            "AND group_key > ? AND group_key < ?",
+            (channel_id, prefix, group_key + ";"),
+        )
+    )
+    refs = [StoredBlockRef(row[0], row[1], row[2], bool(row[3])) for row in fetched]
     return [ref for ref in refs if int(ref.group_key[len(prefix) :]) >= first_run]
 
 
@@ -186,8 +200,10 @@ async def delete_blocks(conn: aiosqlite.Connection, seqs: Sequence[int]) -> None
 async def insert_blocks(conn: aiosqlite.Connection, blocks: Sequence[RecallBlock]) -> None:
     if not blocks:
         return
-    async with conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM recall_blocks") as cursor:
-        row = await cursor.fetchone()
+    fetched = list(
+        await conn.execute_fetchall("SELECT coalesce(max(seq), 0) + 1 FROM recall_blocks")
+    )
+    row = fetched[0] if fetched else None
     assert row is not None
     first = int(row[0])
     rows: list[tuple[Any, ...]] = []
@@ -259,12 +275,14 @@ async def delete_blocks_citing(
     conn: aiosqlite.Connection, channel_id: str, message_ids: Iterable[str]
 ) -> None:
     """Remove every block citing the messages (a forget leaves no block citing them)."""
-    async with conn.execute(
-        "SELECT DISTINCT block_seq FROM block_sources WHERE channel_id = ? AND message_id IN "
-        "(SELECT value FROM json_each(?))",
-        (channel_id, _ids(message_ids)),
-    ) as cursor:
-        seqs = [row[0] async for row in cursor]
+    fetched = list(
+        await conn.execute_fetchall(
+            "SELECT DISTINCT block_seq FROM block_sources WHERE channel_id = ? AND message_id IN "
+            "(SELECT value FROM json_each(?))",
+            (channel_id, _ids(message_ids)),
+        )
+    )
+    seqs = [row[0] for row in fetched]
     await delete_blocks(conn, seqs)
 
 
@@ -296,13 +314,15 @@ async def with_sources(
 ) -> list[RecallBlock]:
     sources: dict[int, list[BlockSource]] = {row[0]: [] for row in rows}
     if rows:
-        async with conn.execute(
-            "SELECT block_seq, message_id, content_hash FROM block_sources "
-            "WHERE block_seq IN (SELECT value FROM json_each(?)) ORDER BY block_seq, position",
-            (json.dumps(list(sources)),),
-        ) as cursor:
-            async for seq, message_id, content_hash in cursor:
-                sources[seq].append(BlockSource(message_id, content_hash))
+        fetched = list(
+            await conn.execute_fetchall(
+                "SELECT block_seq, message_id, content_hash FROM block_sources "
+                "WHERE block_seq IN (SELECT value FROM json_each(?)) ORDER BY block_seq, position",
+                (json.dumps(list(sources)),),
+            )
+        )
+        for seq, message_id, content_hash in fetched:
+            sources[seq].append(BlockSource(message_id, content_hash))
     return [_block(row, tuple(sources[row[0]])) for row in rows]
 
 
@@ -310,20 +330,24 @@ async def blocks_overlapping(
     conn: aiosqlite.Connection, channel_id: str, from_us: int, to_us: int
 ) -> list[RecallBlock]:
     """Blocks of a channel whose source window overlaps ``[from_us, to_us]``, chronological."""
-    async with conn.execute(
-        f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE channel_id = ? AND to_us >= ? "
-        "AND from_us <= ? ORDER BY from_us, to_us, seq",
-        (channel_id, from_us, to_us),
-    ) as cursor:
-        rows = list(await cursor.fetchall())
+    fetched = list(
+        await conn.execute_fetchall(
+            f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE channel_id = ? AND to_us >= ? "
+            "AND from_us <= ? ORDER BY from_us, to_us, seq",
+            (channel_id, from_us, to_us),
+        )
+    )
+    rows = list(fetched)
     return await with_sources(conn, rows)
 
 
 async def block_by_id(conn: aiosqlite.Connection, block_id: str) -> RecallBlock | None:
-    async with conn.execute(
-        f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE id = ?", (block_id,)
-    ) as cursor:
-        row = await cursor.fetchone()
+    fetched = list(
+        await conn.execute_fetchall(
+            f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE id = ?", (block_id,)
+        )
+    )
+    row = fetched[0] if fetched else None
     if row is None:
         return None
     return (await with_sources(conn, [row]))[0]
@@ -331,8 +355,10 @@ async def block_by_id(conn: aiosqlite.Connection, block_id: str) -> RecallBlock 
 
 async def all_blocks(conn: aiosqlite.Connection) -> list[RecallBlock]:
     """Every block, ordered by id (for tests and regeneration checks)."""
-    async with conn.execute(f"SELECT {BLOCK_COLUMNS} FROM recall_blocks ORDER BY id") as cursor:
-        rows = list(await cursor.fetchall())
+    fetched = list(
+        await conn.execute_fetchall(f"SELECT {BLOCK_COLUMNS} FROM recall_blocks ORDER BY id")
+    )
+    rows = list(fetched)
     return await with_sources(conn, rows)
 
 
@@ -357,8 +383,8 @@ async def search_blocks(
             "block_fts MATCH ?) ORDER BY to_us DESC, seq DESC LIMIT ?"
         )
         params = (channel_id, from_us, match, limit)
-    async with conn.execute(sql, params) as cursor:
-        rows = list(await cursor.fetchall())
+    fetched = list(await conn.execute_fetchall(sql, params))
+    rows = list(fetched)
     return await with_sources(conn, rows)
 
 
@@ -367,11 +393,14 @@ async def search_blocks(
 
 async def pending_dirty(conn: aiosqlite.Connection, limit: int) -> list[tuple[int, MessageKey]]:
     """The oldest dirty markers, ``(seq, key)``."""
-    async with conn.execute(
-        "SELECT seq, source_kind, channel_id, message_id FROM dirty_messages ORDER BY seq LIMIT ?",
-        (limit,),
-    ) as cursor:
-        return [(row[0], MessageKey(row[1], row[2], row[3])) async for row in cursor]
+    fetched = list(
+        await conn.execute_fetchall(
+            "SELECT seq, source_kind, channel_id, message_id FROM dirty_messages ORDER BY seq "
+            "LIMIT ?",
+            (limit,),
+        )
+    )
+    return [(row[0], MessageKey(row[1], row[2], row[3])) for row in fetched]
 
 
 async def dirty_count(conn: aiosqlite.Connection, channel_ids: Iterable[str] | None = None) -> int:
@@ -384,8 +413,8 @@ async def dirty_count(conn: aiosqlite.Connection, channel_ids: Iterable[str] | N
             "(SELECT value FROM json_each(?))"
         )
         params = (_ids(channel_ids),)
-    async with conn.execute(sql, params) as cursor:
-        row = await cursor.fetchone()
+    fetched = list(await conn.execute_fetchall(sql, params))
+    row = fetched[0] if fetched else None
     assert row is not None
     return int(row[0])
 
@@ -421,8 +450,10 @@ async def mark_everything_dirty(conn: aiosqlite.Connection, now_us: int) -> None
 
 
 async def get_state(conn: aiosqlite.Connection, key: str) -> str | None:
-    async with conn.execute("SELECT value FROM worker_state WHERE key = ?", (key,)) as cursor:
-        row = await cursor.fetchone()
+    fetched = list(
+        await conn.execute_fetchall("SELECT value FROM worker_state WHERE key = ?", (key,))
+    )
+    row = fetched[0] if fetched else None
     return None if row is None else str(row[0])
 
 
@@ -440,8 +471,8 @@ async def acquire_lease(conn: aiosqlite.Connection, holder: str, now_us: int, tt
         "WHERE worker_lease.holder = excluded.holder OR worker_lease.expires_us < ?",
         (holder, now_us + ttl_us, now_us),
     )
-    async with conn.execute("SELECT holder FROM worker_lease WHERE id = 1") as cursor:
-        row = await cursor.fetchone()
+    fetched = list(await conn.execute_fetchall("SELECT holder FROM worker_lease WHERE id = 1"))
+    row = fetched[0] if fetched else None
     return row is not None and row[0] == holder
 
 

@@ -15,8 +15,8 @@ import aiosqlite
 
 
 async def pending_erasures(conn: aiosqlite.Connection) -> int:
-    async with conn.execute("SELECT count(*) FROM pending_erasures") as cursor:
-        row = await cursor.fetchone()
+    fetched = list(await conn.execute_fetchall("SELECT count(*) FROM pending_erasures"))
+    row = fetched[0] if fetched else None
     assert row is not None
     return int(row[0])
 
@@ -27,8 +27,8 @@ async def erase(conn: aiosqlite.Connection) -> bool:
     Returns True when nothing is owed any more, False when the checkpoint could
     not complete (a reader held an old snapshot) and it must be retried.
     """
-    async with conn.execute("SELECT max(id) FROM pending_erasures") as cursor:
-        row = await cursor.fetchone()
+    fetched = list(await conn.execute_fetchall("SELECT max(id) FROM pending_erasures"))
+    row = fetched[0] if fetched else None
     newest = row[0] if row else None
     if newest is None:
         return True
@@ -47,8 +47,8 @@ async def erase(conn: aiosqlite.Connection) -> bool:
 
 
 async def _checkpoint(conn: aiosqlite.Connection) -> bool:
-    async with conn.execute("PRAGMA wal_checkpoint(TRUNCATE)") as cursor:
-        row = await cursor.fetchone()
+    fetched = list(await conn.execute_fetchall("PRAGMA wal_checkpoint(TRUNCATE)"))
+    row = fetched[0] if fetched else None
     assert row is not None
     busy, _log_frames, _checkpointed = row
     return int(busy) == 0

@@ -29,21 +29,23 @@ async def insert_gap(
     reason: str | None,
     now_us: int,
 ) -> CoverageGap:
-    async with conn.execute(
-        "INSERT INTO coverage_gaps (channel_id, from_us, to_us, reason, created_us) "
-        f"VALUES (?, ?, ?, ?, ?) RETURNING {_COLUMNS}",
-        (channel_id, from_us, to_us, reason, now_us),
-    ) as cursor:
-        row = await cursor.fetchone()
+    fetched = list(
+        await conn.execute_fetchall(
+            "INSERT INTO coverage_gaps (channel_id, from_us, to_us, reason, created_us) "
+            f"VALUES (?, ?, ?, ?, ?) RETURNING {_COLUMNS}",
+            (channel_id, from_us, to_us, reason, now_us),
+        )
+    )
+    row = fetched[0] if fetched else None
     assert row is not None
     return CoverageGap(*row)
 
 
 async def gap_by_id(conn: aiosqlite.Connection, gap_id: int) -> CoverageGap | None:
-    async with conn.execute(
-        f"SELECT {_COLUMNS} FROM coverage_gaps WHERE id = ?", (gap_id,)
-    ) as cursor:
-        row = await cursor.fetchone()
+    fetched = list(
+        await conn.execute_fetchall(f"SELECT {_COLUMNS} FROM coverage_gaps WHERE id = ?", (gap_id,))
+    )
+    row = fetched[0] if fetched else None
     return CoverageGap(*row) if row else None
 
 
@@ -59,9 +61,11 @@ async def open_gaps_overlapping(
     conn: aiosqlite.Connection, channel_id: str, from_us: int, to_us: int
 ) -> list[CoverageGap]:
     """Unresolved gaps of a channel that overlap ``[from_us, to_us]``."""
-    async with conn.execute(
-        f"SELECT {_COLUMNS} FROM coverage_gaps WHERE channel_id = ? AND resolved_us IS NULL "
-        "AND to_us >= ? AND from_us <= ? ORDER BY from_us, id",
-        (channel_id, from_us, to_us),
-    ) as cursor:
-        return [CoverageGap(*row) async for row in cursor]
+    fetched = list(
+        await conn.execute_fetchall(
+            f"SELECT {_COLUMNS} FROM coverage_gaps WHERE channel_id = ? AND resolved_us IS NULL "
+            "AND to_us >= ? AND from_us <= ? ORDER BY from_us, id",
+            (channel_id, from_us, to_us),
+        )
+    )
+    return [CoverageGap(*row) for row in fetched]

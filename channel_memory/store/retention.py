@@ -13,12 +13,14 @@ async def drop_sources_before(conn: aiosqlite.Connection, cutoff_us: int) -> lis
     The caller re-derives the returned keys in the same transaction, which
     removes their derived rows and rebuilds the groups they were in.
     """
-    async with conn.execute(
-        "SELECT DISTINCT source_kind, channel_id, message_id FROM source_messages "
-        "WHERE is_current = 1 AND created_us < ?",
-        (cutoff_us,),
-    ) as cursor:
-        keys = [MessageKey(*row) async for row in cursor]
+    fetched = list(
+        await conn.execute_fetchall(
+            "SELECT DISTINCT source_kind, channel_id, message_id FROM source_messages "
+            "WHERE is_current = 1 AND created_us < ?",
+            (cutoff_us,),
+        )
+    )
+    keys = [MessageKey(*row) for row in fetched]
     if keys:
         await conn.execute(
             "INSERT INTO source_fts (source_fts, rowid, content) SELECT 'delete', id, content "

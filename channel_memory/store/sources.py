@@ -92,12 +92,14 @@ async def channel_kinds(conn: aiosqlite.Connection, channel_ids: Iterable[str]) 
     ids = sorted(set(channel_ids))
     if not ids:
         return {}
-    async with conn.execute(
-        "SELECT channel_id, source_kind FROM channels "
-        "WHERE channel_id IN (SELECT value FROM json_each(?))",
-        (json.dumps(ids),),
-    ) as cursor:
-        return {row[0]: row[1] async for row in cursor}
+    fetched = list(
+        await conn.execute_fetchall(
+            "SELECT channel_id, source_kind FROM channels "
+            "WHERE channel_id IN (SELECT value FROM json_each(?))",
+            (json.dumps(ids),),
+        )
+    )
+    return {row[0]: row[1] for row in fetched}
 
 
 async def register_channels(
@@ -123,22 +125,27 @@ async def message_states(
     # matching (kind, channel, id) row values against the whole batch.
     for (kind, channel), message_ids in by_channel.items():
         ids = json.dumps(message_ids)
-        async with conn.execute(
-            f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE source_kind = ? AND "
-            "channel_id = ? AND message_id IN (SELECT value FROM json_each(?)) "
-            "ORDER BY message_id, observed_seq",
-            (kind, channel, ids),
-        ) as cursor:
-            async for row in cursor:
-                version = version_from_row(row)
-                states[version.key].versions.append(version)
-        async with conn.execute(
-            "SELECT message_id FROM forgotten_messages WHERE source_kind = ? AND channel_id = ? "
-            "AND message_id IN (SELECT value FROM json_each(?))",
-            (kind, channel, ids),
-        ) as cursor:
-            async for row in cursor:
-                states[MessageKey(kind, channel, row[0])].forgotten = True
+        fetched = list(
+            await conn.execute_fetchall(
+                f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE source_kind = ? AND "
+                "channel_id = ? AND message_id IN (SELECT value FROM json_each(?)) "
+                "ORDER BY message_id, observed_seq",
+                (kind, channel, ids),
+            )
+        )
+        for row in fetched:
+            version = version_from_row(row)
+            states[version.key].versions.append(version)
+        fetched = list(
+            await conn.execute_fetchall(
+                "SELECT message_id FROM forgotten_messages WHERE source_kind = ? AND channel_id "
+                "= ? "
+                "AND message_id IN (SELECT value FROM json_each(?))",
+                (kind, channel, ids),
+            )
+        )
+        for row in fetched:
+            states[MessageKey(kind, channel, row[0])].forgotten = True
     return states
 
 
@@ -146,17 +153,21 @@ async def messages_by_author(
     conn: aiosqlite.Connection, channel_id: str, author_id: str
 ) -> list[MessageKey]:
     """Identities of the messages in a channel with any version by ``author_id``."""
-    async with conn.execute(
-        "SELECT DISTINCT source_kind, channel_id, message_id FROM source_messages "
-        "WHERE channel_id = ? AND author_id = ?",
-        (channel_id, author_id),
-    ) as cursor:
-        return [MessageKey(row[0], row[1], row[2]) async for row in cursor]
+    fetched = list(
+        await conn.execute_fetchall(
+            "SELECT DISTINCT source_kind, channel_id, message_id FROM source_messages "
+            "WHERE channel_id = ? AND author_id = ?",
+            (channel_id, author_id),
+        )
+    )
+    return [MessageKey(row[0], row[1], row[2]) for row in fetched]
 
 
 async def next_version_id(conn: aiosqlite.Connection) -> int:
-    async with conn.execute("SELECT coalesce(max(id), 0) + 1 FROM source_messages") as cursor:
-        row = await cursor.fetchone()
+    fetched = list(
+        await conn.execute_fetchall("SELECT coalesce(max(id), 0) + 1 FROM source_messages")
+    )
+    row = fetched[0] if fetched else None
     assert row is not None
     return int(row[0])
 
@@ -243,25 +254,30 @@ async def versions_of(
         if include_history
         else "is_current = 1 AND deleted = 0 AND forgotten_us IS NULL"
     )
-    async with conn.execute(
-        f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE channel_id = ? AND message_id IN "
-        f"(SELECT value FROM json_each(?)) AND {condition} ORDER BY message_id, observed_seq",
-        (channel_id, json.dumps(list(message_ids))),
-    ) as cursor:
-        return [version_from_row(row) async for row in cursor]
+    fetched = list(
+        await conn.execute_fetchall(
+            f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE channel_id = ? AND message_id IN "
+            f"(SELECT value FROM json_each(?)) AND {condition} ORDER BY message_id, observed_seq",
+            (channel_id, json.dumps(list(message_ids))),
+        )
+    )
+    return [version_from_row(row) for row in fetched]
 
 
 async def current_versions(
     conn: aiosqlite.Connection, source_kind: str, channel_id: str, message_ids: Iterable[str]
 ) -> dict[str, SourceVersion]:
     """The current version of each message (deleted ones included; forgotten ones never)."""
-    async with conn.execute(
-        f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE source_kind = ? AND channel_id = ? "
-        "AND message_id IN (SELECT value FROM json_each(?)) AND is_current = 1 "
-        "AND forgotten_us IS NULL",
-        (source_kind, channel_id, json.dumps(sorted(set(message_ids)))),
-    ) as cursor:
-        return {row[3]: version_from_row(row) async for row in cursor}
+    fetched = list(
+        await conn.execute_fetchall(
+            f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE source_kind = ? AND channel_id "
+            "= ? "
+            "AND message_id IN (SELECT value FROM json_each(?)) AND is_current = 1 "
+            "AND forgotten_us IS NULL",
+            (source_kind, channel_id, json.dumps(sorted(set(message_ids)))),
+        )
+    )
+    return {row[3]: version_from_row(row) for row in fetched}
 
 
 async def exact_versions(
@@ -274,25 +290,29 @@ async def exact_versions(
     wanted = sorted(set(pairs))
     if not wanted:
         return {}
-    async with conn.execute(
-        f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE source_kind = ? AND "
-        "channel_id = ? AND (message_id, content_hash) IN "
-        "(SELECT value->>0, value->>1 FROM json_each(?)) AND forgotten_us IS NULL",
-        (source_kind, channel_id, json.dumps(wanted)),
-    ) as cursor:
-        return {(row[3], row[5]): version_from_row(row) async for row in cursor}
+    fetched = list(
+        await conn.execute_fetchall(
+            f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE source_kind = ? AND "
+            "channel_id = ? AND (message_id, content_hash) IN "
+            "(SELECT value->>0, value->>1 FROM json_each(?)) AND forgotten_us IS NULL",
+            (source_kind, channel_id, json.dumps(wanted)),
+        )
+    )
+    return {(row[3], row[5]): version_from_row(row) for row in fetched}
 
 
 async def current_page(
     conn: aiosqlite.Connection, after_id: int, limit: int
 ) -> list[SourceVersion]:
     """Current, readable versions of every channel in row order, after ``after_id``."""
-    async with conn.execute(
-        f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE id > ? AND is_current = 1 "
-        "AND deleted = 0 AND forgotten_us IS NULL ORDER BY id LIMIT ?",
-        (after_id, limit),
-    ) as cursor:
-        return [version_from_row(row) async for row in cursor]
+    fetched = list(
+        await conn.execute_fetchall(
+            f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE id > ? AND is_current = 1 "
+            "AND deleted = 0 AND forgotten_us IS NULL ORDER BY id LIMIT ?",
+            (after_id, limit),
+        )
+    )
+    return [version_from_row(row) for row in fetched]
 
 
 async def source_authors(
@@ -302,25 +322,29 @@ async def source_authors(
     wanted = sorted(set(pairs))
     if not wanted:
         return {}
-    async with conn.execute(
-        "SELECT message_id, content_hash, origin, author_id FROM source_messages "
-        "WHERE channel_id = ? AND (message_id, content_hash) IN "
-        "(SELECT value->>0, value->>1 FROM json_each(?))",
-        (channel_id, json.dumps(wanted)),
-    ) as cursor:
-        return {(row[0], row[1]): (row[2], row[3]) async for row in cursor}
+    fetched = list(
+        await conn.execute_fetchall(
+            "SELECT message_id, content_hash, origin, author_id FROM source_messages "
+            "WHERE channel_id = ? AND (message_id, content_hash) IN "
+            "(SELECT value->>0, value->>1 FROM json_each(?))",
+            (channel_id, json.dumps(wanted)),
+        )
+    )
+    return {(row[0], row[1]): (row[2], row[3]) for row in fetched}
 
 
 async def count_current_in_window(
     conn: aiosqlite.Connection, channel_id: str, from_us: int, to_us: int
 ) -> int:
     """Current, readable messages of a channel created within ``[from_us, to_us]``."""
-    async with conn.execute(
-        "SELECT count(*) FROM source_messages WHERE channel_id = ? AND is_current = 1 "
-        "AND created_us BETWEEN ? AND ? AND deleted = 0 AND forgotten_us IS NULL",
-        (channel_id, from_us, to_us),
-    ) as cursor:
-        row = await cursor.fetchone()
+    fetched = list(
+        await conn.execute_fetchall(
+            "SELECT count(*) FROM source_messages WHERE channel_id = ? AND is_current = 1 "
+            "AND created_us BETWEEN ? AND ? AND deleted = 0 AND forgotten_us IS NULL",
+            (channel_id, from_us, to_us),
+        )
+    )
+    row = fetched[0] if fetched else None
     assert row is not None
     return int(row[0])
 
@@ -355,12 +379,14 @@ async def search_current(
         )
         params += [author.lower(), author.lower()]
     params.append(limit)
-    async with conn.execute(
-        f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE {' AND '.join(conditions)} "
-        "ORDER BY created_us DESC, id DESC LIMIT ?",
-        params,
-    ) as cursor:
-        return [version_from_row(row) async for row in cursor]
+    fetched = list(
+        await conn.execute_fetchall(
+            f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE {' AND '.join(conditions)} "
+            "ORDER BY created_us DESC, id DESC LIMIT ?",
+            params,
+        )
+    )
+    return [version_from_row(row) for row in fetched]
 
 
 _WORD = re.compile(r"\w+")

@@ -9,8 +9,10 @@ import aiosqlite
 
 async def backlog(conn: aiosqlite.Connection) -> tuple[int, int | None]:
     """``(messages with unprocessed changes, when the oldest was marked)``."""
-    async with conn.execute("SELECT count(*), min(marked_us) FROM dirty_messages") as cursor:
-        row = await cursor.fetchone()
+    fetched = list(
+        await conn.execute_fetchall("SELECT count(*), min(marked_us) FROM dirty_messages")
+    )
+    row = fetched[0] if fetched else None
     assert row is not None
     return int(row[0]), row[1]
 
@@ -18,22 +20,24 @@ async def backlog(conn: aiosqlite.Connection) -> tuple[int, int | None]:
 async def channel_stats(conn: aiosqlite.Connection) -> list[dict[str, Any]]:
     """Per channel: retained range, readable messages, blocks by kind, backlog, open gaps."""
     out: dict[str, dict[str, Any]] = {}
-    async with conn.execute(
-        "SELECT c.channel_id, c.source_kind, r.retained_from_us FROM channels c "
-        "LEFT JOIN channel_retention r ON r.channel_id = c.channel_id ORDER BY c.channel_id"
-    ) as cursor:
-        async for channel, kind, retained_from in cursor:
-            out[channel] = {
-                "channel_id": channel,
-                "source_kind": kind,
-                "retained_from_us": retained_from,
-                "messages": 0,
-                "oldest_us": None,
-                "newest_us": None,
-                "blocks": {},
-                "dirty_backlog": 0,
-                "open_gaps": 0,
-            }
+    fetched = list(
+        await conn.execute_fetchall(
+            "SELECT c.channel_id, c.source_kind, r.retained_from_us FROM channels c "
+            "LEFT JOIN channel_retention r ON r.channel_id = c.channel_id ORDER BY c.channel_id"
+        )
+    )
+    for channel, kind, retained_from in fetched:
+        out[channel] = {
+            "channel_id": channel,
+            "source_kind": kind,
+            "retained_from_us": retained_from,
+            "messages": 0,
+            "oldest_us": None,
+            "newest_us": None,
+            "blocks": {},
+            "dirty_backlog": 0,
+            "open_gaps": 0,
+        }
     queries = {
         "messages": "SELECT channel_id, count(*), min(created_us), max(created_us) "
         "FROM source_messages WHERE is_current = 1 AND deleted = 0 GROUP BY channel_id",
@@ -42,20 +46,20 @@ async def channel_stats(conn: aiosqlite.Connection) -> list[dict[str, Any]]:
         "gaps": "SELECT channel_id, count(*) FROM coverage_gaps WHERE resolved_us IS NULL "
         "GROUP BY channel_id",
     }
-    async with conn.execute(queries["messages"]) as cursor:
-        async for channel, count, oldest, newest in cursor:
-            if channel in out:
-                out[channel].update(messages=count, oldest_us=oldest, newest_us=newest)
-    async with conn.execute(queries["blocks"]) as cursor:
-        async for channel, kind, count in cursor:
-            if channel in out:
-                out[channel]["blocks"][kind] = count
-    async with conn.execute(queries["dirty"]) as cursor:
-        async for channel, count in cursor:
-            if channel in out:
-                out[channel]["dirty_backlog"] = count
-    async with conn.execute(queries["gaps"]) as cursor:
-        async for channel, count in cursor:
-            if channel in out:
-                out[channel]["open_gaps"] = count
+    fetched = list(await conn.execute_fetchall(queries["messages"]))
+    for channel, count, oldest, newest in fetched:
+        if channel in out:
+            out[channel].update(messages=count, oldest_us=oldest, newest_us=newest)
+    fetched = list(await conn.execute_fetchall(queries["blocks"]))
+    for channel, kind, count in fetched:
+        if channel in out:
+            out[channel]["blocks"][kind] = count
+    fetched = list(await conn.execute_fetchall(queries["dirty"]))
+    for channel, count in fetched:
+        if channel in out:
+            out[channel]["dirty_backlog"] = count
+    fetched = list(await conn.execute_fetchall(queries["gaps"]))
+    for channel, count in fetched:
+        if channel in out:
+            out[channel]["open_gaps"] = count
     return list(out.values())

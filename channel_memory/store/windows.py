@@ -23,13 +23,16 @@ async def readable_stats(
     conn: aiosqlite.Connection, channel_ids: Sequence[str], from_us: int, to_us: int
 ) -> tuple[int, int | None, int | None]:
     """``(count, oldest, newest)`` creation times of readable current messages in the window."""
-    async with conn.execute(
-        "SELECT count(*), min(created_us), max(created_us) FROM source_messages "
-        "WHERE channel_id IN (SELECT value FROM json_each(?)) AND is_current = 1 AND deleted = 0 "
-        "AND created_us BETWEEN ? AND ?",
-        (_channels(channel_ids), from_us, to_us),
-    ) as cursor:
-        row = await cursor.fetchone()
+    fetched = list(
+        await conn.execute_fetchall(
+            "SELECT count(*), min(created_us), max(created_us) FROM source_messages "
+            "WHERE channel_id IN (SELECT value FROM json_each(?)) AND is_current = 1 AND deleted "
+            "= 0 "
+            "AND created_us BETWEEN ? AND ?",
+            (_channels(channel_ids), from_us, to_us),
+        )
+    )
+    row = fetched[0] if fetched else None
     assert row is not None
     return int(row[0]), row[1], row[2]
 
@@ -43,25 +46,31 @@ async def fresh_blocks_newest(
     limit: int,
 ) -> list[RecallBlock]:
     """Non-dirty blocks of one kind starting in ``[from_us, to_us]``, newest first."""
-    async with conn.execute(
-        f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE channel_id IN "
-        "(SELECT value FROM json_each(?)) AND kind = ? AND from_us BETWEEN ? AND ? AND dirty = 0 "
-        "ORDER BY from_us DESC, seq DESC LIMIT ?",
-        (_channels(channel_ids), kind, from_us, to_us, limit),
-    ) as cursor:
-        rows = list(await cursor.fetchall())
+    fetched = list(
+        await conn.execute_fetchall(
+            f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE channel_id IN "
+            "(SELECT value FROM json_each(?)) AND kind = ? AND from_us BETWEEN ? AND ? AND dirty "
+            "= 0 "
+            "ORDER BY from_us DESC, seq DESC LIMIT ?",
+            (_channels(channel_ids), kind, from_us, to_us, limit),
+        )
+    )
+    rows = list(fetched)
     return await with_sources(conn, rows)
 
 
 async def fresh_block_count(
     conn: aiosqlite.Connection, channel_ids: Sequence[str], kind: str, from_us: int, to_us: int
 ) -> int:
-    async with conn.execute(
-        "SELECT count(*) FROM recall_blocks WHERE channel_id IN (SELECT value FROM json_each(?)) "
-        "AND kind = ? AND from_us BETWEEN ? AND ? AND dirty = 0",
-        (_channels(channel_ids), kind, from_us, to_us),
-    ) as cursor:
-        row = await cursor.fetchone()
+    fetched = list(
+        await conn.execute_fetchall(
+            "SELECT count(*) FROM recall_blocks WHERE channel_id IN (SELECT value FROM "
+            "json_each(?)) "
+            "AND kind = ? AND from_us BETWEEN ? AND ? AND dirty = 0",
+            (_channels(channel_ids), kind, from_us, to_us),
+        )
+    )
+    row = fetched[0] if fetched else None
     assert row is not None
     return int(row[0])
 
@@ -76,13 +85,16 @@ async def message_block_handles(
     limit: int,
 ) -> list[str]:
     """Handles of single-message blocks of a kind, newest first, after ``offset``."""
-    async with conn.execute(
-        "SELECT channel_id, substr(group_key, 3) FROM recall_blocks WHERE channel_id IN "
-        "(SELECT value FROM json_each(?)) AND kind = ? AND from_us BETWEEN ? AND ? AND dirty = 0 "
-        "ORDER BY from_us DESC, seq DESC LIMIT ? OFFSET ?",
-        (_channels(channel_ids), kind, from_us, to_us, limit, offset),
-    ) as cursor:
-        return [f"{row[0]}/{row[1]}" async for row in cursor]
+    fetched = list(
+        await conn.execute_fetchall(
+            "SELECT channel_id, substr(group_key, 3) FROM recall_blocks WHERE channel_id IN "
+            "(SELECT value FROM json_each(?)) AND kind = ? AND from_us BETWEEN ? AND ? AND dirty "
+            "= 0 "
+            "ORDER BY from_us DESC, seq DESC LIMIT ? OFFSET ?",
+            (_channels(channel_ids), kind, from_us, to_us, limit, offset),
+        )
+    )
+    return [f"{row[0]}/{row[1]}" for row in fetched]
 
 
 async def fresh_sparse_within(
@@ -93,13 +105,15 @@ async def fresh_sparse_within(
     limit: int,
 ) -> list[RecallBlock]:
     """Non-dirty sparse blocks lying wholly within the window, newest first."""
-    async with conn.execute(
-        f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE channel_id IN "
-        "(SELECT value FROM json_each(?)) AND sparse = 1 AND to_us <= ? AND from_us >= ? "
-        "AND dirty = 0 ORDER BY to_us DESC, seq DESC LIMIT ?",
-        (_channels(channel_ids), to_us, from_us, limit),
-    ) as cursor:
-        rows = list(await cursor.fetchall())
+    fetched = list(
+        await conn.execute_fetchall(
+            f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE channel_id IN "
+            "(SELECT value FROM json_each(?)) AND sparse = 1 AND to_us <= ? AND from_us >= ? "
+            "AND dirty = 0 ORDER BY to_us DESC, seq DESC LIMIT ?",
+            (_channels(channel_ids), to_us, from_us, limit),
+        )
+    )
+    rows = list(fetched)
     return await with_sources(conn, rows)
 
 
@@ -107,37 +121,43 @@ async def pending_keys(
     conn: aiosqlite.Connection, channel_ids: Sequence[str], limit: int
 ) -> list[MessageKey]:
     """Messages of the channels with unprocessed changes, newest markers first."""
-    async with conn.execute(
-        "SELECT source_kind, channel_id, message_id FROM dirty_messages WHERE channel_id IN "
-        "(SELECT value FROM json_each(?)) ORDER BY seq DESC LIMIT ?",
-        (_channels(channel_ids), limit),
-    ) as cursor:
-        return [MessageKey(*row) async for row in cursor]
+    fetched = list(
+        await conn.execute_fetchall(
+            "SELECT source_kind, channel_id, message_id FROM dirty_messages WHERE channel_id IN "
+            "(SELECT value FROM json_each(?)) ORDER BY seq DESC LIMIT ?",
+            (_channels(channel_ids), limit),
+        )
+    )
+    return [MessageKey(*row) for row in fetched]
 
 
 async def versions_in_window(
     conn: aiosqlite.Connection, channel_ids: Sequence[str], from_us: int, to_us: int
 ) -> list[SourceVersion]:
     """Every non-forgotten version of messages created in the window (for ``as_of`` views)."""
-    async with conn.execute(
-        f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE channel_id IN "
-        "(SELECT value FROM json_each(?)) AND created_us BETWEEN ? AND ? "
-        "AND forgotten_us IS NULL ORDER BY channel_id, message_id, observed_seq",
-        (_channels(channel_ids), from_us, to_us),
-    ) as cursor:
-        return [version_from_row(row) async for row in cursor]
+    fetched = list(
+        await conn.execute_fetchall(
+            f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE channel_id IN "
+            "(SELECT value FROM json_each(?)) AND created_us BETWEEN ? AND ? "
+            "AND forgotten_us IS NULL ORDER BY channel_id, message_id, observed_seq",
+            (_channels(channel_ids), from_us, to_us),
+        )
+    )
+    return [version_from_row(row) for row in fetched]
 
 
 async def blocks_within(
     conn: aiosqlite.Connection, channel_ids: Sequence[str], from_us: int, to_us: int
 ) -> list[RecallBlock]:
     """Every block starting in the window, dirty or not (for ``as_of`` views)."""
-    async with conn.execute(
-        f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE channel_id IN "
-        "(SELECT value FROM json_each(?)) AND from_us BETWEEN ? AND ? ORDER BY from_us, seq",
-        (_channels(channel_ids), from_us, to_us),
-    ) as cursor:
-        rows: list[Any] = list(await cursor.fetchall())
+    fetched = list(
+        await conn.execute_fetchall(
+            f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE channel_id IN "
+            "(SELECT value FROM json_each(?)) AND from_us BETWEEN ? AND ? ORDER BY from_us, seq",
+            (_channels(channel_ids), from_us, to_us),
+        )
+    )
+    rows: list[Any] = list(fetched)
     return await with_sources(conn, rows)
 
 
@@ -149,10 +169,12 @@ async def readable_newest(
     limit: int,
 ) -> list[SourceVersion]:
     """Readable current versions created in the window, newest first."""
-    async with conn.execute(
-        f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE channel_id IN "
-        "(SELECT value FROM json_each(?)) AND is_current = 1 AND deleted = 0 "
-        "AND created_us BETWEEN ? AND ? ORDER BY created_us DESC, id DESC LIMIT ?",
-        (_channels(channel_ids), from_us, to_us, limit),
-    ) as cursor:
-        return [version_from_row(row) async for row in cursor]
+    fetched = list(
+        await conn.execute_fetchall(
+            f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE channel_id IN "
+            "(SELECT value FROM json_each(?)) AND is_current = 1 AND deleted = 0 "
+            "AND created_us BETWEEN ? AND ? ORDER BY created_us DESC, id DESC LIMIT ?",
+            (_channels(channel_ids), from_us, to_us, limit),
+        )
+    )
+    return [version_from_row(row) for row in fetched]
