@@ -147,6 +147,9 @@ CREATE TABLE recall_blocks (
     cut_text TEXT,
     -- single-source blocks: the author name (else id) the feed shows
     author TEXT,
+    -- the covered versions in order, [[message_id, content_hash], ...]: a copy of the
+    -- block's rows in block_sources, so a block reads in one row
+    sources TEXT NOT NULL,
     -- trust inputs: distinct author ids of the sources whose origin is not system
     -- (JSON; "" for a source without one); [] means every source is system
     trust_authors TEXT NOT NULL,

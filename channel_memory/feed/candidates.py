@@ -48,11 +48,10 @@ class FeedQuery:
     def raw_cutoff_us(self) -> int:
         return max(self.from_us, self.to_us - self.raw_recent_us)
 
-    @property
-    def reach(self) -> int:
-        """How many candidates of a tier to read: about as many as could fit in the budget
-        (an item takes 48 characters or more once its metadata line is counted)."""
-        return self.max_chars // 48 + 8
+    def reach(self, smallest: int) -> int:
+        """How many candidates of a tier to read: as many as could fit in the budget, when
+        the tier's items take at least ``smallest`` characters with their metadata line."""
+        return self.max_chars // smallest + 8
 
 
 def block_item(block: RecallBlock, tier: Tier, principal: Principal, fmt: Format) -> FeedItem:
@@ -200,7 +199,7 @@ async def live(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -
     """Candidates from the materialised blocks (the request-time view)."""
     channels = list(q.channels)
     available, oldest, newest = await windows.readable_stats(conn, channels, q.from_us, q.to_us)
-    pending_keys = await windows.pending_keys(conn, channels, q.reach)
+    pending_keys = await windows.pending_keys(conn, channels, q.reach(48))
     status, gap_count = await _status(conn, q, bool(pending_keys))
     pending: list[SourceVersion] = []
     by_channel: dict[tuple[str, str], list[str]] = defaultdict(list)
@@ -213,27 +212,46 @@ async def live(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -
     range_us = None if oldest is None or newest is None else (oldest, newest)
     base = _base(q, available, range_us, status, gap_count)
     if q.kind == "raw_window":
-        newest_versions = await windows.readable_newest(conn, channels, q.from_us, q.to_us, q.limit)
-        raw_items = [source_item(v, "raw", principal, q.fmt) for v in newest_versions]
+        newest_versions: list[SourceVersion] = []
+        for channel in channels:
+            newest_versions += await windows.readable_newest(
+                conn, channel, q.from_us, q.to_us, q.limit
+            )
+        newest_versions.sort(key=lambda v: (v.created_us, v.id), reverse=True)
+        raw_items = [source_item(v, "raw", principal, q.fmt) for v in newest_versions[: q.limit]]
         return replace(base, raw=raw_items)
     cutoff = q.raw_cutoff_us
-    hard_blocks = await windows.fresh_blocks_newest(
-        conn, channels, "hard_event", q.from_us, q.to_us, q.reach
-    )
+    hard_blocks: list[RecallBlock] = []
+    raw_blocks: list[RecallBlock] = []
+    older_blocks: list[RecallBlock] = []
+    sparse_blocks: list[RecallBlock] = []
+    more: list[tuple[int, str]] = []
+    # One channel per read, so every read stops at its LIMIT in index order.
+    for channel in channels:
+        found = await windows.fresh_blocks_newest(
+            conn, channel, "hard_event", q.from_us, q.to_us, q.reach(48)
+        )
+        hard_blocks += found
+        more += await windows.message_block_handles(
+            conn, channel, "hard_event", q.from_us, q.to_us, len(found), q.max_chars // 12
+        )
+        raw_blocks += await windows.fresh_blocks_newest(
+            conn, channel, "raw_excerpt", cutoff, q.to_us, q.limit + q.reach(64)
+        )
+        older_blocks += await windows.fresh_blocks_newest(
+            conn, channel, "raw_excerpt", q.from_us, cutoff - 1, q.reach(64)
+        )
+        sparse_blocks += await windows.fresh_sparse_within(
+            conn, channel, q.from_us, q.to_us, q.reach(96)
+        )
     hard_total = await windows.fresh_block_count(conn, channels, "hard_event", q.from_us, q.to_us)
-    more = await windows.message_block_handles(
-        conn, channels, "hard_event", q.from_us, q.to_us, len(hard_blocks), q.max_chars // 12
-    )
-    raw_blocks = await windows.fresh_blocks_newest(
-        conn, channels, "raw_excerpt", cutoff, q.to_us, q.limit + q.reach
-    )
-    older_blocks = await windows.fresh_blocks_newest(
-        conn, channels, "raw_excerpt", q.from_us, cutoff - 1, q.reach
-    )
     older_total = await windows.fresh_block_count(
         conn, channels, "raw_excerpt", q.from_us, cutoff - 1
     )
-    sparse_blocks = await windows.fresh_sparse_within(conn, channels, q.from_us, q.to_us, q.reach)
+    hard_items = _newest_first(block_item(b, "hard", principal, q.fmt) for b in hard_blocks)
+    kept = hard_items[: q.reach(48)]
+    dropped = [(i.first_us, i.handle) for i in hard_items[q.reach(48) :]]
+    more_handles = [h for _, h in sorted(dropped + more, reverse=True)]
     raw_items = [block_item(b, "raw", principal, q.fmt) for b in raw_blocks]
     older_items = [block_item(b, "older", principal, q.fmt) for b in older_blocks]
     for version in pending:
@@ -241,19 +259,20 @@ async def live(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -
         item = source_item(version, "raw" if recent else "older", principal, q.fmt)
         (raw_items if recent else older_items).append(item)
         older_total += 0 if recent else 1
-    raw_items = _newest_first(raw_items)
+    raw_items = _newest_first(raw_items)[: q.limit + q.reach(64)]
     if q.fmt == "json":
         raw_items = (
             await _with_messages(conn, raw_items[: q.limit], principal) + raw_items[q.limit :]
         )
+    sparse_items = _newest_first(block_item(b, "sparse", principal, q.fmt) for b in sparse_blocks)
     return replace(
         base,
-        hard=[block_item(b, "hard", principal, q.fmt) for b in hard_blocks],
+        hard=kept,
         hard_total=hard_total,
-        hard_more_handles=more,
+        hard_more_handles=more_handles,
         raw=raw_items,
-        sparse=[block_item(b, "sparse", principal, q.fmt) for b in sparse_blocks],
-        older=_newest_first(older_items),
+        sparse=sparse_items[: q.reach(96)],
+        older=_newest_first(older_items)[: q.reach(64)],
         older_total=older_total,
     )
 

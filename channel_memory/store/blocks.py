@@ -35,7 +35,7 @@ _DERIVED_COLUMNS = (
 )
 BLOCK_COLUMNS = (
     "seq, id, source_kind, channel_id, group_key, kind, event_type, text, from_us, to_us, sparse, "
-    "score, generated_us, dirty, processor, cut_text, author, trust_authors"
+    "score, generated_us, dirty, processor, cut_text, author, trust_authors, sources"
 )
 
 
@@ -231,6 +231,7 @@ async def insert_blocks(conn: aiosqlite.Connection, blocks: Sequence[RecallBlock
                 block.cut_text,
                 block.author,
                 json.dumps(list(block.trust_authors)),
+                json.dumps([[x.message_id, x.content_hash] for x in block.sources]),
             )
         )
         sources += [
@@ -241,7 +242,7 @@ async def insert_blocks(conn: aiosqlite.Connection, blocks: Sequence[RecallBlock
             fts.append((seq, block.text))
     await conn.executemany(
         f"INSERT INTO recall_blocks ({BLOCK_COLUMNS}) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         rows,
     )
     await conn.executemany(
@@ -286,7 +287,7 @@ async def delete_blocks_citing(
     await delete_blocks(conn, seqs)
 
 
-def _block(row: Sequence[Any], sources: tuple[BlockSource, ...]) -> RecallBlock:
+def block_from_row(row: Sequence[Any]) -> RecallBlock:
     return RecallBlock(
         id=row[1],
         source_kind=row[2],
@@ -302,28 +303,11 @@ def _block(row: Sequence[Any], sources: tuple[BlockSource, ...]) -> RecallBlock:
         generated_us=row[12],
         dirty=bool(row[13]),
         processor=row[14],
-        sources=sources,
+        sources=tuple(BlockSource(m, h) for m, h in json.loads(row[18])),
         cut_text=row[15],
         author=row[16],
         trust_authors=tuple(json.loads(row[17])),
     )
-
-
-async def with_sources(
-    conn: aiosqlite.Connection, rows: Sequence[Sequence[Any]]
-) -> list[RecallBlock]:
-    sources: dict[int, list[BlockSource]] = {row[0]: [] for row in rows}
-    if rows:
-        fetched = list(
-            await conn.execute_fetchall(
-                "SELECT block_seq, message_id, content_hash FROM block_sources "
-                "WHERE block_seq IN (SELECT value FROM json_each(?)) ORDER BY block_seq, position",
-                (json.dumps(list(sources)),),
-            )
-        )
-        for seq, message_id, content_hash in fetched:
-            sources[seq].append(BlockSource(message_id, content_hash))
-    return [_block(row, tuple(sources[row[0]])) for row in rows]
 
 
 async def blocks_overlapping(
@@ -338,7 +322,7 @@ async def blocks_overlapping(
         )
     )
     rows = list(fetched)
-    return await with_sources(conn, rows)
+    return [block_from_row(row) for row in rows]
 
 
 async def block_by_id(conn: aiosqlite.Connection, block_id: str) -> RecallBlock | None:
@@ -350,7 +334,7 @@ async def block_by_id(conn: aiosqlite.Connection, block_id: str) -> RecallBlock 
     row = fetched[0] if fetched else None
     if row is None:
         return None
-    return (await with_sources(conn, [row]))[0]
+    return block_from_row(row)
 
 
 async def all_blocks(conn: aiosqlite.Connection) -> list[RecallBlock]:
@@ -359,7 +343,7 @@ async def all_blocks(conn: aiosqlite.Connection) -> list[RecallBlock]:
         await conn.execute_fetchall(f"SELECT {BLOCK_COLUMNS} FROM recall_blocks ORDER BY id")
     )
     rows = list(fetched)
-    return await with_sources(conn, rows)
+    return [block_from_row(row) for row in rows]
 
 
 async def search_blocks(
@@ -385,7 +369,7 @@ async def search_blocks(
         params = (channel_id, from_us, match, limit)
     fetched = list(await conn.execute_fetchall(sql, params))
     rows = list(fetched)
-    return await with_sources(conn, rows)
+    return [block_from_row(row) for row in rows]
 
 
 # --- worker bookkeeping ---------------------------------------------------------------------

@@ -11,7 +11,7 @@ from typing import Any
 import aiosqlite
 
 from channel_memory.models import MessageKey, RecallBlock, SourceVersion
-from channel_memory.store.blocks import BLOCK_COLUMNS, with_sources
+from channel_memory.store.blocks import BLOCK_COLUMNS, block_from_row
 from channel_memory.store.sources import VERSION_COLUMNS, version_from_row
 
 
@@ -39,24 +39,23 @@ async def readable_stats(
 
 async def fresh_blocks_newest(
     conn: aiosqlite.Connection,
-    channel_ids: Sequence[str],
+    channel_id: str,
     kind: str,
     from_us: int,
     to_us: int,
     limit: int,
 ) -> list[RecallBlock]:
-    """Non-dirty blocks of one kind starting in ``[from_us, to_us]``, newest first."""
-    fetched = list(
-        await conn.execute_fetchall(
-            f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE channel_id IN "
-            "(SELECT value FROM json_each(?)) AND kind = ? AND from_us BETWEEN ? AND ? AND dirty "
-            "= 0 "
-            "ORDER BY from_us DESC, seq DESC LIMIT ?",
-            (_channels(channel_ids), kind, from_us, to_us, limit),
-        )
+    """Non-dirty blocks of one kind starting in the window, newest first.
+
+    One channel per query, so the index order serves the ORDER BY and the LIMIT
+    stops the read early.
+    """
+    fetched = await conn.execute_fetchall(
+        f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE channel_id = ? AND kind = ? "
+        "AND from_us BETWEEN ? AND ? AND dirty = 0 ORDER BY from_us DESC, seq DESC LIMIT ?",
+        (channel_id, kind, from_us, to_us, limit),
     )
-    rows = list(fetched)
-    return await with_sources(conn, rows)
+    return [block_from_row(row) for row in fetched]
 
 
 async def fresh_block_count(
@@ -77,29 +76,28 @@ async def fresh_block_count(
 
 async def message_block_handles(
     conn: aiosqlite.Connection,
-    channel_ids: Sequence[str],
+    channel_id: str,
     kind: str,
     from_us: int,
     to_us: int,
     offset: int,
     limit: int,
-) -> list[str]:
-    """Handles of single-message blocks of a kind, newest first, after ``offset``."""
+) -> list[tuple[int, str]]:
+    """``(from_us, handle)`` of single-message blocks of a kind, newest first, after ``offset``."""
     fetched = list(
         await conn.execute_fetchall(
-            "SELECT channel_id, substr(group_key, 3) FROM recall_blocks WHERE channel_id IN "
-            "(SELECT value FROM json_each(?)) AND kind = ? AND from_us BETWEEN ? AND ? AND dirty "
-            "= 0 "
+            "SELECT from_us, channel_id, substr(group_key, 3) FROM recall_blocks "
+            "WHERE channel_id = ? AND kind = ? AND from_us BETWEEN ? AND ? AND dirty = 0 "
             "ORDER BY from_us DESC, seq DESC LIMIT ? OFFSET ?",
-            (_channels(channel_ids), kind, from_us, to_us, limit, offset),
+            (channel_id, kind, from_us, to_us, limit, offset),
         )
     )
-    return [f"{row[0]}/{row[1]}" for row in fetched]
+    return [(row[0], f"{row[1]}/{row[2]}") for row in fetched]
 
 
 async def fresh_sparse_within(
     conn: aiosqlite.Connection,
-    channel_ids: Sequence[str],
+    channel_id: str,
     from_us: int,
     to_us: int,
     limit: int,
@@ -107,14 +105,13 @@ async def fresh_sparse_within(
     """Non-dirty sparse blocks lying wholly within the window, newest first."""
     fetched = list(
         await conn.execute_fetchall(
-            f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE channel_id IN "
-            "(SELECT value FROM json_each(?)) AND sparse = 1 AND to_us <= ? AND from_us >= ? "
+            f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE channel_id = ? "
+            "AND sparse = 1 AND to_us <= ? AND from_us >= ? "
             "AND dirty = 0 ORDER BY to_us DESC, seq DESC LIMIT ?",
-            (_channels(channel_ids), to_us, from_us, limit),
+            (channel_id, to_us, from_us, limit),
         )
     )
-    rows = list(fetched)
-    return await with_sources(conn, rows)
+    return [block_from_row(row) for row in fetched]
 
 
 async def pending_keys(
@@ -158,12 +155,12 @@ async def blocks_within(
         )
     )
     rows: list[Any] = list(fetched)
-    return await with_sources(conn, rows)
+    return [block_from_row(row) for row in rows]
 
 
 async def readable_newest(
     conn: aiosqlite.Connection,
-    channel_ids: Sequence[str],
+    channel_id: str,
     from_us: int,
     to_us: int,
     limit: int,
@@ -171,10 +168,10 @@ async def readable_newest(
     """Readable current versions created in the window, newest first."""
     fetched = list(
         await conn.execute_fetchall(
-            f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE channel_id IN "
-            "(SELECT value FROM json_each(?)) AND is_current = 1 AND deleted = 0 "
+            f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE channel_id = ? "
+            "AND is_current = 1 AND deleted = 0 "
             "AND created_us BETWEEN ? AND ? ORDER BY created_us DESC, id DESC LIMIT ?",
-            (_channels(channel_ids), from_us, to_us, limit),
+            (channel_id, from_us, to_us, limit),
         )
     )
     return [version_from_row(row) for row in fetched]
