@@ -147,6 +147,8 @@ CREATE TABLE recall_blocks (
     cut_text TEXT,
     -- single-source blocks: the author name (else id) the feed shows
     author TEXT,
+    -- the sources' origin when they share one, else 'mixed'
+    origin TEXT NOT NULL,
     -- the covered versions in order, [[message_id, content_hash], ...]: a copy of the
     -- block's rows in block_sources, so a block reads in one row
     sources TEXT NOT NULL,

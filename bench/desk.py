@@ -82,7 +82,9 @@ def _decision(rng: random.Random, ticker: str) -> str:
 
 def _review(rng: random.Random, ticker: str, lines: int, decision: str | None) -> str:
     body = [f"{ticker} market review, session {rng.randint(1, 3)}:"]
-    body += [rng.choice(REVIEW_LINES) + f" ({ticker} {rng.randint(100, 999)})" for _ in range(lines)]
+    body += [
+        rng.choice(REVIEW_LINES) + f" ({ticker} {rng.randint(100, 999)})" for _ in range(lines)
+    ]
     if decision is not None:
         body.insert(rng.randint(2, len(body)), "Decision: " + decision)
     body.append("Next update after the print.")

@@ -155,6 +155,8 @@ class RecallBlock:
     """Hard events: the text cut to its decision-bearing lines, when that is shorter."""
     author: str | None = None
     """Single-source blocks: the author's name (else id), as the feed shows it."""
+    origin: str = "mixed"
+    """The sources' origin when they all share one, else ``mixed``."""
     trust_authors: tuple[str, ...] = ()
     """Distinct author ids ("" for none) of the sources not of system origin; empty when
     every source is system. Enough to compute the block's trust for any caller."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import (
     BaseModel,
@@ -107,11 +107,6 @@ class SourceMessageOut(BaseModel):
         )
 
 
-def dump(model: BaseModel) -> dict[str, Any]:
-    """A response model as plain JSON data (aliases applied)."""
-    return model.model_dump(mode="json", by_alias=True)
-
-
 class SourceWindow(BaseModel):
     from_: str = Field(alias="from")
     to: str
@@ -133,6 +128,7 @@ class BlockOut(BaseModel):
     source_window: SourceWindow
     sparse: bool
     score: float
+    origin: str
     trust: str
     generated_at: str
     stale: bool
@@ -155,6 +151,7 @@ class BlockOut(BaseModel):
             ),
             sparse=block.sparse,
             score=block.score,
+            origin=block.origin,
             trust=trust,
             generated_at=format_rfc3339(block.generated_us),
             stale=block.dirty,

@@ -160,6 +160,7 @@ def test_block_object_shape(desk: tuple[LiveServer, httpx.Client]) -> None:
         "source_window",
         "sparse",
         "score",
+        "origin",
         "trust",
         "generated_at",
         "stale",

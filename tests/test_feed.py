@@ -125,6 +125,7 @@ def test_json_format_shape(desk: tuple[LiveServer, httpx.Client]) -> None:
     assert body["omitted"] == {"messages": 0, "hard_events": [], "more_hard_events": 0}
     [block] = body["digest"]
     assert block["kind"] == "hard_event" and block["trust"] == "unverified"
+    assert block["origin"] == "human"
     [message] = body["raw_recent"]
     assert message["content"] == "recent chatter" and message["origin"] == "human"
     assert message["trust"] == "unverified" and message["reply_to"] == "1"

@@ -101,6 +101,7 @@ def source_item(version: SourceVersion, tier: Tier, principal: Principal, fmt: F
             "source_window": {"from": created.created_at, "to": created.created_at},
             "sparse": False,
             "score": 0.5,
+            "origin": version.origin,
             "trust": trust,
             "generated_at": None,
             "stale": False,

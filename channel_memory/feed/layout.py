@@ -279,6 +279,11 @@ def _numbers(c: Candidates, chosen: Selection, raw_chars: int, digest_chars: int
     older_handles: set[str] = set()
     for item in c.older:
         older_handles |= item.covers
+    older_covered = len(older_handles & covered)
+    cutoff = c.to_us - c.raw_recent_us
+    for item in digest:
+        if item.kind in ("sequence_rollup", "topic_rollup") and item.last_us < cutoff:
+            older_covered += len(item.covers - older_handles)  # rollups cover ordinary messages
     generated = [i.generated_us for i in digest if i.generated_us is not None]
     status = c.status
     if status == "ok" and not digest and not chosen.raw:
@@ -299,7 +304,7 @@ def _numbers(c: Candidates, chosen: Selection, raw_chars: int, digest_chars: int
         "coverage_gaps": c.coverage_gaps,
         "deterministic_only": all(i.processor in ("deterministic", "source") for i in digest),
         "digest_raw_recent": format_go_duration(c.raw_recent_us),
-        "digest_older_raw_omitted": c.older_total - len(older_handles & covered)
+        "digest_older_raw_omitted": max(0, c.older_total - older_covered)
         if c.kind == "raw_window+digest"
         else 0,
         "digest_generated_at": format_rfc3339(max(generated)) if generated else None,

@@ -35,7 +35,7 @@ _DERIVED_COLUMNS = (
 )
 BLOCK_COLUMNS = (
     "seq, id, source_kind, channel_id, group_key, kind, event_type, text, from_us, to_us, sparse, "
-    "score, generated_us, dirty, processor, cut_text, author, trust_authors, sources"
+    "score, generated_us, dirty, processor, cut_text, author, trust_authors, sources, origin"
 )
 
 
@@ -232,6 +232,7 @@ async def insert_blocks(conn: aiosqlite.Connection, blocks: Sequence[RecallBlock
                 block.author,
                 json.dumps(list(block.trust_authors)),
                 json.dumps([[x.message_id, x.content_hash] for x in block.sources]),
+                block.origin,
             )
         )
         sources += [
@@ -242,7 +243,7 @@ async def insert_blocks(conn: aiosqlite.Connection, blocks: Sequence[RecallBlock
             fts.append((seq, block.text))
     await conn.executemany(
         f"INSERT INTO recall_blocks ({BLOCK_COLUMNS}) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         rows,
     )
     await conn.executemany(
@@ -272,21 +273,6 @@ async def mark_blocks_citing_dirty(
     )
 
 
-async def delete_blocks_citing(
-    conn: aiosqlite.Connection, channel_id: str, message_ids: Iterable[str]
-) -> None:
-    """Remove every block citing the messages (a forget leaves no block citing them)."""
-    fetched = list(
-        await conn.execute_fetchall(
-            "SELECT DISTINCT block_seq FROM block_sources WHERE channel_id = ? AND message_id IN "
-            "(SELECT value FROM json_each(?))",
-            (channel_id, _ids(message_ids)),
-        )
-    )
-    seqs = [row[0] for row in fetched]
-    await delete_blocks(conn, seqs)
-
-
 def block_from_row(row: Sequence[Any]) -> RecallBlock:
     return RecallBlock(
         id=row[1],
@@ -304,6 +290,7 @@ def block_from_row(row: Sequence[Any]) -> RecallBlock:
         dirty=bool(row[13]),
         processor=row[14],
         sources=tuple(BlockSource(m, h) for m, h in json.loads(row[18])),
+        origin=row[19],
         cut_text=row[15],
         author=row[16],
         trust_authors=tuple(json.loads(row[17])),
@@ -323,18 +310,6 @@ async def blocks_overlapping(
     )
     rows = list(fetched)
     return [block_from_row(row) for row in rows]
-
-
-async def block_by_id(conn: aiosqlite.Connection, block_id: str) -> RecallBlock | None:
-    fetched = list(
-        await conn.execute_fetchall(
-            f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE id = ?", (block_id,)
-        )
-    )
-    row = fetched[0] if fetched else None
-    if row is None:
-        return None
-    return block_from_row(row)
 
 
 async def all_blocks(conn: aiosqlite.Connection) -> list[RecallBlock]:

@@ -315,24 +315,6 @@ async def current_page(
     return [version_from_row(row) for row in fetched]
 
 
-async def source_authors(
-    conn: aiosqlite.Connection, channel_id: str, pairs: Iterable[tuple[str, str]]
-) -> dict[tuple[str, str], tuple[str, str | None]]:
-    """``(origin, author_id)`` of exact versions, for trust markers."""
-    wanted = sorted(set(pairs))
-    if not wanted:
-        return {}
-    fetched = list(
-        await conn.execute_fetchall(
-            "SELECT message_id, content_hash, origin, author_id FROM source_messages "
-            "WHERE channel_id = ? AND (message_id, content_hash) IN "
-            "(SELECT value->>0, value->>1 FROM json_each(?))",
-            (channel_id, json.dumps(wanted)),
-        )
-    )
-    return {(row[0], row[1]): (row[2], row[3]) for row in fetched}
-
-
 async def count_current_in_window(
     conn: aiosqlite.Connection, channel_id: str, from_us: int, to_us: int
 ) -> int:

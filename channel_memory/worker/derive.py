@@ -25,7 +25,7 @@ from channel_memory.worker.classify import classify
 from channel_memory.worker.render import BlockPlan, RenderSettings, block_id, render
 from channel_memory.worker.rules import RuleSet
 
-RENDER_VERSION = "5"
+RENDER_VERSION = "6"
 """Bump when rendering changes, so every block is rebuilt with the new text."""
 
 GROUP_PREFIX = {

@@ -192,5 +192,6 @@ def render(
         sources=tuple(BlockSource(m, h) for m, h in plan.members),
         cut_text=cut,
         author=_author(covered[0]) if len(covered) == 1 else None,
+        origin=covered[0].origin if len({v.origin for v in covered}) == 1 else "mixed",
         trust_authors=tuple(sorted({v.author_id or "" for v in covered if v.origin != "system"})),
     )
