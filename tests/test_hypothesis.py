@@ -340,12 +340,13 @@ async def _feed_bodies(
                 )  # fmt: skip
                 async with store.read() as conn:
                     found = await candidates.live(conn, query, principal)
-                    again = await candidates.live(conn, query, principal)
-                try:
-                    body = render(found, budget, fmt)
-                except BudgetTooSmall:
-                    continue
-                assert render(again, budget, fmt).content == body.content  # deterministic
+                    try:
+                        body = await candidates.serve(conn, query, principal)
+                    except BudgetTooSmall:
+                        continue
+                    again = await candidates.serve(conn, query, principal)
+                assert again.content == body.content  # deterministic
+                assert len(render(found, budget, fmt).content) <= budget
                 out.append((fmt, budget, body, found))
         return out
     finally:

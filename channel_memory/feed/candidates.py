@@ -19,7 +19,7 @@ from typing import Literal
 import aiosqlite
 
 from channel_memory.auth import Principal
-from channel_memory.feed.layout import Candidates, FeedItem, Format, Tier
+from channel_memory.feed.layout import Body, Candidates, FeedItem, Format, Tier, render
 from channel_memory.models import PRIMARY_KINDS, RecallBlock, SourceVersion, source_handle
 from channel_memory.store import gaps, sources, windows
 from channel_memory.trust import block_trust, trust_of
@@ -39,6 +39,8 @@ class FeedQuery:
     max_chars: int
     fmt: Format
     raw_recent_us: int
+    depth: int = 1
+    """Divides how many candidates each tier reads; the shallow first read uses 4."""
 
     @property
     def from_us(self) -> int:
@@ -48,10 +50,15 @@ class FeedQuery:
     def raw_cutoff_us(self) -> int:
         return max(self.from_us, self.to_us - self.raw_recent_us)
 
+    @property
+    def hard_reach(self) -> int:
+        """Hard events read at any depth: as many as could fit (48+ characters each)."""
+        return self.max_chars // 48 + 8
+
     def reach(self, smallest: int) -> int:
         """How many candidates of a tier to read: as many as could fit in the budget, when
         the tier's items take at least ``smallest`` characters with their metadata line."""
-        return self.max_chars // smallest + 8
+        return self.max_chars // (smallest * self.depth) + 8
 
 
 def block_item(block: RecallBlock, tier: Tier, principal: Principal, fmt: Format) -> FeedItem:
@@ -227,31 +234,39 @@ async def live(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -
     older_blocks: list[RecallBlock] = []
     sparse_blocks: list[RecallBlock] = []
     more: list[tuple[int, str]] = []
+    truncated = False
+    hard_total = await windows.fresh_block_count(conn, channels, "hard_event", q.from_us, q.to_us)
     # One channel per read, so every read stops at its LIMIT in index order.
     for channel in channels:
+        # hard events come first whatever the depth: read as many as could fit
         found = await windows.fresh_blocks_newest(
-            conn, channel, "hard_event", q.from_us, q.to_us, q.reach(48)
+            conn, channel, "hard_event", q.from_us, q.to_us, q.hard_reach
         )
         hard_blocks += found
-        more += await windows.message_block_handles(
-            conn, channel, "hard_event", q.from_us, q.to_us, len(found), q.max_chars // 12
+        if len(hard_blocks) < hard_total:  # only when some hard event may go unshown
+            more += await windows.message_block_handles(
+                conn, channel, "hard_event", q.from_us, q.to_us, len(found), q.max_chars // 40
+            )
+        tiers = (
+            await windows.fresh_blocks_newest(
+                conn, channel, "raw_excerpt", cutoff, q.to_us, q.limit + q.reach(64)
+            ),
+            await windows.fresh_blocks_newest(
+                conn, channel, "raw_excerpt", q.from_us, cutoff - 1, q.reach(64)
+            ),
+            await windows.fresh_sparse_within(conn, channel, q.from_us, q.to_us, q.reach(96)),
         )
-        raw_blocks += await windows.fresh_blocks_newest(
-            conn, channel, "raw_excerpt", cutoff, q.to_us, q.limit + q.reach(64)
-        )
-        older_blocks += await windows.fresh_blocks_newest(
-            conn, channel, "raw_excerpt", q.from_us, cutoff - 1, q.reach(64)
-        )
-        sparse_blocks += await windows.fresh_sparse_within(
-            conn, channel, q.from_us, q.to_us, q.reach(96)
-        )
-    hard_total = await windows.fresh_block_count(conn, channels, "hard_event", q.from_us, q.to_us)
+        raw_blocks += tiers[0]
+        older_blocks += tiers[1]
+        sparse_blocks += tiers[2]
+        for tier, smallest, extra in zip(tiers, (64, 64, 96), (q.limit, 0, 0), strict=True):
+            truncated = truncated or len(tier) == q.reach(smallest) + extra
     older_total = await windows.fresh_block_count(
         conn, channels, "raw_excerpt", q.from_us, cutoff - 1
     )
     hard_items = _newest_first(block_item(b, "hard", principal, q.fmt) for b in hard_blocks)
-    kept = hard_items[: q.reach(48)]
-    dropped = [(i.first_us, i.handle) for i in hard_items[q.reach(48) :]]
+    kept = hard_items[: q.hard_reach]
+    dropped = [(i.first_us, i.handle) for i in hard_items[q.hard_reach :]]
     more_handles = [h for _, h in sorted(dropped + more, reverse=True)]
     raw_items = [block_item(b, "raw", principal, q.fmt) for b in raw_blocks]
     older_items = [block_item(b, "older", principal, q.fmt) for b in older_blocks]
@@ -275,7 +290,30 @@ async def live(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -
         sparse=sparse_items[: q.reach(96)],
         older=_newest_first(older_items)[: q.reach(64)],
         older_total=older_total,
+        truncated=truncated,
     )
+
+
+async def serve(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -> Body:
+    """Read and lay out a feed; raises ``BudgetTooSmall`` like :func:`render`.
+
+    The live view first reads a quarter of each tier's reach. Only when some tier
+    had more to offer and either the budget was left unfilled or a tier's every
+    candidate was served (so more of it might have displaced lower priorities)
+    does it read the full reach.
+    """
+    if q.as_of:
+        return render(await as_of(conn, q, principal), q.max_chars, q.fmt)
+    shallow = await live(conn, replace(q, depth=4), principal)
+    body = render(shallow, q.max_chars, q.fmt)
+    unfilled = len(body.content) < q.max_chars - FILLED_SLACK
+    if shallow.truncated and (unfilled or body.used_up):
+        body = render(await live(conn, q, principal), q.max_chars, q.fmt)
+    return body
+
+
+FILLED_SLACK = 160
+"""Characters a layout may leave unused and still count as having filled its budget."""
 
 
 def as_of_versions(versions: Sequence[SourceVersion], as_of_us: int) -> dict[str, SourceVersion]:

@@ -90,6 +90,8 @@ class Candidates:
     older_total: int
     """Ordinary messages of the window older than the raw recent window."""
     limit: int
+    truncated: bool = False
+    """Some tier was read only up to its limit: a deeper read could offer more."""
 
 
 @dataclass(slots=True)
@@ -107,6 +109,14 @@ class Body:
     content: str
     media_type: str
     numbers: dict[str, Any]
+    used_up: bool = False
+    """Some tier had every candidate it was offered served: it might have taken more."""
+
+
+def _used_up(c: Candidates, chosen: Selection) -> bool:
+    served = {i.key for i in chosen.raw + chosen.digest_rest}
+    rest = [*c.sparse, *c.older]
+    return bool(rest) and all(i.key in served for i in rest)
 
 
 # --- rendering one item -------------------------------------------------------------------
@@ -431,5 +441,5 @@ def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
                 chosen.hard_named.pop()
                 chosen.hard_unnamed += 1
                 content = draw(c, chosen)
-        return Body(content, media, _numbers(c, chosen, 0, 0))
+        return Body(content, media, _numbers(c, chosen, 0, 0), _used_up(c, chosen))
     return Body(minimal, media, _numbers(c, nothing, 0, 0))

@@ -14,7 +14,7 @@ from channel_memory.auth import Principal
 from channel_memory.errors import ApiError
 from channel_memory.feed import candidates
 from channel_memory.feed.candidates import ContextKind, FeedQuery
-from channel_memory.feed.layout import BudgetTooSmall, Format, render
+from channel_memory.feed.layout import BudgetTooSmall, Format
 from channel_memory.models import ID_PATTERN
 from channel_memory.store import sources
 from channel_memory.telemetry import ContextOp, now_stamp
@@ -99,12 +99,10 @@ async def channel_awareness(request: Request, ctx: AppContext, principal: Princi
         if any(c not in known or not principal.may_see(c) for c in query.channels):
             # an unknown channel and one outside the token's list answer the same
             raise ApiError(404, "channel_not_found", "no such channel")
-        read = candidates.as_of if query.as_of else candidates.live
-        found = await read(conn, query, principal)
-    try:
-        body = render(found, query.max_chars, query.fmt)
-    except BudgetTooSmall as exc:
-        raise _invalid("max_chars", str(exc)) from None
+        try:
+            body = await candidates.serve(conn, query, principal)
+        except BudgetTooSmall as exc:
+            raise _invalid("max_chars", str(exc)) from None
     etag = etag_of(body.content)
     numbers = body.numbers
     not_modified = etag in [t.strip() for t in request.headers.get("if-none-match", "").split(",")]
