@@ -18,16 +18,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
-
-import httpx
 
 from channel_memory.auth import Principal
 from channel_memory.cli import tune_gc
@@ -42,6 +38,7 @@ from channel_memory.timefmt import format_rfc3339
 
 sys.path.insert(0, str(Path(__file__).parent))
 from ingest import machine
+from served import served
 from worker import desk_message
 
 # The data ends on the current hour, so a server on the wall clock serves (about) the
@@ -150,18 +147,8 @@ def over_http(path: Path, seconds: float, clients: int = 1) -> tuple[float, floa
     """Requests/second from ``clients`` client processes (threads would share one core)."""
     import multiprocessing
 
-    process = subprocess.Popen(
-        [sys.executable, "-m", "channel_memory", "serve", "--port", "0", "--no-worker",
-         "--log-level", "warning", "--db", str(path)],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "CHANNEL_MEMORY_TOKEN": "", "CHANNEL_MEMORY_RETENTION__DAYS": "100000"},
-    )  # fmt: skip
-    try:
-        assert process.stdout is not None
-        url = process.stdout.readline().split("listening on ")[1].split()[0]
+    with served(path, "--no-worker") as url:
         params = {"channels": "floor", "since": "24h", "max_chars": "8192"}
-        httpx.get(url + "/health", timeout=60)
         queue: Any = multiprocessing.Queue()
         stop_at = time.time() + seconds
         workers = [
@@ -178,11 +165,6 @@ def over_http(path: Path, seconds: float, clients: int = 1) -> tuple[float, floa
             worker.join()
         elapsed = time.perf_counter() - started
         return len(latencies) / elapsed, _percentiles(latencies)[1]
-    finally:
-        process.terminate()
-        process.wait(timeout=60)
-        assert process.stdout is not None
-        process.stdout.close()
 
 
 def main() -> None:

@@ -14,13 +14,12 @@ import json
 import os
 import platform
 import sqlite3
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import httpx
+from served import served
 
 from channel_memory.config import Settings
 from channel_memory.ingest.events import IngestBatch
@@ -132,36 +131,18 @@ async def library(folder: Path, payloads: list[bytes]) -> float:
         await store.close()
 
 
-def http(folder: Path, payloads: list[bytes]) -> float:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "channel_memory", "serve", "--port", "0", "--log-level", "warning"],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={
-            **os.environ,
-            "CHANNEL_MEMORY_DB": str(folder / "http.db"),
-            "CHANNEL_MEMORY_TOKEN": "",
-        },
-    )
-    try:
-        assert process.stdout is not None
-        url = process.stdout.readline().split("listening on ")[1].split()[0]
-        with httpx.Client(base_url=url, timeout=60) as client:
-            client.get("/health")
-            started = time.perf_counter()
-            total = 0
-            for payload in payloads:
-                response = client.post(
-                    "/v1/ingest", content=payload, headers={"content-type": "application/json"}
-                )
-                response.raise_for_status()
-                total += len(response.json()["results"])
-            return total / (time.perf_counter() - started)
-    finally:
-        process.terminate()
-        process.wait(timeout=60)
-        assert process.stdout is not None
-        process.stdout.close()
+def http(folder: Path, payloads: list[bytes], *flags: str) -> float:
+    name = "http" + "".join(flags).replace("-", "_") + ".db"
+    with served(folder / name, *flags) as url, httpx.Client(base_url=url, timeout=60) as client:
+        started = time.perf_counter()
+        total = 0
+        for payload in payloads:
+            response = client.post(
+                "/v1/ingest", content=payload, headers={"content-type": "application/json"}
+            )
+            response.raise_for_status()
+            total += len(response.json()["results"])
+        return total / (time.perf_counter() - started)
 
 
 def machine() -> str:
@@ -189,13 +170,15 @@ def main() -> None:
         folder = Path(name)
         base = baseline(folder, library_payloads)
         lib = asyncio.run(library(folder, library_payloads))
+        web_alone = http(folder, http_payloads, "--no-worker")
         web = http(folder, http_payloads)
     print(f"machine: {machine()}")
     print(f"messages per path: {args.messages} (content ~300 chars, 4 channels)")
     print(f"{'path':<34} {'msg/s':>10} {'vs baseline':>12}")
     print(f"{'baseline: sqlite3 executemany':<34} {base:>10,.0f} {1.0:>11.2f}x")
     print(f"{'library, batches of 1000':<34} {lib:>10,.0f} {lib / base:>11.2f}x")
-    print(f"{'HTTP loopback, batches of 500':<34} {web:>10,.0f} {web / base:>11.2f}x")
+    print(f"{'HTTP loopback, batches of 500':<34} {web_alone:>10,.0f} {web_alone / base:>11.2f}x")
+    print(f"{'  same, worker deriving alongside':<34} {web:>10,.0f} {web / base:>11.2f}x")
 
 
 if __name__ == "__main__":

@@ -17,10 +17,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -37,6 +35,7 @@ from channel_memory.worker.runner import Worker
 
 sys.path.insert(0, str(Path(__file__).parent))
 from ingest import machine
+from served import served
 
 START_US = 1_776_000_000_000_000  # 2026-04-12
 
@@ -106,17 +105,6 @@ async def derivation(folder: Path, count: int) -> tuple[float, float]:
 
 def lag(folder: Path, seconds: float) -> tuple[list[float], int, float]:
     db = folder / "lag.db"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "channel_memory", "serve", "--port", "0", "--log-level", "warning"],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={
-            **os.environ,
-            "CHANNEL_MEMORY_DB": str(db),
-            "CHANNEL_MEMORY_TOKEN": "",
-            "CHANNEL_MEMORY_RETENTION__DAYS": "100000",
-        },
-    )
     lags: list[float] = []
     outstanding: list[tuple[float, list[str]]] = []
     lock = threading.Lock()
@@ -163,10 +151,7 @@ def lag(folder: Path, seconds: float) -> tuple[list[float], int, float]:
                     counter[0] += 100
                 batch += 1
 
-    try:
-        assert process.stdout is not None
-        url = process.stdout.readline().split("listening on ")[1].split()[0]
-        httpx.get(url + "/health", timeout=60)
+    with served(db) as url:
         poller = threading.Thread(target=poll)
         poller.start()
         counter = [0]
@@ -182,11 +167,6 @@ def lag(folder: Path, seconds: float) -> tuple[list[float], int, float]:
         done.set()
         poller.join(timeout=120)
         return lags, counter[0], counter[0] / elapsed
-    finally:
-        process.terminate()
-        process.wait(timeout=60)
-        assert process.stdout is not None
-        process.stdout.close()
 
 
 def main() -> None:
