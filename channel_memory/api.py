@@ -46,6 +46,16 @@ Handler = Callable[[Request, AppContext, Principal], Awaitable[Response]]
 
 
 @dataclass(frozen=True, slots=True)
+class QueryParameter:
+    """A query-string parameter, as the OpenAPI document describes it."""
+
+    name: str
+    description: str
+    schema: dict[str, Any]
+    required: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Endpoint:
     """One HTTP endpoint: route, required scope (``None``: open) and its wire models."""
 
@@ -57,6 +67,9 @@ class Endpoint:
     request: type[BaseModel] | None = None
     response: type[BaseModel] | None = None
     status: int = 200
+    parameters: tuple[QueryParameter, ...] = ()
+    media_types: tuple[str, ...] = ("application/json",)
+    extra_statuses: tuple[int, ...] = ()
 
 
 async def read_json(request: Request, model: type[M], *, batch_field: str | None = None) -> M:

@@ -120,7 +120,9 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         own = store is None
         opened = store if store is not None else await Store.open(settings.db)
-        worker = Worker(opened, settings, clock, derive_with=derivation)
+        worker = Worker(
+            opened, settings, clock, derive_with=derivation, on_blocks=telemetry.blocks_written.inc
+        )
         app.state.ctx = AppContext(
             opened, settings, TokenTable(settings), clock, worker.hook, worker.wake, telemetry
         )

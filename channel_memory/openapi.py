@@ -12,6 +12,10 @@ from channel_memory import __version__
 from channel_memory.api import Endpoint
 from channel_memory.wire import ErrorBody
 
+_OTHER_STATUSES = {
+    304: "Not modified (If-None-Match matched the ETag)",
+    404: "No such channel (unknown and forbidden look the same)",
+}
 _ERROR_STATUSES = {
     "400": "Malformed JSON",
     "401": "Missing or invalid bearer token",
@@ -43,17 +47,36 @@ def openapi_document(endpoints: Sequence[Endpoint]) -> dict[str, Any]:
                 "required": True,
                 "content": {"application/json": {"schema": keys[(endpoint.request, "validation")]}},
             }
+        if endpoint.parameters:
+            operation["parameters"] = [
+                {
+                    "name": parameter.name,
+                    "in": "query",
+                    "required": parameter.required,
+                    "description": parameter.description,
+                    "schema": parameter.schema,
+                }
+                for parameter in endpoint.parameters
+            ]
         success: dict[str, Any] = {"description": "OK"}
         if endpoint.response is not None:
             success["content"] = {
                 "application/json": {"schema": keys[(endpoint.response, "serialization")]}
             }
+        elif endpoint.parameters:
+            success["content"] = {
+                media: {"schema": {"type": "string"}} for media in endpoint.media_types
+            }
         operation["responses"][str(endpoint.status)] = success
+        for extra in endpoint.extra_statuses:
+            operation["responses"][str(extra)] = {"description": _OTHER_STATUSES[extra]}
         error_schema = {"application/json": {"schema": keys[(ErrorBody, "serialization")]}}
         for status, description in _ERROR_STATUSES.items():
             if endpoint.scope is None and status in ("401", "403"):
                 continue
-            if endpoint.request is None and status in ("400", "413", "422"):
+            if endpoint.request is None and status in ("400", "413"):
+                continue
+            if endpoint.request is None and not endpoint.parameters and status == "422":
                 continue
             operation["responses"][status] = {"description": description, "content": error_schema}
         if endpoint.scope is not None:

@@ -374,6 +374,7 @@ def test_no_content_author_or_channel_body_in_logs(
         assert canary.lower() not in text.lower() and author.lower() not in text.lower()
     assert "floor" not in metrics
     assert "channel_context_ops_total" in metrics
+    assert "channel_memory_worker_blocks_written_total 1.0" in metrics
 
 
 def test_ready_and_stats(desk: tuple[LiveServer, httpx.Client]) -> None:

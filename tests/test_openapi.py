@@ -35,3 +35,13 @@ def test_request_schemas_are_the_validating_models(client: httpx.Client) -> None
     assert message["properties"]["id"]["pattern"] == "^[A-Za-z0-9._:-]{1,128}$"
     assert set(schemas) >= {"MessageEvent", "DeleteEvent", "ForgetEvent", "ErrorBody"}
     assert IngestBatch.model_json_schema()["additionalProperties"] is False
+
+
+def test_the_feed_documents_its_query_parameters(client: httpx.Client) -> None:
+    document = client.get("/openapi.json").json()
+    feed = document["paths"]["/channel-awareness"]["get"]
+    names = [p["name"] for p in feed["parameters"]]
+    assert names == ["channels", "context_kind", "since", "limit", "max_chars", "format", "as_of"]
+    assert feed["parameters"][0]["required"] is True
+    assert set(feed["responses"]) >= {"200", "304", "401", "404", "422"}
+    assert set(feed["responses"]["200"]["content"]) == {"text/plain", "application/json"}

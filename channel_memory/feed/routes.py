@@ -9,7 +9,7 @@ import time
 from starlette.requests import Request
 from starlette.responses import Response
 
-from channel_memory.api import AppContext, Endpoint
+from channel_memory.api import AppContext, Endpoint, QueryParameter
 from channel_memory.auth import Principal
 from channel_memory.errors import ApiError
 from channel_memory.feed import candidates
@@ -132,6 +132,32 @@ async def channel_awareness(request: Request, ctx: AppContext, principal: Princi
     return Response(body.content, 200, headers=headers, media_type=body.media_type)
 
 
+PARAMETERS = (
+    QueryParameter("channels", "Comma-separated channel ids.", {"type": "string"}, True),
+    QueryParameter(
+        "context_kind",
+        "raw_window+digest (default) or raw_window.",
+        {"type": "string", "enum": ["raw_window+digest", "raw_window"]},
+    ),
+    QueryParameter("since", "The window, a Go duration (default 24h).", {"type": "string"}),
+    QueryParameter(
+        "limit",
+        "Most messages in the raw recent tier (default 10, or 60 for raw_window).",
+        {"type": "integer", "minimum": 0, "maximum": 1000},
+    ),
+    QueryParameter(
+        "max_chars",
+        "The whole body's budget in code points (default feed.max_chars).",
+        {"type": "integer", "minimum": 1},
+    ),
+    QueryParameter(
+        "format", "text (default) or json.", {"type": "string", "enum": ["text", "json"]}
+    ),
+    QueryParameter(
+        "as_of", "RFC 3339: the feed as it was then.", {"type": "string", "format": "date-time"}
+    ),
+)
+
 ENDPOINTS = [
     Endpoint(
         "GET",
@@ -140,5 +166,8 @@ ENDPOINTS = [
         "The channels' window as raw_window+digest (or raw_window) within max_chars: hard "
         "events verbatim, recent messages raw, older material as digest blocks; text or JSON.",
         "read",
+        parameters=PARAMETERS,
+        media_types=("text/plain", "application/json"),
+        extra_statuses=(304, 404),
     ),
 ]

@@ -61,6 +61,7 @@ class Worker:
         *,
         derive_with: DeriveSettings | None = None,
         holder: str | None = None,
+        on_blocks: Callable[[int], object] | None = None,
     ) -> None:
         self.store = store
         self.settings = settings
@@ -71,6 +72,7 @@ class Worker:
         self._idle = asyncio.Event()
         self._retention_due = False
         self.processed = 0
+        self._on_blocks = on_blocks
 
     @property
     def hook(self) -> DeriveHook:
@@ -103,9 +105,13 @@ class Worker:
             markers = await block_store.pending_dirty(conn, batch)
             if not markers:
                 return 0
-            await derive(conn, [key for _, key in markers], self.derive_settings, self.clock())
+            written = await derive(
+                conn, [key for _, key in markers], self.derive_settings, self.clock()
+            )
             await block_store.clear_markers(conn, [seq for seq, _ in markers])
         self.processed += len(markers)
+        if self._on_blocks is not None:
+            self._on_blocks(written)
         return len(markers)
 
     async def drain(self) -> int:
