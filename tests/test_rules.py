@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+import tomllib
 from collections.abc import Callable
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -169,6 +172,13 @@ def test_rules_test_command_shows_what_would_change(
     assert "would stop matching: 1\n  - floor/2 stop_or_target_change: stop moved to 408" in out
 
 
+RULE_SOURCES = {
+    r["name"]: r["patterns"]
+    for r in tomllib.loads(
+        resources.files("channel_memory.worker").joinpath("default_rules.toml").read_text()
+    )["rule"]
+}
+
 VOCABULARY = [
     "stop", "moved", "to", "408", "target", "raising", "trail", "breakeven", "routing", "route:",
     "no", "route", "desk", "B", "filled", "FILLED", "200", "NVDA", "bought", "sold", "executed",
@@ -183,5 +193,13 @@ def test_default_keyword_gates_never_hide_a_pattern_match(words: list[str], newl
     """The shipped `keywords` only skip messages no pattern of the rule could match."""
     text = ("\n" if newline else " ").join(words)
     for rule in default_rules().rules:
-        if any(p.search(text) for p in rule.patterns):
+        if any(p.search(text, text.lower()) for p in rule.patterns):
             assert any(k in text.lower() for k in rule.keywords), (rule.name, text)
+
+
+@given(st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=12))
+def test_lowered_patterns_match_exactly_as_case_insensitive_ones(words: list[str]) -> None:
+    text = " ".join(words)
+    for rule in default_rules().rules:
+        for pattern, source in zip(rule.patterns, RULE_SOURCES[rule.name], strict=True):
+            assert pattern.search(text, text.lower()) == bool(re.search(source, text, re.M))

@@ -59,12 +59,35 @@ class RulesError(Exception):
 
 
 @dataclass(frozen=True, slots=True)
+class Pattern:
+    """A compiled rule pattern, and whether it runs on the lower-cased message.
+
+    A case-insensitive pattern without upper-case characters (no ``\\S``, no
+    ``(?-i:…)``) matches the lower-cased text exactly as it matches the original
+    case-insensitively, and runs about twice as fast there.
+    """
+
+    regex: re.Pattern[str]
+    on_lowered: bool
+
+    @classmethod
+    def compile(cls, source: str) -> Pattern:
+        body = source[4:] if source.startswith("(?i)") else None
+        if body is not None and body == body.lower() and "(?" not in body:
+            return cls(re.compile(body, re.MULTILINE), True)
+        return cls(re.compile(source, re.MULTILINE), False)  # ^ and $ anchor at each line
+
+    def search(self, content: str, lowered: str) -> bool:
+        return self.regex.search(lowered if self.on_lowered else content) is not None
+
+
+@dataclass(frozen=True, slots=True)
 class HardEventRule:
     name: str
     event_type: str
     score: float
-    patterns: tuple[re.Pattern[str], ...]
-    unless: tuple[re.Pattern[str], ...]
+    patterns: tuple[Pattern, ...]
+    unless: tuple[Pattern, ...]
     tags: frozenset[str]
     authors: frozenset[str]
     keywords: tuple[str, ...]
@@ -88,13 +111,14 @@ class HardEventRule:
             return True
         if self.gate is not None and not self.gate.search(lowered):
             return False
-        if not any(p.search(content) for p in self.patterns):
+        if not any(p.search(content, lowered) for p in self.patterns):
             return False
-        return not any(u.search(content) for u in self.unless)
+        return not any(u.search(content, lowered) for u in self.unless)
 
     def line_matches(self, line: str) -> bool:
-        return any(p.search(line) for p in self.patterns) and not any(
-            u.search(line) for u in self.unless
+        lowered = line.lower()
+        return any(p.search(line, lowered) for p in self.patterns) and not any(
+            u.search(line, lowered) for u in self.unless
         )
 
 
@@ -139,9 +163,8 @@ def _compile(spec: RuleFile, source: str) -> RuleSet:
             name=r.name,
             event_type=r.event_type,
             score=r.score,
-            # MULTILINE: ^ and $ anchor at each line of a message
-            patterns=tuple(re.compile(p, re.MULTILINE) for p in r.patterns),
-            unless=tuple(re.compile(u, re.MULTILINE) for u in r.unless),
+            patterns=tuple(Pattern.compile(p) for p in r.patterns),
+            unless=tuple(Pattern.compile(u) for u in r.unless),
             tags=frozenset(r.tags),
             authors=frozenset(a.lower() for a in r.authors),
             keywords=tuple(k.lower() for k in r.keywords),
