@@ -29,6 +29,7 @@ from channel_memory.openapi import openapi_document
 from channel_memory.store import Store
 from channel_memory.telemetry import Telemetry
 from channel_memory.tools import peer as peer_tools
+from channel_memory.tools import routes as tool_routes
 from channel_memory.worker.runner import Worker, derive_settings
 
 log = logging.getLogger("channel_memory")
@@ -54,6 +55,7 @@ def endpoints() -> list[Endpoint]:
         Endpoint("GET", "/health", health, "Liveness; open, carries no content.", None),
         *ingest_routes.ENDPOINTS,
         *peer_tools.ENDPOINTS,
+        *tool_routes.ENDPOINTS,
         *peer_feed.ENDPOINTS,
         *feed_routes.ENDPOINTS,
         *operations.ENDPOINTS,

@@ -93,6 +93,15 @@ class FeedSettings(_Section):
     """Longer hard events keep their decision-bearing lines and elide the rest."""
 
 
+class ToolsSettings(_Section):
+    result_budget_chars: int = Field(default=12_000, ge=1_000)
+    """Largest tool result, in code points of its compact JSON."""
+    default_limit: int = Field(default=20, ge=1)
+    """Results per page when the caller gives no ``limit``."""
+    max_limit: int = Field(default=100, ge=1)
+    """The largest ``limit`` a caller may ask for."""
+
+
 class RetentionSettings(_Section):
     days: float = Field(default=30.0, gt=0)
     """Sources older than this are dropped, with everything derived from them."""
@@ -147,6 +156,7 @@ class Settings(BaseSettings):
     ingest: IngestSettings = IngestSettings()
     worker: WorkerSettings = WorkerSettings()
     feed: FeedSettings = FeedSettings()
+    tools: ToolsSettings = ToolsSettings()
     retention: RetentionSettings = RetentionSettings()
 
     @classmethod

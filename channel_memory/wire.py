@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import (
     BaseModel,
@@ -178,3 +178,27 @@ class FeedMessageOut(SourceMessageOut):
             reply_to=version.reply_to,
             thread_id=version.thread_id,
         )
+
+
+class ToolMessageOut(FeedMessageOut):
+    """A message as the retrieval tools return it: with attachment references.
+
+    ``content`` is None when the message is too large for the result; a
+    ``read_content`` locator then says how to read it in fragments.
+    """
+
+    content: str | None  # type: ignore[assignment]
+    attachments: list[dict[str, Any]]
+
+    @classmethod
+    def of_tool(
+        cls, version: SourceVersion, trust: str, with_content: bool = True
+    ) -> ToolMessageOut:
+        base = FeedMessageOut.of_version(version, trust).model_dump()
+        base["content"] = version.content if with_content else None
+        attachments = [
+            {k: v for k, v in (("id", a.id), ("name", a.name), ("mime_type", a.mime_type),
+             ("size_bytes", a.size_bytes), ("url", a.url)) if v is not None}
+            for a in version.attachments
+        ]  # fmt: skip
+        return cls(**base, attachments=attachments)

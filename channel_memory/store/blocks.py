@@ -327,24 +327,33 @@ async def search_blocks(
     match: str | None,
     from_us: int,
     limit: int,
+    until_us: int | None = None,
 ) -> list[RecallBlock]:
-    """Fresh sparse blocks of a channel matching an FTS5 expression, newest first."""
-    if match is None:
-        sql = (
-            f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE channel_id = ? AND sparse = 1 "
-            "AND dirty = 0 AND to_us >= ? ORDER BY to_us DESC, seq DESC LIMIT ?"
-        )
-        params: tuple[Any, ...] = (channel_id, from_us, limit)
-    else:
-        sql = (
-            f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE channel_id = ? AND sparse = 1 "
-            "AND dirty = 0 AND to_us >= ? AND seq IN (SELECT rowid FROM block_fts WHERE "
-            "block_fts MATCH ?) ORDER BY to_us DESC, seq DESC LIMIT ?"
-        )
-        params = (channel_id, from_us, match, limit)
-    fetched = list(await conn.execute_fetchall(sql, params))
+    """Fresh sparse blocks of a channel matching an FTS5 expression (any, when None),
+    ending in ``[from_us, until_us]``, newest first."""
+    conditions = ["channel_id = ?", "sparse = 1", "dirty = 0", "to_us >= ?"]
+    params: list[Any] = [channel_id, from_us]
+    if until_us is not None:
+        conditions.append("to_us <= ?")
+        params.append(until_us)
+    if match is not None:
+        conditions.append("seq IN (SELECT rowid FROM block_fts WHERE block_fts MATCH ?)")
+        params.append(match)
+    params.append(limit)
+    fetched = await conn.execute_fetchall(
+        f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE {' AND '.join(conditions)} "
+        "ORDER BY to_us DESC, seq DESC LIMIT ?",
+        params,
+    )
+    return [block_from_row(row) for row in fetched]
+
+
+async def block_by_id(conn: aiosqlite.Connection, block_id: str) -> RecallBlock | None:
+    fetched = await conn.execute_fetchall(
+        f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE id = ?", (block_id,)
+    )
     rows = list(fetched)
-    return [block_from_row(row) for row in rows]
+    return block_from_row(rows[0]) if rows else None
 
 
 # --- worker bookkeeping ---------------------------------------------------------------------

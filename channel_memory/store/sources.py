@@ -338,6 +338,7 @@ async def search_current(
     author: str | None,
     from_us: int,
     limit: int,
+    until_us: int | None = None,
 ) -> list[SourceVersion]:
     """Current readable messages matching an FTS5 expression and author filter, newest first.
 
@@ -351,6 +352,9 @@ async def search_current(
         "created_us >= ?",
     ]
     params: list[Any] = [channel_id, from_us]
+    if until_us is not None:
+        conditions.append("created_us <= ?")
+        params.append(until_us)
     if match is not None:
         conditions.append("id IN (SELECT rowid FROM source_fts WHERE source_fts MATCH ?)")
         params.append(match)
@@ -383,3 +387,53 @@ def literal_match(query: str) -> str | None:
     if not words:
         return None
     return " ".join('"' + word.replace('"', '""') + '"' for word in words)
+
+
+async def browse_current(
+    conn: aiosqlite.Connection,
+    channel_id: str,
+    after: tuple[int, int] | None,
+    before: tuple[int, int] | None,
+    author: str | None,
+    limit: int,
+) -> list[SourceVersion]:
+    """Readable current messages of a channel strictly between two ``(created_us, id)``
+    positions, oldest first, at most ``limit``; ``author`` is a case-insensitive
+    substring of the author's name or id."""
+    conditions = ["channel_id = ?", "is_current = 1", "deleted = 0"]
+    params: list[Any] = [channel_id]
+    if after is not None:
+        conditions.append("(created_us, id) > (?, ?)")
+        params += list(after)
+    if before is not None:
+        conditions.append("(created_us, id) < (?, ?)")
+        params += list(before)
+    if author:
+        conditions.append(
+            "(instr(lower(coalesce(author_name, '')), ?) > 0 "
+            "OR instr(lower(coalesce(author_id, '')), ?) > 0)"
+        )
+        params += [author.lower(), author.lower()]
+    params.append(limit)
+    fetched = await conn.execute_fetchall(
+        f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE {' AND '.join(conditions)} "
+        "ORDER BY created_us, id LIMIT ?",
+        params,
+    )
+    return [version_from_row(row) for row in fetched]
+
+
+async def version_status(
+    conn: aiosqlite.Connection, channel_id: str, pairs: Iterable[tuple[str, str]]
+) -> dict[tuple[str, str], tuple[bool, bool]]:
+    """``(is_current, deleted)`` of exact versions that still exist (not forgotten)."""
+    wanted = sorted(set(pairs))
+    if not wanted:
+        return {}
+    fetched = await conn.execute_fetchall(
+        "SELECT message_id, content_hash, is_current, deleted FROM source_messages "
+        "WHERE channel_id = ? AND (message_id, content_hash) IN "
+        "(SELECT value->>0, value->>1 FROM json_each(?)) AND forgotten_us IS NULL",
+        (channel_id, json.dumps(wanted)),
+    )
+    return {(row[0], row[1]): (bool(row[2]), bool(row[3])) for row in fetched}

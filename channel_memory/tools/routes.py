@@ -1,0 +1,556 @@
+"""Native retrieval tools over HTTP: search, browse by handle or time, expand a block.
+
+Every result is compact JSON within ``tools.result_budget_chars``; items are
+chosen before the result is built (``limit + 1`` reads, the largest fitting
+prefix), and a result that holds less than asked says so (``omitted`` within the
+fetched page, ``has_more``, ``next_cursor``). A message too large for one result
+is read in fragments through ``content_cursor``s bound to its exact content.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import aiosqlite
+from pydantic import Field, model_validator
+from starlette.requests import Request
+from starlette.responses import Response
+
+from channel_memory.api import AppContext, Endpoint, read_json
+from channel_memory.auth import Principal
+from channel_memory.errors import ApiError
+from channel_memory.models import RecallBlock, SourceVersion, source_handle
+from channel_memory.store import blocks as block_store
+from channel_memory.store import sources
+from channel_memory.store.sources import literal_match
+from channel_memory.telemetry import ContextOp, now_stamp
+from channel_memory.timefmt import TimeFormatError, format_rfc3339, parse_rfc3339, parse_since
+from channel_memory.tools import cursors
+from channel_memory.tools.budget import compact, fitting_prefix, fragment_length
+from channel_memory.tools.cursors import CursorError
+from channel_memory.trust import block_trust, trust_of
+from channel_memory.wire import BlockOut, Id, StrictModel, ToolMessageOut
+
+Handle = Annotated[str, Field(pattern=r"^[A-Za-z0-9._:-]{1,128}/[A-Za-z0-9._:-]{1,128}$")]
+Cursor = Annotated[str, Field(min_length=1, max_length=2048)]
+EXCERPT_CHARS = 240
+LONGEST_CURSOR = "x" * 400
+"""Room kept for a cursor while fitting, longer than any cursor issued."""
+
+
+class SearchRequest(StrictModel):
+    channels: Annotated[list[Id], Field(min_length=1, max_length=32)]
+    query: Annotated[str, Field(min_length=1, max_length=1024)]
+    since: Annotated[str, Field(max_length=64)] | None = None
+    author: Annotated[str, Field(min_length=1, max_length=256)] | None = None
+    limit: Annotated[int, Field(ge=1)] | None = None
+    cursor: Cursor | None = None
+
+
+class MessagesRequest(StrictModel):
+    channels: Annotated[list[Id], Field(min_length=1, max_length=32)] | None = None
+    source_handles: Annotated[list[Handle], Field(min_length=1, max_length=100)] | None = None
+    message_ids: Annotated[list[Id], Field(min_length=1, max_length=100)] | None = None
+    after: Annotated[str, Field(max_length=260)] | None = None
+    before: Annotated[str, Field(max_length=260)] | None = None
+    author: Annotated[str, Field(min_length=1, max_length=256)] | None = None
+    limit: Annotated[int, Field(ge=1)] | None = None
+    include_history: bool = False
+    cursor: Cursor | None = None
+    content_cursor: Cursor | None = None
+
+    @model_validator(mode="after")
+    def _one_way_to_ask(self) -> MessagesRequest:
+        if self.source_handles and self.message_ids:
+            raise ValueError("give source_handles or message_ids, not both")
+        named = self.source_handles or self.message_ids
+        if named and (self.after or self.before):
+            raise ValueError("after/before browse by time; they do not combine with named messages")
+        if self.message_ids and not self.channels:
+            raise ValueError("message_ids need channels")
+        if not (named or self.channels or self.content_cursor):
+            raise ValueError("channels are required unless handles name them")
+        return self
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    ctx: AppContext
+    principal: Principal
+
+    @property
+    def budget(self) -> int:
+        return self.ctx.settings.tools.result_budget_chars
+
+    def limit(self, asked: int | None) -> int:
+        tools = self.ctx.settings.tools
+        if asked is not None and asked > tools.max_limit:
+            raise ApiError(422, "validation_failed", f"limit is at most {tools.max_limit}")
+        return asked or tools.default_limit
+
+
+def _respond(caller: Caller, tool: str, started: float, result: dict[str, Any]) -> Response:
+    content = compact(result)
+    assert len(content) <= caller.budget, "a tool result outgrew its budget"
+    caller.ctx.telemetry.record(
+        ContextOp(
+            ts=now_stamp(caller.ctx.clock()),
+            type="tool",
+            consumer=caller.principal.agent_id,
+            tool_name=tool,
+            returned=len(result.get("hits") or result.get("messages") or []),
+            omitted=int(result.get("omitted", 0)),
+            status=str(result.get("status")),
+            latency_ms=round((time.perf_counter() - started) * 1000, 3),
+        )
+    )
+    return Response(content, 200, media_type="application/json")
+
+
+async def _visible(conn: aiosqlite.Connection, principal: Principal, channels: list[str]) -> None:
+    """404 unless every channel exists and the caller may see it (both look the same)."""
+    known = await sources.channel_kinds(conn, channels)
+    if any(c not in known or not principal.may_see(c) for c in channels):
+        raise ApiError(404, "channel_not_found", "no such channel")
+
+
+def _cursor_error(exc: CursorError) -> ApiError:
+    return ApiError(exc.status, exc.code, exc.message)
+
+
+# --- search_channel_context -------------------------------------------------------------
+
+
+def excerpt(text: str, words: list[str]) -> str:
+    """A bounded excerpt of ``text`` around the first of ``words`` it contains."""
+    lowered = text.lower()
+    hits = [i for i in (lowered.find(w.lower()) for w in words) if i >= 0]
+    at = min(hits) if hits else 0
+    start = max(0, at - EXCERPT_CHARS // 3)
+    end = min(len(text), start + EXCERPT_CHARS)
+    start = max(0, end - EXCERPT_CHARS)
+    return ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")
+
+
+def _message_hit(version: SourceVersion, words: list[str], principal: Principal) -> dict[str, Any]:
+    return {
+        "source_handle": version.key.handle,
+        "message_id": version.key.message_id,
+        "kind": "message",
+        "author_name": version.author_name or version.author_id,
+        "created_at": format_rfc3339(version.created_us),
+        "trust": trust_of(version.origin, version.author_id, principal),
+        "excerpt": excerpt(version.content, words),
+    }
+
+
+def _block_hit(block: RecallBlock, words: list[str], principal: Principal) -> dict[str, Any]:
+    first = block.sources[0].message_id
+    return {
+        "source_handle": source_handle(block.channel_id, first),
+        "message_id": first,
+        "kind": block.kind,
+        "block_id": block.id,
+        "author_name": block.author,
+        "created_at": format_rfc3339(block.from_us),
+        "trust": block_trust(block, principal),
+        "excerpt": excerpt(block.text, words),
+    }
+
+
+async def search_channel_context(
+    request: Request, ctx: AppContext, principal: Principal
+) -> Response:
+    started = time.perf_counter()
+    body = await read_json(request, SearchRequest)
+    caller = Caller(ctx, principal)
+    limit = caller.limit(body.limit)
+    channels = sorted(set(body.channels))
+    try:
+        from_us = parse_since(body.since, ctx.clock()) if body.since else 0  # all retained
+    except TimeFormatError as exc:
+        raise ApiError(422, "validation_failed", f"since {exc}") from None
+    bound = cursors.binding(
+        "search",
+        {"c": channels, "q": body.query, "s": body.since, "a": body.author},
+        principal.agent_id,
+    )
+    match = literal_match(body.query)
+    words = re.findall(r"\w+", body.query)
+    async with ctx.store.write() as conn:  # the cursor key may need creating
+        secret = await cursors.cursor_secret(conn)
+    position: tuple[int, str] | None = None
+    if body.cursor is not None:
+        try:
+            payload = cursors.verify(secret, body.cursor)
+        except CursorError as exc:
+            raise _cursor_error(exc) from None
+        if payload.get("b") != bound:
+            raise ApiError(400, "cursor_mismatch", "the cursor belongs to another query or caller")
+        position = (int(payload["t"]), str(payload["k"]))
+    found: list[tuple[int, str, dict[str, Any]]] = []
+    async with ctx.store.read() as conn:
+        await _visible(conn, principal, channels)
+        if match is not None:
+            until = position[0] if position else None
+            for channel in channels:
+                for version in await sources.search_current(
+                    conn, channel, match, body.author, from_us, limit + 9, until
+                ):
+                    key = f"m{version.id:015d}"
+                    found.append((version.created_us, key, _message_hit(version, words, principal)))
+                if body.author is None:  # a block has many authors: author filters messages
+                    for block in await block_store.search_blocks(
+                        conn, channel, match, from_us, limit + 9, until
+                    ):
+                        key = f"b{block.id}"
+                        found.append((block.to_us, key, _block_hit(block, words, principal)))
+    found.sort(key=lambda f: (f[0], f[1]), reverse=True)
+    if position is not None:
+        found = [f for f in found if (f[0], f[1]) < position]
+    page = found[: limit + 1]
+    fetched = page[:limit]
+    envelope = {
+        "status": "ok",
+        "hits": [],
+        "omitted": limit,
+        "has_more": True,
+        "next_cursor": LONGEST_CURSOR,
+    }
+    count = fitting_prefix(envelope, "hits", [f[2] for f in fetched], caller.budget)
+    included = fetched[:count]
+    has_more = len(page) > limit or count < len(fetched)
+    next_cursor = None
+    if has_more and included:
+        last = included[-1]
+        next_cursor = cursors.sign(secret, {"b": bound, "t": last[0], "k": last[1]})
+    return _respond(
+        caller,
+        "search_channel_context",
+        started,
+        {
+            "status": "ok" if included else "empty",
+            "hits": [f[2] for f in included],
+            "omitted": len(fetched) - count,
+            "has_more": has_more,
+            "next_cursor": next_cursor,
+        },
+    )
+
+
+# --- get_channel_messages ---------------------------------------------------------------
+
+
+async def _position(
+    conn: aiosqlite.Connection, value: str, channels: list[str], exclusive_end: bool
+) -> tuple[int, int]:
+    """A browse bound: an RFC 3339 time, or a handle's current position."""
+    if "/" in value:
+        channel, message_id = value.split("/", 1)
+        if channel not in channels:
+            raise ApiError(422, "validation_failed", "after/before names a channel not asked for")
+        kinds = await sources.channel_kinds(conn, [channel])
+        current = await sources.current_versions(
+            conn, kinds.get(channel, ""), channel, [message_id]
+        )
+        version = current.get(message_id)
+        if version is None:
+            raise ApiError(404, "message_not_found", "after/before names no current message")
+        return (version.created_us, version.id)
+    try:
+        moment = parse_rfc3339(value)
+    except TimeFormatError:
+        raise ApiError(
+            422, "validation_failed", "after/before must be a handle or an RFC 3339 time"
+        ) from None
+    # exclusive: after T starts past every message at T, before T ends before them
+    return (moment, 2**62) if not exclusive_end else (moment, -1)
+
+
+def _fragment(secret: bytes, version: SourceVersion, offset: int, budget: int) -> dict[str, Any]:
+    """One fragment of a message's content from ``offset``, as large as the budget allows."""
+    content = version.content
+    handle = version.key.handle
+
+    def result(piece: str, next_cursor: str | None) -> dict[str, Any]:
+        fragment: dict[str, Any] = {
+            "source_handle": handle,
+            "content_hash": version.content_hash,
+            "offset": offset,
+            "total_chars": len(content),
+            "content": piece,
+        }
+        if next_cursor is not None:
+            fragment["next_content_cursor"] = next_cursor
+        return {"status": "ok", "fragment": fragment}
+
+    length = fragment_length(
+        content, offset, lambda piece: len(compact(result(piece, LONGEST_CURSOR))), budget
+    )
+    end = offset + length
+    next_cursor = None
+    if end < len(content):
+        sha = cursors.content_sha(content)
+        next_cursor = cursors.sign(secret, {"h": handle, "s": sha, "o": end})
+    return result(content[offset:end], next_cursor)
+
+
+async def get_channel_messages(request: Request, ctx: AppContext, principal: Principal) -> Response:
+    started = time.perf_counter()
+    body = await read_json(request, MessagesRequest)
+    caller = Caller(ctx, principal)
+    limit = caller.limit(body.limit)
+    async with ctx.store.write() as conn:
+        secret = await cursors.cursor_secret(conn)
+    async with ctx.store.read() as conn:
+        if body.content_cursor is not None:
+            fragment = await _continue_fragment(
+                conn, secret, body.content_cursor, principal, caller
+            )
+            named = body.source_handles or []
+            if named and named != [fragment["fragment"]["source_handle"]]:
+                raise ApiError(400, "cursor_mismatch", "the content cursor is for another message")
+            return _respond(caller, "get_channel_messages", started, fragment)
+        if body.source_handles or body.message_ids:
+            result = await _named(conn, secret, body, principal, caller, limit)
+        else:
+            result = await _browse(conn, secret, body, principal, caller, limit)
+    return _respond(caller, "get_channel_messages", started, result)
+
+
+async def _continue_fragment(
+    conn: aiosqlite.Connection, secret: bytes, token: str, principal: Principal, caller: Caller
+) -> dict[str, Any]:
+    try:
+        payload = cursors.verify(secret, token)
+    except CursorError as exc:
+        raise _cursor_error(exc) from None
+    if not {"h", "s", "o"} <= set(payload):
+        raise ApiError(400, "cursor_invalid", "this is not a content cursor")
+    channel, message_id = str(payload["h"]).split("/", 1)
+    await _visible(conn, principal, [channel])
+    kinds = await sources.channel_kinds(conn, [channel])
+    version = (await sources.current_versions(conn, kinds[channel], channel, [message_id])).get(
+        message_id
+    )
+    if version is None or version.deleted:
+        raise ApiError(409, "content_changed", "the message is gone; start again from its handle")
+    if cursors.content_sha(version.content) != payload["s"]:
+        raise ApiError(
+            409, "content_changed", "the message was edited; start again from its handle"
+        )
+    offset = int(payload["o"])
+    if not 0 <= offset <= len(version.content):
+        raise ApiError(400, "cursor_invalid", "the content cursor's offset is out of range")
+    return _fragment(secret, version, offset, caller.budget)
+
+
+def _fit_messages(
+    versions: list[SourceVersion], principal: Principal, budget: int, envelope: dict[str, Any]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The largest fitting prefix; a message too big for any result comes as a locator."""
+    used = len(compact(envelope))
+    messages: list[dict[str, Any]] = []
+    locators: list[dict[str, Any]] = []
+    for version in versions:
+        trust = trust_of(version.origin, version.author_id, principal)
+        item = ToolMessageOut.of_tool(version, trust).model_dump(mode="json")
+        locator = None
+        if used + len(compact(item)) + 1 > budget and not messages:
+            # alone it would not fit: no content, a locator to read it in fragments
+            item = ToolMessageOut.of_tool(version, trust, with_content=False).model_dump(
+                mode="json"
+            )
+            locator = {"source_handle": version.key.handle, "content_chars": len(version.content)}
+        cost = len(compact(item)) + 1 + (len(compact(locator)) + 1 if locator else 0)
+        if used + cost > budget:
+            break
+        used += cost
+        messages.append(item)
+        if locator:
+            locators.append(locator)
+    return messages, locators
+
+
+def _envelope(limit: int) -> dict[str, Any]:
+    return {
+        "status": "ok",
+        "messages": [],
+        "read_content": [],
+        "omitted": limit,
+        "has_more": True,
+        "next_cursor": LONGEST_CURSOR,
+    }
+
+
+async def _named(
+    conn: aiosqlite.Connection,
+    secret: bytes,
+    body: MessagesRequest,
+    principal: Principal,
+    caller: Caller,
+    limit: int,
+) -> dict[str, Any]:
+    wanted: list[tuple[str, str]] = []
+    if body.source_handles:
+        wanted = [tuple(h.split("/", 1)) for h in body.source_handles]  # type: ignore[misc]
+    else:
+        assert body.channels and body.message_ids
+        wanted = [(c, m) for c in body.channels for m in body.message_ids]
+    wanted = list(dict.fromkeys(wanted))
+    await _visible(conn, principal, sorted({c for c, _ in wanted}))
+    bound = cursors.binding("named", {"w": wanted, "h": body.include_history}, principal.agent_id)
+    start = 0
+    if body.cursor is not None:
+        try:
+            payload = cursors.verify(secret, body.cursor)
+        except CursorError as exc:
+            raise _cursor_error(exc) from None
+        if payload.get("b") != bound:
+            raise ApiError(400, "cursor_mismatch", "the cursor belongs to another query or caller")
+        start = int(payload["i"])
+    found: list[SourceVersion] = []
+    for channel in sorted({c for c, _ in wanted}):
+        ids = [m for c, m in wanted if c == channel]
+        found += await sources.versions_of(conn, channel, ids, include_history=body.include_history)
+    order = {key: i for i, key in enumerate(wanted)}
+    found.sort(key=lambda v: (order[(v.key.channel_id, v.key.message_id)], v.observed_seq))
+    if len(wanted) == 1 and len(found) == 1 and start == 0 and not body.include_history:
+        trust = trust_of(found[0].origin, found[0].author_id, principal)
+        whole = ToolMessageOut.of_tool(found[0], trust).model_dump(mode="json")
+        if len(compact({**_envelope(limit), "messages": [whole]})) > caller.budget:
+            return _fragment(secret, found[0], 0, caller.budget)
+    page = found[start : start + limit + 1]
+    fetched = page[:limit]
+    messages, locators = _fit_messages(fetched, principal, caller.budget, _envelope(limit))
+    has_more = len(page) > limit or len(messages) < len(fetched)
+    next_cursor = (
+        cursors.sign(secret, {"b": bound, "i": start + len(messages)})
+        if has_more and messages
+        else None
+    )
+    return {
+        "status": "ok" if messages else "empty",
+        "messages": messages,
+        "read_content": locators,
+        "omitted": len(fetched) - len(messages),
+        "has_more": has_more,
+        "next_cursor": next_cursor,
+    }
+
+
+async def _browse(
+    conn: aiosqlite.Connection,
+    secret: bytes,
+    body: MessagesRequest,
+    principal: Principal,
+    caller: Caller,
+    limit: int,
+) -> dict[str, Any]:
+    assert body.channels
+    channels = sorted(set(body.channels))
+    await _visible(conn, principal, channels)
+    after = await _position(conn, body.after, channels, False) if body.after else None
+    before = await _position(conn, body.before, channels, True) if body.before else None
+    bound = cursors.binding(
+        "browse",
+        {"c": channels, "a": body.after, "b": body.before, "u": body.author},
+        principal.agent_id,
+    )
+    if body.cursor is not None:
+        try:
+            payload = cursors.verify(secret, body.cursor)
+        except CursorError as exc:
+            raise _cursor_error(exc) from None
+        if payload.get("b") != bound:
+            raise ApiError(400, "cursor_mismatch", "the cursor belongs to another query or caller")
+        after = (int(payload["t"]), int(payload["i"]))
+    found: list[SourceVersion] = []
+    for channel in channels:
+        found += await sources.browse_current(conn, channel, after, before, body.author, limit + 1)
+    found.sort(key=lambda v: (v.created_us, v.id))
+    page = found[: limit + 1]
+    fetched = page[:limit]
+    messages, locators = _fit_messages(fetched, principal, caller.budget, _envelope(limit))
+    has_more = len(page) > limit or len(messages) < len(fetched)
+    next_cursor = None
+    if has_more and messages:
+        last = fetched[len(messages) - 1]
+        next_cursor = cursors.sign(secret, {"b": bound, "t": last.created_us, "i": last.id})
+    return {
+        "status": "ok" if messages else "empty",
+        "messages": messages,
+        "read_content": locators,
+        "omitted": len(fetched) - len(messages),
+        "has_more": has_more,
+        "next_cursor": next_cursor,
+    }
+
+
+# --- blocks -----------------------------------------------------------------------------
+
+
+async def get_block(request: Request, ctx: AppContext, principal: Principal) -> Response:
+    started = time.perf_counter()
+    caller = Caller(ctx, principal)
+    block_id = str(request.path_params["block_id"])
+    async with ctx.store.read() as conn:
+        block = await block_store.block_by_id(conn, block_id)
+        if block is None or not principal.may_see(block.channel_id):
+            raise ApiError(404, "block_not_found", "no such block")
+        status = await sources.version_status(
+            conn, block.channel_id, [(s.message_id, s.content_hash) for s in block.sources]
+        )
+    provenance = []
+    for source in block.sources:
+        current, deleted = status.get((source.message_id, source.content_hash), (False, False))
+        provenance.append(
+            {
+                "source_handle": source_handle(block.channel_id, source.message_id),
+                "message_id": source.message_id,
+                "content_hash": source.content_hash,
+                "is_current": current,
+                "deleted": deleted,
+            }
+        )
+    result: dict[str, Any] = BlockOut.of(block, block_trust(block, principal)).model_dump(
+        mode="json", by_alias=True
+    )
+    envelope = {**result, "provenance": [], "provenance_omitted": len(provenance)}
+    count = fitting_prefix(envelope, "provenance", provenance, caller.budget)
+    result.update(
+        status="ok", provenance=provenance[:count], provenance_omitted=len(provenance) - count
+    )
+    return _respond(caller, "expand_digest_block", started, result)
+
+
+ENDPOINTS = [
+    Endpoint(
+        "POST",
+        "/v1/tools/search_channel_context",
+        search_channel_context,
+        "Keyword search (every word, literally) over current messages and sparse blocks of "
+        "the channels, newest first, within the result budget.",
+        "read",
+        SearchRequest,
+    ),
+    Endpoint(
+        "POST",
+        "/v1/tools/get_channel_messages",
+        get_channel_messages,
+        "Exact messages by handle or id, or browsed by time (after/before, exclusive), oldest "
+        "first, within the result budget; large messages are read in fragments.",
+        "read",
+        MessagesRequest,
+    ),
+    Endpoint(
+        "GET",
+        "/v1/blocks/{block_id}",
+        get_block,
+        "A recall block with its provenance: each cited version, current or superseded.",
+        "read",
+    ),
+]

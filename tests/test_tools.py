@@ -1,0 +1,252 @@
+"""Native retrieval tools: search, browse, fragments, block provenance — inside the budget."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.conftest import LiveServer, message_event
+
+READ = "read-token-0123456789ab"
+OTHER = "other-token-0123456789a"
+ADMIN = "admin-token-0123456789a"
+BUDGET = 2_000
+TOKENS = [
+    {"token": ADMIN, "scopes": ["admin"], "agent_id": "ops"},
+    {"token": READ, "scopes": ["read"], "agent_id": "analyst", "channels": ["floor", "ops"]},
+    {"token": OTHER, "scopes": ["read"], "agent_id": "other", "channels": ["floor", "ops"]},
+]
+
+
+@pytest.fixture
+def desk(make_server: Callable[..., LiveServer]) -> Iterator[tuple[LiveServer, httpx.Client]]:
+    server = make_server(
+        worker={"enabled": False}, tokens=TOKENS, tools={"result_budget_chars": BUDGET}
+    )
+    with server.client(READ) as client:
+        yield server, client
+
+
+def push(server: LiveServer, *events: dict[str, Any]) -> None:
+    with server.client(ADMIN) as admin:
+        response = admin.post("/v1/ingest", json={"events": list(events)})
+        assert response.status_code == 200, response.text
+
+
+def call(client: httpx.Client, tool: str, **body: Any) -> httpx.Response:
+    response = client.post(f"/v1/tools/{tool}", json=body)
+    assert len(response.text) <= BUDGET
+    return response
+
+
+def at(minute: int, hour: int = 16) -> str:
+    return f"2026-05-21T{hour:02d}:{minute:02d}:00Z"
+
+
+def test_browsing_pages_through_every_message_once_in_order(
+    desk: tuple[LiveServer, httpx.Client],
+) -> None:
+    server, client = desk
+    push(
+        server,
+        *(
+            message_event(
+                str(i), f"message {i} " + "x" * (i * 37 % 300), created_at=at(i % 60, 10 + i // 60)
+            )
+            for i in range(90)
+        ),
+        message_event("o1", "other channel", channel="ops", created_at=at(30)),
+    )
+    push(server, {"type": "delete", "channel_id": "floor", "message_id": "5"})
+    seen: list[str] = []
+    cursor = None
+    for _ in range(100):
+        body = call(
+            client, "get_channel_messages", channels=["floor"], limit=7, cursor=cursor
+        ).json()
+        seen += [m["message_id"] for m in body["messages"]]
+        # omitted counts what this page fetched but could not fit, nothing more
+        assert 0 <= body["omitted"] <= 7 - len(body["messages"])
+        assert body["has_more"] or body["omitted"] == 0
+        cursor = body["next_cursor"]
+        if not body["has_more"]:
+            break
+    expected = [str(i) for i in range(90) if i != 5]
+    assert seen == expected
+
+
+def test_browse_after_and_before_are_exclusive(desk: tuple[LiveServer, httpx.Client]) -> None:
+    server, client = desk
+    push(server, *(message_event(str(i), f"m{i}", created_at=at(i)) for i in range(6)))
+    body = call(
+        client, "get_channel_messages", channels=["floor"], after="floor/1", before=at(4)
+    ).json()
+    assert [m["message_id"] for m in body["messages"]] == ["2", "3"]
+    message = body["messages"][0]
+    assert message["origin"] == "human" and message["trust"] == "unverified"
+    assert message["attachments"] == [] and message["reply_to"] is None
+
+
+def test_oversized_message_is_read_in_exact_fragments(
+    desk: tuple[LiveServer, httpx.Client],
+) -> None:
+    server, client = desk
+    big = "line one\r\nüñï 🚀 " + ('0123456789abcdef"\\\n' * 400) + "end\n"
+    push(
+        server,
+        message_event("big", big, created_at=at(1)),
+        message_event("s", "small", created_at=at(2)),
+    )
+    listed = call(client, "get_channel_messages", channels=["floor"]).json()
+    assert [m["message_id"] for m in listed["messages"]] == ["big", "s"]
+    assert listed["messages"][0]["content"] is None
+    assert listed["read_content"] == [{"source_handle": "floor/big", "content_chars": len(big)}]
+    pieces = []
+    body = call(client, "get_channel_messages", source_handles=["floor/big"]).json()
+    while True:
+        fragment = body["fragment"]
+        assert fragment["offset"] == sum(len(p) for p in pieces)
+        assert fragment["total_chars"] == len(big)
+        pieces.append(fragment["content"])
+        if "next_content_cursor" not in fragment:
+            break
+        body = call(
+            client, "get_channel_messages", content_cursor=fragment["next_content_cursor"]
+        ).json()
+    assert len(pieces) > 3
+    assert "".join(pieces).encode() == big.encode()
+
+
+def test_content_cursors_refuse_edits_other_targets_and_tampering(
+    desk: tuple[LiveServer, httpx.Client],
+) -> None:
+    server, client = desk
+    big = "z" * 5000
+    push(
+        server,
+        message_event("big", big, created_at=at(1)),
+        message_event("s", "small", created_at=at(2)),
+    )
+    first = call(client, "get_channel_messages", source_handles=["floor/big"]).json()["fragment"]
+    token = first["next_content_cursor"]
+    other = call(client, "get_channel_messages", source_handles=["floor/s"], content_cursor=token)
+    assert other.status_code == 400 and other.json()["error"]["code"] == "cursor_mismatch"
+    body, mac = token.split(".")
+    forged = call(client, "get_channel_messages", content_cursor=body[:-2] + "AA." + mac)
+    assert forged.status_code == 400 and forged.json()["error"]["code"] == "cursor_invalid"
+    push(server, message_event("big", big + "!", created_at=at(1), edited_at=at(3)))
+    edited = call(client, "get_channel_messages", content_cursor=token)
+    assert edited.status_code == 409 and edited.json()["error"]["code"] == "content_changed"
+
+
+def test_paging_cursors_are_bound_to_query_channels_and_caller(
+    desk: tuple[LiveServer, httpx.Client],
+) -> None:
+    server, client = desk
+    push(
+        server,
+        *(message_event(str(i), f"NVDA note {i}", created_at=at(i)) for i in range(10)),
+        *(
+            message_event(f"o{i}", f"NVDA ops {i}", channel="ops", created_at=at(i))
+            for i in range(3)
+        ),
+    )
+    page = call(client, "get_channel_messages", channels=["floor"], limit=3).json()
+    cursor = page["next_cursor"]
+    assert page["has_more"] and cursor
+    across = call(client, "get_channel_messages", channels=["floor", "ops"], limit=3, cursor=cursor)
+    assert across.status_code == 400 and across.json()["error"]["code"] == "cursor_mismatch"
+    with server.client(OTHER) as other:
+        stolen = other.post(
+            "/v1/tools/get_channel_messages",
+            json={"channels": ["floor"], "limit": 3, "cursor": cursor},
+        )
+    assert stolen.status_code == 400 and stolen.json()["error"]["code"] == "cursor_mismatch"
+    found = call(client, "search_channel_context", channels=["floor"], query="nvda", limit=3).json()
+    wrong_query = call(
+        client, "search_channel_context", channels=["floor"], query="note", limit=3,
+        cursor=found["next_cursor"],
+    )  # fmt: skip
+    assert wrong_query.status_code == 400
+    garbage = call(client, "get_channel_messages", channels=["floor"], cursor="not-a-cursor")
+    assert garbage.status_code == 400 and garbage.json()["error"]["code"] == "cursor_invalid"
+
+
+def test_search_pages_newest_first_and_honours_filters(
+    desk: tuple[LiveServer, httpx.Client],
+) -> None:
+    server, client = desk
+    push(
+        server,
+        *(
+            message_event(
+                str(i), f"NVDA flows {i}", author="Analyst-B" if i % 2 else "lead", created_at=at(i)
+            )
+            for i in range(12)
+        ),
+        message_event("x", "NVDA secret", channel="hidden", created_at=at(20)),
+    )
+    push(server, {"type": "forget", "channel_id": "floor", "message_ids": ["11"]})
+    seen: list[str] = []
+    cursor = None
+    while True:
+        body = call(
+            client,
+            "search_channel_context",
+            channels=["floor"],
+            query="nvda",
+            limit=4,
+            cursor=cursor,
+        ).json()
+        seen += [h["message_id"] for h in body["hits"]]
+        if not body["has_more"]:
+            break
+        cursor = body["next_cursor"]
+    assert seen == [str(i) for i in range(10, -1, -1)]
+    hit = call(client, "search_channel_context", channels=["floor"], query="flows 3").json()[
+        "hits"
+    ][0]
+    assert hit == hit | {"kind": "message", "source_handle": "floor/3", "trust": "unverified"}
+    assert "flows 3" in hit["excerpt"]
+    by_author = call(
+        client, "search_channel_context", channels=["floor"], query="nvda", author="analyst"
+    ).json()
+    assert {h["message_id"] for h in by_author["hits"]} == {"1", "3", "5", "7", "9"}
+    recent = call(
+        client,
+        "search_channel_context",
+        channels=["floor"],
+        query="nvda",
+        since="2026-05-21T16:09:00Z",
+    ).json()
+    assert [h["message_id"] for h in recent["hits"]] == ["10", "9"]
+    hidden = call(client, "search_channel_context", channels=["hidden"], query="nvda")
+    unknown = call(client, "search_channel_context", channels=["nope"], query="nvda")
+    assert hidden.status_code == unknown.status_code == 404 and hidden.content == unknown.content
+
+
+def test_block_provenance_resolves_exact_versions(desk: tuple[LiveServer, httpx.Client]) -> None:
+    server, client = desk
+    push(
+        server,
+        *(message_event(str(i), "HEARTBEAT_OK", author="bot", created_at=at(i)) for i in range(3)),
+    )
+    server.drain()
+    hit = call(client, "search_channel_context", channels=["floor"], query="runtime status").json()[
+        "hits"
+    ][0]
+    assert hit["kind"] == "telemetry_count"
+    block = client.get(f"/v1/blocks/{hit['block_id']}").json()
+    assert [p["source_handle"] for p in block["provenance"]] == ["floor/0", "floor/1", "floor/2"]
+    assert all(p["is_current"] and not p["deleted"] for p in block["provenance"])
+    push(
+        server,
+        message_event("1", "HEARTBEAT_OK again", author="bot", created_at=at(1), edited_at=at(9)),
+    )
+    stale = client.get(f"/v1/blocks/{hit['block_id']}").json()
+    assert stale["dirty"] is True
+    assert [p["is_current"] for p in stale["provenance"]] == [True, False, True]
+    assert client.get("/v1/blocks/doesnotexist").status_code == 404
