@@ -92,9 +92,8 @@ class Caller:
         return asked or tools.default_limit
 
 
-def _respond(caller: Caller, tool: str, started: float, result: dict[str, Any]) -> Response:
-    content = compact(result)
-    assert len(content) <= caller.budget, "a tool result outgrew its budget"
+def record(caller: Caller, tool: str, started: float, result: dict[str, Any]) -> None:
+    """One ``channel_context_op`` for a tool call."""
     caller.ctx.telemetry.record(
         ContextOp(
             ts=now_stamp(caller.ctx.clock()),
@@ -107,6 +106,19 @@ def _respond(caller: Caller, tool: str, started: float, result: dict[str, Any]) 
             latency_ms=round((time.perf_counter() - started) * 1000, 3),
         )
     )
+
+
+def within_budget(caller: Caller, result: dict[str, Any]) -> str:
+    """The result as sent; the last check that it holds its budget."""
+    content = compact(result)
+    if len(content) > caller.budget:  # selection guarantees this never happens
+        raise ApiError(500, "budget_exceeded", "a tool result outgrew its budget")
+    return content
+
+
+def _respond(caller: Caller, tool: str, started: float, result: dict[str, Any]) -> Response:
+    content = within_budget(caller, result)
+    record(caller, tool, started, result)
     return Response(content, 200, media_type="application/json")
 
 
@@ -166,6 +178,12 @@ async def search_channel_context(
 ) -> Response:
     started = time.perf_counter()
     body = await read_json(request, SearchRequest)
+    result = await search(ctx, principal, body)
+    return _respond(Caller(ctx, principal), "search_channel_context", started, result)
+
+
+async def search(ctx: AppContext, principal: Principal, body: SearchRequest) -> dict[str, Any]:
+    """``search_channel_context``: hits newest first, within the result budget."""
     caller = Caller(ctx, principal)
     limit = caller.limit(body.limit)
     channels = sorted(set(body.channels))
@@ -227,18 +245,13 @@ async def search_channel_context(
     if has_more and included:
         last = included[-1]
         next_cursor = cursors.sign(secret, {"b": bound, "t": last[0], "k": last[1]})
-    return _respond(
-        caller,
-        "search_channel_context",
-        started,
-        {
-            "status": "ok" if included else "empty",
-            "hits": [f[2] for f in included],
-            "omitted": len(fetched) - count,
-            "has_more": has_more,
-            "next_cursor": next_cursor,
-        },
-    )
+    return {
+        "status": "ok" if included else "empty",
+        "hits": [f[2] for f in included],
+        "omitted": len(fetched) - count,
+        "has_more": has_more,
+        "next_cursor": next_cursor,
+    }
 
 
 # --- get_channel_messages ---------------------------------------------------------------
@@ -301,6 +314,12 @@ def _fragment(secret: bytes, version: SourceVersion, offset: int, budget: int) -
 async def get_channel_messages(request: Request, ctx: AppContext, principal: Principal) -> Response:
     started = time.perf_counter()
     body = await read_json(request, MessagesRequest)
+    result = await messages(ctx, principal, body)
+    return _respond(Caller(ctx, principal), "get_channel_messages", started, result)
+
+
+async def messages(ctx: AppContext, principal: Principal, body: MessagesRequest) -> dict[str, Any]:
+    """``get_channel_messages``: named, browsed or fragmented, within the result budget."""
     caller = Caller(ctx, principal)
     limit = caller.limit(body.limit)
     async with ctx.store.write() as conn:
@@ -313,12 +332,10 @@ async def get_channel_messages(request: Request, ctx: AppContext, principal: Pri
             named = body.source_handles or []
             if named and named != [fragment["fragment"]["source_handle"]]:
                 raise ApiError(400, "cursor_mismatch", "the content cursor is for another message")
-            return _respond(caller, "get_channel_messages", started, fragment)
+            return fragment
         if body.source_handles or body.message_ids:
-            result = await _named(conn, secret, body, principal, caller, limit)
-        else:
-            result = await _browse(conn, secret, body, principal, caller, limit)
-    return _respond(caller, "get_channel_messages", started, result)
+            return await _named(conn, secret, body, principal, caller, limit)
+        return await _browse(conn, secret, body, principal, caller, limit)
 
 
 async def _continue_fragment(
@@ -495,8 +512,13 @@ async def _browse(
 
 async def get_block(request: Request, ctx: AppContext, principal: Principal) -> Response:
     started = time.perf_counter()
+    result = await expand_block(ctx, principal, str(request.path_params["block_id"]))
+    return _respond(Caller(ctx, principal), "expand_digest_block", started, result)
+
+
+async def expand_block(ctx: AppContext, principal: Principal, block_id: str) -> dict[str, Any]:
+    """A block with its provenance (a prefix of it when long), within the result budget."""
     caller = Caller(ctx, principal)
-    block_id = str(request.path_params["block_id"])
     async with ctx.store.read() as conn:
         block = await block_store.block_by_id(conn, block_id)
         if block is None or not principal.may_see(block.channel_id):
@@ -524,7 +546,7 @@ async def get_block(request: Request, ctx: AppContext, principal: Principal) -> 
     result.update(
         status="ok", provenance=provenance[:count], provenance_omitted=len(provenance) - count
     )
-    return _respond(caller, "expand_digest_block", started, result)
+    return result
 
 
 ENDPOINTS = [
