@@ -69,7 +69,15 @@ class TokenTable:
         scheme, _, presented = header.partition(" ")
         if scheme.lower() != "bearer" or not presented.strip():
             raise _unauthorized("a bearer token is required")
-        candidate = presented.strip().encode()
+        return self.principal_for(presented.strip())
+
+    def principal_for(self, token: str | None) -> Principal:
+        """The principal of a token (everyone's when none is configured); 401 otherwise."""
+        if self.open:
+            return _EVERYTHING
+        if not token:
+            raise _unauthorized("a token is required")
+        candidate = token.encode()
         found: Principal | None = None
         # Compare against every entry so timing does not reveal which one matched.
         for secret, principal in self._entries:

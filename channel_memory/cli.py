@@ -214,6 +214,37 @@ def _rules_test(args: argparse.Namespace) -> int:
     return asyncio.run(run())
 
 
+def _mcp(args: argparse.Namespace) -> int:
+    import os
+
+    from channel_memory.api import AppContext
+    from channel_memory.app import wall_clock
+    from channel_memory.auth import TokenTable
+    from channel_memory.errors import ApiError
+    from channel_memory.mcp_server import build
+    from channel_memory.telemetry import Telemetry
+
+    settings = _settings(args)
+    tokens = TokenTable(settings)
+    try:
+        principal = tokens.principal_for(args.token or os.environ.get("CHANNEL_MEMORY_MCP_TOKEN"))
+    except ApiError:
+        print("channel-memory: the MCP server needs a valid read token", file=sys.stderr)
+        return 2
+    derive = derive_hook(derive_settings(settings))
+
+    async def run() -> int:
+        store = await Store.open(settings.db)
+        try:
+            ctx = AppContext(store, settings, tokens, wall_clock, derive, lambda: None, Telemetry())
+            await build(ctx, principal).run_stdio_async()
+        finally:
+            await store.close()
+        return 0
+
+    return asyncio.run(run())
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(
         prog="channel-memory",
@@ -244,6 +275,11 @@ def parser() -> argparse.ArgumentParser:
         "--once", action="store_true", help="apply retention, derive what is pending, then exit"
     )
     worker.set_defaults(run=_worker)
+
+    mcp = commands.add_parser("mcp", help="serve the retrieval tools over MCP (stdio)")
+    common(mcp)
+    mcp.add_argument("--token", help="the read token to act for (env CHANNEL_MEMORY_MCP_TOKEN)")
+    mcp.set_defaults(run=_mcp)
 
     rules = commands.add_parser("rules", help="hard-event rules")
     rule_commands = rules.add_subparsers(dest="rules_command", required=True)

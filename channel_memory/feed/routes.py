@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
+from collections.abc import Mapping
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -35,8 +36,8 @@ def _invalid(field: str, message: str) -> ApiError:
     return ApiError(422, "validation_failed", f"the request is invalid (field {field})", [detail])
 
 
-def _int(request: Request, name: str, default: int, low: int, high: int) -> int:
-    raw = request.query_params.get(name)
+def _int(params: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    raw = params.get(name)
     if raw is None or raw == "":
         return default
     if not raw.isdigit() or not low <= int(raw) <= high:
@@ -46,7 +47,11 @@ def _int(request: Request, name: str, default: int, low: int, high: int) -> int:
 
 def parse_query(request: Request, ctx: AppContext) -> FeedQuery:
     """The feed's parameters, validated. Raises ``ApiError`` 422."""
-    params = request.query_params
+    return parse_values(request.query_params, ctx)
+
+
+def parse_values(params: Mapping[str, str], ctx: AppContext) -> FeedQuery:
+    """The feed's parameters from name/value pairs (a query string, an MCP call)."""
     channels = tuple(dict.fromkeys(c for c in params.get("channels", "").split(",") if c))
     if not channels:
         raise _invalid("channels", "at least one channel id is required")
@@ -80,8 +85,8 @@ def parse_query(request: Request, ctx: AppContext) -> FeedQuery:
         since_us=since_us,
         to_us=to_us,
         as_of=bool(as_of_text),
-        limit=_int(request, "limit", default_limit, 0, 1000),
-        max_chars=_int(request, "max_chars", feed.max_chars, 1, feed.max_chars_limit),
+        limit=_int(params, "limit", default_limit, 0, 1000),
+        max_chars=_int(params, "max_chars", feed.max_chars, 1, feed.max_chars_limit),
         fmt=fmt,
         raw_recent_us=int(feed.raw_recent_window * MICROS_PER_SECOND),
     )

@@ -122,7 +122,7 @@ def _respond(caller: Caller, tool: str, started: float, result: dict[str, Any]) 
     return Response(content, 200, media_type="application/json")
 
 
-async def _visible(conn: aiosqlite.Connection, principal: Principal, channels: list[str]) -> None:
+async def visible(conn: aiosqlite.Connection, principal: Principal, channels: list[str]) -> None:
     """404 unless every channel exists and the caller may see it (both look the same)."""
     known = await sources.channel_kinds(conn, channels)
     if any(c not in known or not principal.may_see(c) for c in channels):
@@ -211,7 +211,7 @@ async def search(ctx: AppContext, principal: Principal, body: SearchRequest) -> 
         position = (int(payload["t"]), str(payload["k"]))
     found: list[tuple[int, str, dict[str, Any]]] = []
     async with ctx.store.read() as conn:
-        await _visible(conn, principal, channels)
+        await visible(conn, principal, channels)
         if match is not None:
             until = position[0] if position else None
             for channel in channels:
@@ -348,7 +348,7 @@ async def _continue_fragment(
     if not {"h", "s", "o"} <= set(payload):
         raise ApiError(400, "cursor_invalid", "this is not a content cursor")
     channel, message_id = str(payload["h"]).split("/", 1)
-    await _visible(conn, principal, [channel])
+    await visible(conn, principal, [channel])
     kinds = await sources.channel_kinds(conn, [channel])
     version = (await sources.current_versions(conn, kinds[channel], channel, [message_id])).get(
         message_id
@@ -368,16 +368,17 @@ async def _continue_fragment(
 def _fit_messages(
     versions: list[SourceVersion], principal: Principal, budget: int, envelope: dict[str, Any]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The largest fitting prefix; a message too big for any result comes as a locator."""
-    used = len(compact(envelope))
+    """The largest fitting prefix. A message too big for any result on its own comes
+    without content, with a ``read_content`` locator to read it in fragments."""
+    empty = len(compact(envelope))
+    used = empty
     messages: list[dict[str, Any]] = []
     locators: list[dict[str, Any]] = []
     for version in versions:
         trust = trust_of(version.origin, version.author_id, principal)
         item = ToolMessageOut.of_tool(version, trust).model_dump(mode="json")
         locator = None
-        if used + len(compact(item)) + 1 > budget and not messages:
-            # alone it would not fit: no content, a locator to read it in fragments
+        if empty + len(compact(item)) > budget:
             item = ToolMessageOut.of_tool(version, trust, with_content=False).model_dump(
                 mode="json"
             )
@@ -418,7 +419,7 @@ async def _named(
         assert body.channels and body.message_ids
         wanted = [(c, m) for c in body.channels for m in body.message_ids]
     wanted = list(dict.fromkeys(wanted))
-    await _visible(conn, principal, sorted({c for c, _ in wanted}))
+    await visible(conn, principal, sorted({c for c, _ in wanted}))
     bound = cursors.binding("named", {"w": wanted, "h": body.include_history}, principal.agent_id)
     start = 0
     if body.cursor is not None:
@@ -469,7 +470,7 @@ async def _browse(
 ) -> dict[str, Any]:
     assert body.channels
     channels = sorted(set(body.channels))
-    await _visible(conn, principal, channels)
+    await visible(conn, principal, channels)
     after = await _position(conn, body.after, channels, False) if body.after else None
     before = await _position(conn, body.before, channels, True) if body.before else None
     bound = cursors.binding(
