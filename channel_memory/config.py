@@ -94,7 +94,7 @@ class FeedSettings(_Section):
 
 
 class ToolsSettings(_Section):
-    result_budget_chars: int = Field(default=12_000, ge=1_000)
+    result_budget_chars: int = Field(default=12_000, ge=2_000)
     """Largest tool result, in code points of its compact JSON."""
     default_limit: int = Field(default=20, ge=1)
     """Results per page when the caller gives no ``limit``."""

@@ -43,7 +43,8 @@ def fragment_length(content: str, offset: int, measure: Callable[[str], int], bu
     bisection on the actual serialization. Python strings index by code point,
     so a fragment never splits a character.
     """
-    low, high = 0, len(content) - offset
+    # a fragment never holds more code points than the budget: bisect below that
+    low, high = 0, min(len(content) - offset, budget)
     while low < high:
         middle = (low + high + 1) // 2
         if measure(content[offset : offset + middle]) <= budget:

@@ -15,8 +15,7 @@ import json
 import secrets
 from typing import Any
 
-import aiosqlite
-
+from channel_memory.store import Store
 from channel_memory.store import blocks as block_store
 
 SECRET_KEY = "cursor_secret"
@@ -32,13 +31,21 @@ class CursorError(Exception):
         self.message = message
 
 
-async def cursor_secret(conn: aiosqlite.Connection) -> bytes:
-    """The deployment's cursor key, created on first use (call inside a write transaction)."""
-    known = await block_store.get_state(conn, SECRET_KEY)
-    if known is None:
-        known = secrets.token_hex(32)
-        await block_store.set_state(conn, SECRET_KEY, known)
-    return bytes.fromhex(known)
+_SECRETS: dict[str, bytes] = {}
+
+
+async def cursor_secret(store: Store) -> bytes:
+    """The deployment's cursor key, created on first use and kept in the database."""
+    cached = _SECRETS.get(str(store.path))
+    if cached is not None:
+        return cached
+    async with store.write() as conn:
+        known = await block_store.get_state(conn, SECRET_KEY)
+        if known is None:
+            known = secrets.token_hex(32)
+            await block_store.set_state(conn, SECRET_KEY, known)
+    _SECRETS[str(store.path)] = bytes.fromhex(known)
+    return _SECRETS[str(store.path)]
 
 
 def _b64(data: bytes) -> str:

@@ -37,8 +37,8 @@ from channel_memory.wire import BlockOut, Id, StrictModel, ToolMessageOut
 Handle = Annotated[str, Field(pattern=r"^[A-Za-z0-9._:-]{1,128}/[A-Za-z0-9._:-]{1,128}$")]
 Cursor = Annotated[str, Field(min_length=1, max_length=2048)]
 EXCERPT_CHARS = 240
-LONGEST_CURSOR = "x" * 400
-"""Room kept for a cursor while fitting, longer than any cursor issued."""
+LONGEST_CURSOR = "x" * 200
+"""Room kept for a cursor while fitting, longer than any cursor issued (~150 characters)."""
 
 
 class SearchRequest(StrictModel):
@@ -198,8 +198,7 @@ async def search(ctx: AppContext, principal: Principal, body: SearchRequest) -> 
     )
     match = literal_match(body.query)
     words = re.findall(r"\w+", body.query)
-    async with ctx.store.write() as conn:  # the cursor key may need creating
-        secret = await cursors.cursor_secret(conn)
+    secret = await cursors.cursor_secret(ctx.store)
     position: tuple[int, str] | None = None
     if body.cursor is not None:
         try:
@@ -322,8 +321,7 @@ async def messages(ctx: AppContext, principal: Principal, body: MessagesRequest)
     """``get_channel_messages``: named, browsed or fragmented, within the result budget."""
     caller = Caller(ctx, principal)
     limit = caller.limit(body.limit)
-    async with ctx.store.write() as conn:
-        secret = await cursors.cursor_secret(conn)
+    secret = await cursors.cursor_secret(ctx.store)
     async with ctx.store.read() as conn:
         if body.content_cursor is not None:
             fragment = await _continue_fragment(
@@ -390,6 +388,8 @@ def _fit_messages(
         messages.append(item)
         if locator:
             locators.append(locator)
+    if versions and not messages:  # only with a budget far below the 2,000 minimum
+        raise ApiError(500, "budget_too_small", "tools.result_budget_chars cannot hold a message")
     return messages, locators
 
 
