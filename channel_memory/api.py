@@ -47,12 +47,13 @@ Handler = Callable[[Request, AppContext, Principal], Awaitable[Response]]
 
 @dataclass(frozen=True, slots=True)
 class QueryParameter:
-    """A query-string parameter, as the OpenAPI document describes it."""
+    """A query-string (or path) parameter, as the OpenAPI document describes it."""
 
     name: str
     description: str
     schema: dict[str, Any]
     required: bool = False
+    location: str = "query"
 
 
 @dataclass(frozen=True, slots=True)

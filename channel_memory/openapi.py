@@ -51,7 +51,7 @@ def openapi_document(endpoints: Sequence[Endpoint]) -> dict[str, Any]:
             operation["parameters"] = [
                 {
                     "name": parameter.name,
-                    "in": "query",
+                    "in": parameter.location,
                     "required": parameter.required,
                     "description": parameter.description,
                     "schema": parameter.schema,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import httpx
 
 from channel_memory.app import endpoints
@@ -45,3 +47,12 @@ def test_the_feed_documents_its_query_parameters(client: httpx.Client) -> None:
     assert feed["parameters"][0]["required"] is True
     assert set(feed["responses"]) >= {"200", "304", "401", "404", "422"}
     assert set(feed["responses"]["200"]["content"]) == {"text/plain", "application/json"}
+
+
+def test_path_parameters_are_declared(client: httpx.Client) -> None:
+    document = client.get("/openapi.json").json()
+    for path, operations in document["paths"].items():
+        names = set(re.findall(r"{(\w+)}", path))
+        for operation in operations.values():
+            declared = {p["name"] for p in operation.get("parameters", []) if p["in"] == "path"}
+            assert declared == names, path

@@ -19,7 +19,7 @@ from pydantic import Field, model_validator
 from starlette.requests import Request
 from starlette.responses import Response
 
-from channel_memory.api import AppContext, Endpoint, read_json
+from channel_memory.api import AppContext, Endpoint, QueryParameter, read_json
 from channel_memory.auth import Principal
 from channel_memory.errors import ApiError
 from channel_memory.models import RecallBlock, SourceVersion, source_handle
@@ -575,5 +575,10 @@ ENDPOINTS = [
         get_block,
         "A recall block with its provenance: each cited version, current or superseded.",
         "read",
+        parameters=(
+            QueryParameter(
+                "block_id", "The block's id.", {"type": "string"}, required=True, location="path"
+            ),
+        ),
     ),
 ]
