@@ -254,12 +254,13 @@ async def versions_of(
         if include_history
         else "is_current = 1 AND deleted = 0 AND forgotten_us IS NULL"
     )
-    fetched = list(
-        await conn.execute_fetchall(
-            f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE channel_id = ? AND message_id IN "
-            f"(SELECT value FROM json_each(?)) AND {condition} ORDER BY message_id, observed_seq",
-            (channel_id, json.dumps(list(message_ids))),
-        )
+    # The channel's source kind lets the (kind, channel, message) index serve the lookup.
+    fetched = await conn.execute_fetchall(
+        f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE source_kind = "
+        "(SELECT source_kind FROM channels WHERE channel_id = ?1) AND channel_id = ?1 "
+        f"AND message_id IN (SELECT value FROM json_each(?2)) AND {condition} "
+        "ORDER BY message_id, observed_seq",
+        (channel_id, json.dumps(list(message_ids))),
     )
     return [version_from_row(row) for row in fetched]
 
@@ -432,8 +433,9 @@ async def version_status(
         return {}
     fetched = await conn.execute_fetchall(
         "SELECT message_id, content_hash, is_current, deleted FROM source_messages "
-        "WHERE channel_id = ? AND (message_id, content_hash) IN "
-        "(SELECT value->>0, value->>1 FROM json_each(?)) AND forgotten_us IS NULL",
+        "WHERE source_kind = (SELECT source_kind FROM channels WHERE channel_id = ?1) "
+        "AND channel_id = ?1 AND (message_id, content_hash) IN "
+        "(SELECT value->>0, value->>1 FROM json_each(?2)) AND forgotten_us IS NULL",
         (channel_id, json.dumps(wanted)),
     )
     return {(row[0], row[1]): (bool(row[2]), bool(row[3])) for row in fetched}
