@@ -133,6 +133,17 @@ def _cursor_error(exc: CursorError) -> ApiError:
     return ApiError(exc.status, exc.code, exc.message)
 
 
+def _paging_cursor(secret: bytes, token: str, bound: str) -> dict[str, Any]:
+    """A paging cursor's payload, if this deployment issued it for this query and caller."""
+    try:
+        payload = cursors.verify(secret, token)
+    except CursorError as exc:
+        raise _cursor_error(exc) from None
+    if payload.get("b") != bound:
+        raise ApiError(400, "cursor_mismatch", "the cursor belongs to another query or caller")
+    return payload
+
+
 # --- search_channel_context -------------------------------------------------------------
 
 
@@ -201,12 +212,7 @@ async def search(ctx: AppContext, principal: Principal, body: SearchRequest) -> 
     secret = await cursors.cursor_secret(ctx.store)
     position: tuple[int, str] | None = None
     if body.cursor is not None:
-        try:
-            payload = cursors.verify(secret, body.cursor)
-        except CursorError as exc:
-            raise _cursor_error(exc) from None
-        if payload.get("b") != bound:
-            raise ApiError(400, "cursor_mismatch", "the cursor belongs to another query or caller")
+        payload = _paging_cursor(secret, body.cursor, bound)
         position = (int(payload["t"]), str(payload["k"]))
     found: list[tuple[int, str, dict[str, Any]]] = []
     async with ctx.store.read() as conn:
@@ -423,12 +429,7 @@ async def _named(
     bound = cursors.binding("named", {"w": wanted, "h": body.include_history}, principal.agent_id)
     start = 0
     if body.cursor is not None:
-        try:
-            payload = cursors.verify(secret, body.cursor)
-        except CursorError as exc:
-            raise _cursor_error(exc) from None
-        if payload.get("b") != bound:
-            raise ApiError(400, "cursor_mismatch", "the cursor belongs to another query or caller")
+        payload = _paging_cursor(secret, body.cursor, bound)
         start = int(payload["i"])
     found: list[SourceVersion] = []
     for channel in sorted({c for c, _ in wanted}):
@@ -479,12 +480,7 @@ async def _browse(
         principal.agent_id,
     )
     if body.cursor is not None:
-        try:
-            payload = cursors.verify(secret, body.cursor)
-        except CursorError as exc:
-            raise _cursor_error(exc) from None
-        if payload.get("b") != bound:
-            raise ApiError(400, "cursor_mismatch", "the cursor belongs to another query or caller")
+        payload = _paging_cursor(secret, body.cursor, bound)
         after = (int(payload["t"]), int(payload["i"]))
     found: list[SourceVersion] = []
     for channel in channels:
