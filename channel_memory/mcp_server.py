@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
@@ -53,6 +54,17 @@ def build(ctx: AppContext, principal: Principal) -> MCPServer:
     server = MCPServer("channel-memory", instructions=INSTRUCTIONS)
     caller = tools.Caller(ctx, principal)
 
+    async def answer(tool: str, work: Callable[[], Awaitable[dict[str, Any]]]) -> str:
+        """Run a tool; refusals become the JSON error body, results pass the budget check."""
+        started = time.perf_counter()
+        try:
+            result = await work()
+        except ValidationError as exc:
+            raise _refusal(validation_error(exc)) from None
+        except ApiError as exc:
+            raise _refusal(exc) from None
+        return _run_result(caller, tool, started, result)
+
     @server.tool(
         name="search_channel_context",
         description=(
@@ -71,24 +83,18 @@ def build(ctx: AppContext, principal: Principal) -> MCPServer:
         limit: int | None = None,
         cursor: str | None = None,
     ) -> str:
-        started = time.perf_counter()
-        try:
-            body = tools.SearchRequest.model_validate(
-                {
-                    "channels": channels,
-                    "query": query,
-                    "since": since,
-                    "author": author,
-                    "limit": limit,
-                    "cursor": cursor,
-                }
-            )
-            result = await tools.search(ctx, principal, body)
-        except ValidationError as exc:
-            raise _refusal(validation_error(exc)) from None
-        except ApiError as exc:
-            raise _refusal(exc) from None
-        return _run_result(caller, "search_channel_context", started, result)
+        asked = {
+            "channels": channels,
+            "query": query,
+            "since": since,
+            "author": author,
+            "limit": limit,
+            "cursor": cursor,
+        }
+        return await answer(
+            "search_channel_context",
+            lambda: tools.search(ctx, principal, tools.SearchRequest.model_validate(asked)),
+        )
 
     @server.tool(
         name="get_channel_messages",
@@ -113,28 +119,22 @@ def build(ctx: AppContext, principal: Principal) -> MCPServer:
         cursor: str | None = None,
         content_cursor: str | None = None,
     ) -> str:
-        started = time.perf_counter()
-        try:
-            body = tools.MessagesRequest.model_validate(
-                {
-                    "channels": channels,
-                    "source_handles": source_handles,
-                    "message_ids": message_ids,
-                    "after": after,
-                    "before": before,
-                    "author": author,
-                    "limit": limit,
-                    "include_history": include_history,
-                    "cursor": cursor,
-                    "content_cursor": content_cursor,
-                }
-            )
-            result = await tools.messages(ctx, principal, body)
-        except ValidationError as exc:
-            raise _refusal(validation_error(exc)) from None
-        except ApiError as exc:
-            raise _refusal(exc) from None
-        return _run_result(caller, "get_channel_messages", started, result)
+        asked = {
+            "channels": channels,
+            "source_handles": source_handles,
+            "message_ids": message_ids,
+            "after": after,
+            "before": before,
+            "author": author,
+            "limit": limit,
+            "include_history": include_history,
+            "cursor": cursor,
+            "content_cursor": content_cursor,
+        }
+        return await answer(
+            "get_channel_messages",
+            lambda: tools.messages(ctx, principal, tools.MessagesRequest.model_validate(asked)),
+        )
 
     @server.tool(
         name="expand_digest_block",
@@ -145,12 +145,9 @@ def build(ctx: AppContext, principal: Principal) -> MCPServer:
         ),
     )
     async def expand_digest_block(block_id: str) -> str:
-        started = time.perf_counter()
-        try:
-            result = await tools.expand_block(ctx, principal, block_id)
-        except ApiError as exc:
-            raise _refusal(exc) from None
-        return _run_result(caller, "expand_digest_block", started, result)
+        return await answer(
+            "expand_digest_block", lambda: tools.expand_block(ctx, principal, block_id)
+        )
 
     @server.tool(
         name="channel_awareness",
