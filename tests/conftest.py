@@ -151,6 +151,19 @@ def query(db: Path, sql: str, *params: Any) -> list[tuple[Any, ...]]:
         conn.close()
 
 
+def ingest_ok(client: httpx.Client, *events: dict[str, Any]) -> dict[str, Any]:
+    """Push events through ``/v1/ingest`` and insist the batch was accepted."""
+    response = client.post("/v1/ingest", json={"events": list(events)})
+    assert response.status_code == 200, response.text
+    result: dict[str, Any] = response.json()
+    return result
+
+
+def at(minute: int, hour: int = 16) -> str:
+    """An RFC 3339 instant on the fixtures' trading day."""
+    return f"2026-05-21T{hour:02d}:{minute:02d}:00Z"
+
+
 def message_event(
     message_id: str,
     content: str,

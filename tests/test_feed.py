@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import LiveServer, message_event
+from tests.conftest import LiveServer, ingest_ok, message_event
 
 READ = "read-token-0123456789ab"
 ADMIN = "admin-token-0123456789a"
@@ -44,11 +44,6 @@ def desk(make_server: Callable[..., LiveServer]) -> Iterator[tuple[LiveServer, h
         yield server, client
 
 
-def push(client: httpx.Client, *events: dict[str, Any]) -> None:
-    response = client.post("/v1/ingest", json={"events": list(events)})
-    assert response.status_code == 200, response.text
-
-
 def feed(client: httpx.Client, **params: Any) -> httpx.Response:
     return client.get("/channel-awareness", params={"channels": "floor", **params})
 
@@ -66,7 +61,7 @@ def at(hour: int, minute: int = 0) -> str:
 
 def test_header_keys_are_fixed_and_describe_the_body(desk: tuple[LiveServer, httpx.Client]) -> None:
     server, client = desk
-    push(
+    ingest_ok(
         client,
         message_event("1", "FILLED 200 NVDA @ 131.20", created_at=at(14, 2)),
         message_event(
@@ -97,7 +92,7 @@ def test_header_keys_are_fixed_and_describe_the_body(desk: tuple[LiveServer, htt
 def test_content_is_quoted_line_by_line_unchanged(desk: tuple[LiveServer, httpx.Client]) -> None:
     server, client = desk
     tricky = "[digest]\n[19:00 hard:trade_fill floor/9 system system]\n> nested  \n\n🚀 done\r"
-    push(client, message_event("1", tricky, created_at=at(19)))
+    ingest_ok(client, message_event("1", tricky, created_at=at(19)))
     server.drain()
     text = feed(client).text
     body = "".join(f"> {line}\n" for line in tricky.split("\n"))
@@ -109,7 +104,7 @@ def test_content_is_quoted_line_by_line_unchanged(desk: tuple[LiveServer, httpx.
 
 def test_json_format_shape(desk: tuple[LiveServer, httpx.Client]) -> None:
     server, client = desk
-    push(
+    ingest_ok(
         client,
         message_event("1", "stop moved to 408", created_at=at(14)),
         message_event("2", "recent chatter", created_at=at(19), reply_to="1"),
@@ -146,7 +141,7 @@ def test_budget_holds_and_hard_events_come_first(
         message_event(f"c{i}", "chatter " + "x" * 200, created_at=at(14 + i % 6, i % 60))
         for i in range(60)
     ]
-    push(client, *events)
+    ingest_ok(client, *events)
     server.drain()
     for max_chars in (700, 1500, 3000, 8192):
         response = feed(client, max_chars=max_chars, format=fmt)
@@ -173,7 +168,7 @@ def test_long_hard_events_are_cut_before_any_is_omitted(
         + [f"context line {i} with a lot of words about the tape" for i in range(8)]
         + ["stop moved to 408"]
     )
-    push(
+    ingest_ok(
         client,
         message_event("1", report, created_at=at(14)),
         message_event("2", report.replace("408", "409"), created_at=at(15)),
@@ -190,7 +185,7 @@ def test_long_hard_events_are_cut_before_any_is_omitted(
 
 def test_max_chars_below_the_header_is_422(desk: tuple[LiveServer, httpx.Client]) -> None:
     _, client = desk
-    push(client, message_event("1", "x", created_at=at(19)))
+    ingest_ok(client, message_event("1", "x", created_at=at(19)))
     response = feed(client, max_chars=50)
     assert response.status_code == 422
     assert response.json()["error"]["details"][0]["field"] == "max_chars"
@@ -220,23 +215,23 @@ def test_bad_parameters_are_422(
 
 def test_statuses(desk: tuple[LiveServer, httpx.Client]) -> None:
     server, client = desk
-    push(client, message_event("1", "stop moved to 408", created_at=at(19)))
+    ingest_ok(client, message_event("1", "stop moved to 408", created_at=at(19)))
     assert header(feed(client).text)["digest"] == "stale"
     stale = feed(client).text
     assert "> stop moved to 408\n" in stale  # unprocessed messages are shown raw
     server.drain()
     assert header(feed(client).text)["digest"] == "ok"
-    push(client, {"type": "coverage_gap", "channel_id": "floor", "from": at(10), "to": at(11)})
+    ingest_ok(client, {"type": "coverage_gap", "channel_id": "floor", "from": at(10), "to": at(11)})
     head = header(feed(client).text)
     assert head["digest"] == "coverage_gap" and head["coverage_gaps"] == "1"
-    push(client, {"type": "coverage_gap_resolved", "channel_id": "floor", "gap_id": 1})
-    push(client, {"type": "forget", "channel_id": "floor", "message_ids": ["1"]})
+    ingest_ok(client, {"type": "coverage_gap_resolved", "channel_id": "floor", "gap_id": 1})
+    ingest_ok(client, {"type": "forget", "channel_id": "floor", "message_ids": ["1"]})
     assert header(feed(client).text)["digest"] == "unavailable"
 
 
 def test_raw_window_kind(desk: tuple[LiveServer, httpx.Client]) -> None:
     server, client = desk
-    push(client, *(message_event(str(i), f"m{i}", created_at=at(10 + i)) for i in range(5)))
+    ingest_ok(client, *(message_event(str(i), f"m{i}", created_at=at(10 + i)) for i in range(5)))
     server.drain()
     text = feed(client, context_kind="raw_window", limit=3).text
     head = header(text)
@@ -249,14 +244,14 @@ def test_raw_window_kind(desk: tuple[LiveServer, httpx.Client]) -> None:
 
 def test_as_of_serves_what_an_agent_saw_then(desk: tuple[LiveServer, httpx.Client]) -> None:
     server, client = desk
-    push(
+    ingest_ok(
         client,
         message_event("1", "stop moved to 408", created_at=at(10)),
         message_event("2", "watching the 2y", created_at=at(11)),
     )
     server.drain()
     seen = feed(client).text  # at 20:00
-    push(
+    ingest_ok(
         client,
         message_event("1", "stop moved to 410", created_at=at(10), edited_at=at(20, 30)),
         {"type": "delete", "channel_id": "floor", "message_id": "2", "deleted_at": at(20, 40)},
@@ -271,14 +266,14 @@ def test_as_of_serves_what_an_agent_saw_then(desk: tuple[LiveServer, httpx.Clien
     assert "a later message" not in then and "410" not in then
     assert header(then)["available"] == "2"
     assert header(then)["range"] == header(seen)["range"]
-    push(client, {"type": "forget", "channel_id": "floor", "message_ids": ["2"]})
+    ingest_ok(client, {"type": "forget", "channel_id": "floor", "message_ids": ["2"]})
     assert "watching the 2y" not in feed(client, as_of="2026-05-21T20:00:00Z").text
 
 
 def test_trust_markers_per_token(make_server: Callable[..., LiveServer]) -> None:
     server = make_server(worker={"enabled": False}, tokens=TOKENS)
     with server.client(ADMIN) as admin:
-        push(
+        ingest_ok(
             admin,
             message_event("1", "from the lead", created_at=at(19, 1), author="lead"),
             message_event("2", "from me", created_at=at(19, 2), author="me"),
@@ -314,7 +309,7 @@ def test_unknown_and_forbidden_channels_answer_the_same(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:
     server, client = desk
-    push(client, message_event("1", "secret ops talk", channel="ops", created_at=at(19)))
+    ingest_ok(client, message_event("1", "secret ops talk", channel="ops", created_at=at(19)))
     with server.client(READ) as reader:
         forbidden = reader.get("/channel-awareness", params={"channels": "ops"})
         unknown = reader.get("/channel-awareness", params={"channels": "nope"})
@@ -331,7 +326,7 @@ def test_etag_changes_with_content_and_if_none_match_is_304(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:
     server, client = desk
-    push(client, message_event("1", "stop moved to 408", created_at=at(19)))
+    ingest_ok(client, message_event("1", "stop moved to 408", created_at=at(19)))
     server.drain()
     first = feed(client)
     tag = first.headers["etag"]
@@ -344,7 +339,7 @@ def test_etag_changes_with_content_and_if_none_match_is_304(
         )
     )
     assert cached.status_code == 304 and cached.content == b""
-    push(client, message_event("2", "another", created_at=at(19, 30)))
+    ingest_ok(client, message_event("2", "another", created_at=at(19, 30)))
     server.drain()
     assert feed(client).headers["etag"] != tag
 
@@ -355,7 +350,7 @@ def test_no_content_author_or_channel_body_in_logs(
     server, client = desk
     canary, author = "Vermilioncanary5521", "Amberauthor8812"
     with caplog.at_level(logging.DEBUG):
-        push(
+        ingest_ok(
             client,
             message_event("1", f"stop moved to 408 {canary}", created_at=at(19), author=author),
         )
@@ -379,7 +374,7 @@ def test_no_content_author_or_channel_body_in_logs(
 
 def test_ready_and_stats(desk: tuple[LiveServer, httpx.Client]) -> None:
     server, client = desk
-    push(client, message_event("1", "stop moved to 408", created_at=at(19)))
+    ingest_ok(client, message_event("1", "stop moved to 408", created_at=at(19)))
     with server.client() as anonymous:
         assert anonymous.get("/ready").json() == {
             "ready": True,

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import LiveServer, message_event
+from tests.conftest import LiveServer, at, ingest_ok, message_event
 
 READ = "read-token-0123456789ab"
 OTHER = "other-token-0123456789a"
@@ -32,18 +32,13 @@ def desk(make_server: Callable[..., LiveServer]) -> Iterator[tuple[LiveServer, h
 
 def push(server: LiveServer, *events: dict[str, Any]) -> None:
     with server.client(ADMIN) as admin:
-        response = admin.post("/v1/ingest", json={"events": list(events)})
-        assert response.status_code == 200, response.text
+        ingest_ok(admin, *events)
 
 
 def call(client: httpx.Client, tool: str, **body: Any) -> httpx.Response:
     response = client.post(f"/v1/tools/{tool}", json=body)
     assert len(response.text) <= BUDGET
     return response
-
-
-def at(minute: int, hour: int = 16) -> str:
-    return f"2026-05-21T{hour:02d}:{minute:02d}:00Z"
 
 
 def test_browsing_pages_through_every_message_once_in_order(

@@ -20,7 +20,7 @@ from channel_memory.ingest.service import ingest, native_commands
 from channel_memory.store import Store
 from channel_memory.timefmt import parse_rfc3339
 from channel_memory.worker.runner import Worker
-from tests.conftest import FakeClock, LiveServer, message_event, query
+from tests.conftest import FakeClock, LiveServer, at, ingest_ok, message_event, query
 
 REVIEW = (
     "Market review: Position: flat. Risk view: balanced into CPI. "
@@ -34,13 +34,6 @@ def desk(make_server: Callable[..., LiveServer]) -> Iterator[tuple[LiveServer, h
     server = make_server(worker={"enabled": False})
     with server.client() as client:
         yield server, client
-
-
-def push(client: httpx.Client, *events: dict[str, Any]) -> dict[str, Any]:
-    response = client.post("/v1/ingest", json={"events": list(events)})
-    assert response.status_code == 200, response.text
-    result: dict[str, Any] = response.json()
-    return result
 
 
 def digest(client: httpx.Client, **body: Any) -> dict[str, Any]:
@@ -60,16 +53,12 @@ def blocks_of(server: LiveServer, message_id: str) -> list[tuple[str, int]]:
     )
 
 
-def at(minute: int, hour: int = 16) -> str:
-    return f"2026-05-21T{hour:02d}:{minute:02d}:00Z"
-
-
 def test_proposal_is_one_faithful_hard_event_then_tombstone_then_nothing(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:
     server, client = desk
     text = "[PROPOSED] buy 200 NVDA at 131.20, stop 128"
-    push(client, message_event("1", text, created_at=at(0)))
+    ingest_ok(client, message_event("1", text, created_at=at(0)))
     server.drain()
     [block] = digest(client)["blocks"]
     assert (block["kind"], block["event_type"], block["sparse"]) == (
@@ -81,7 +70,7 @@ def test_proposal_is_one_faithful_hard_event_then_tombstone_then_nothing(
     assert block["source_handles"] == ["floor/1"]
     assert block["processor"] == "deterministic" and block["trust"] == "unverified"
 
-    push(client, {"type": "delete", "channel_id": "floor", "message_id": "1"})
+    ingest_ok(client, {"type": "delete", "channel_id": "floor", "message_id": "1"})
     assert digest(client)["status"] == "stale"  # the change is not processed yet
     server.drain()
     [tombstone] = digest(client)["blocks"]
@@ -89,7 +78,7 @@ def test_proposal_is_one_faithful_hard_event_then_tombstone_then_nothing(
     assert "NVDA" not in tombstone["text"] and "desk-lead" in tombstone["text"]
     assert blocks_of(server, "1") == [("tombstone", 1)]
 
-    push(client, {"type": "forget", "channel_id": "floor", "message_ids": ["1"]})
+    ingest_ok(client, {"type": "forget", "channel_id": "floor", "message_ids": ["1"]})
     # no drain: the forget itself removed every block citing the message
     assert blocks_of(server, "1") == []
     body = digest(client)
@@ -100,7 +89,7 @@ def test_heartbeats_collapse_into_one_telemetry_count(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:
     server, client = desk
-    push(
+    ingest_ok(
         client,
         *(
             message_event(str(i), "HEARTBEAT_OK", created_at=at(10 * i), author="bot")
@@ -118,7 +107,7 @@ def test_short_acknowledgements_collapse_but_meaningful_ones_stay(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:
     server, client = desk
-    push(
+    ingest_ok(
         client,
         message_event("1", "ok", created_at=at(1), author="a"),
         message_event("2", "Thanks!", created_at=at(2), author="b"),
@@ -139,7 +128,7 @@ def test_repeated_no_change_conclusions_collapse_per_author(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:
     server, client = desk
-    push(
+    ingest_ok(
         client,
         message_event(
             "1",
@@ -170,7 +159,7 @@ def test_repeated_no_change_conclusions_collapse_per_author(
     raw = [b for b in blocks if b["kind"] == "raw_excerpt"]
     assert [b["source_messages"] for b in raw] == [["3"]]
     # the group shrinking back to one makes the survivor a raw excerpt again
-    push(client, {"type": "delete", "channel_id": "floor", "message_id": "2"})
+    ingest_ok(client, {"type": "delete", "channel_id": "floor", "message_id": "2"})
     server.drain()
     kinds = sorted((b["kind"], b["source_messages"]) for b in digest(client)["blocks"])
     assert kinds == [("raw_excerpt", ["1"]), ("raw_excerpt", ["3"]), ("tombstone", ["2"])]
@@ -180,7 +169,7 @@ def test_stop_statement_is_a_hard_event_but_a_market_review_is_not(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:
     server, client = desk
-    push(
+    ingest_ok(
         client,
         message_event("1", "Stop remains 610 until invalidation changes.", created_at=at(1)),
         message_event("2", REVIEW, created_at=at(2)),
@@ -197,7 +186,7 @@ def test_stop_statement_is_a_hard_event_but_a_market_review_is_not(
 
 def test_bridge_tags_make_hard_events(desk: tuple[LiveServer, httpx.Client]) -> None:
     server, client = desk
-    push(client, message_event("1", "card", created_at=at(1), tags=["trade_fill"]))
+    ingest_ok(client, message_event("1", "card", created_at=at(1), tags=["trade_fill"]))
     server.drain()
     [block] = digest(client)["blocks"]
     assert (block["kind"], block["event_type"]) == ("hard_event", "trade_fill")
@@ -211,7 +200,7 @@ def test_long_hard_event_keeps_decision_lines_and_names_its_handle(
         f"context line {i} about the tape and flows, nothing decided here." for i in range(20)
     ]
     text = "\n".join(["Desk update", *filler[:10], "stop moved to 408", *filler[10:]])
-    push(client, message_event("1", text, created_at=at(1)))
+    ingest_ok(client, message_event("1", text, created_at=at(1)))
     server.drain()
     [block] = digest(client)["blocks"]
     assert block["kind"] == "hard_event" and block["sparse"] is False
@@ -235,7 +224,7 @@ def test_sequence_rollup_covers_older_ordinary_chatter(
         )
         for i in range(25)
     ]
-    push(client, *chatter)
+    ingest_ok(client, *chatter)
     server.drain()
     rollups = query(
         server.settings.db,
@@ -258,7 +247,7 @@ def test_sequence_rollup_covers_older_ordinary_chatter(
 
 def test_thread_replies_get_a_topic_rollup(desk: tuple[LiveServer, httpx.Client]) -> None:
     server, client = desk
-    push(
+    ingest_ok(
         client,
         message_event("1", "what is the view on the 2y?", created_at=at(1)),
         message_event("2", "rich vs 5s by 3bp", created_at=at(2), reply_to="1", author="b"),
@@ -276,10 +265,10 @@ def test_thread_replies_get_a_topic_rollup(desk: tuple[LiveServer, httpx.Client]
 
 def test_edit_marks_blocks_dirty_until_recomputed(desk: tuple[LiveServer, httpx.Client]) -> None:
     server, client = desk
-    push(client, message_event("1", "watching 2y", created_at=at(1)))
+    ingest_ok(client, message_event("1", "watching 2y", created_at=at(1)))
     server.drain()
     [before] = digest(client)["blocks"]
-    push(client, message_event("1", "watching 5y", created_at=at(1), edited_at=at(5)))
+    ingest_ok(client, message_event("1", "watching 5y", created_at=at(1), edited_at=at(5)))
     assert query(server.settings.db, "SELECT dirty FROM recall_blocks") == [(1,)]
     stale = digest(client)
     assert stale["status"] == "stale" and stale["blocks"] == []
@@ -293,12 +282,12 @@ def test_unchanged_blocks_keep_their_id_and_generated_at(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:
     server, client = desk
-    push(client, message_event("1", "route: NVDA to desk B", created_at=at(1)))
+    ingest_ok(client, message_event("1", "route: NVDA to desk B", created_at=at(1)))
     server.drain()
     [first] = digest(client)["blocks"]
     server.clock.advance(600)
-    push(client, message_event("2", "unrelated", created_at=at(9)))
-    push(client, message_event("1", "route: NVDA to desk B", created_at=at(1)))  # duplicate
+    ingest_ok(client, message_event("2", "unrelated", created_at=at(9)))
+    ingest_ok(client, message_event("1", "route: NVDA to desk B", created_at=at(1)))  # duplicate
     server.drain()
     again = {b["id"]: b for b in digest(client)["blocks"]}
     assert again[first["id"]]["generated_at"] == first["generated_at"]
@@ -308,7 +297,7 @@ def test_author_forget_removes_the_name_from_derived_text(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:
     server, client = desk
-    push(
+    ingest_ok(
         client,
         *(
             message_event(
@@ -325,7 +314,7 @@ def test_author_forget_removes_the_name_from_derived_text(
     assert query(
         server.settings.db, "SELECT count(*) FROM recall_blocks WHERE text LIKE '%leaker%'"
     ) != [(0,)]
-    push(client, {"type": "forget", "channel_id": "floor", "author_id": "u-leaker"})
+    ingest_ok(client, {"type": "forget", "channel_id": "floor", "author_id": "u-leaker"})
     assert query(
         server.settings.db, "SELECT count(*) FROM recall_blocks WHERE text LIKE '%leaker%'"
     ) == [(0,)]
@@ -337,8 +326,8 @@ def test_author_forget_removes_the_name_from_derived_text(
 
 def test_coverage_gap_makes_digest_say_so(desk: tuple[LiveServer, httpx.Client]) -> None:
     server, client = desk
-    push(client, message_event("1", "stop moved to 408", created_at=at(1)))
-    push(
+    ingest_ok(client, message_event("1", "stop moved to 408", created_at=at(1)))
+    ingest_ok(
         client,
         {"type": "coverage_gap", "channel_id": "floor", "from": at(0, 10), "to": at(30, 10)},
     )
@@ -346,7 +335,7 @@ def test_coverage_gap_makes_digest_say_so(desk: tuple[LiveServer, httpx.Client])
     body = digest(client)
     assert body["status"] == "coverage_gap"
     assert [g["id"] for g in body["coverage"]["gaps"]] == [1]
-    push(client, {"type": "coverage_gap_resolved", "channel_id": "floor", "gap_id": 1})
+    ingest_ok(client, {"type": "coverage_gap_resolved", "channel_id": "floor", "gap_id": 1})
     assert digest(client)["status"] == "ok"
 
 
@@ -354,7 +343,7 @@ def test_deleting_every_block_and_rerunning_reproduces_them(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:
     server, client = desk
-    push(
+    ingest_ok(
         client,
         message_event("1", "FILLED 200 NVDA @ 131.20", created_at=at(1)),
         *(
@@ -368,7 +357,7 @@ def test_deleting_every_block_and_rerunning_reproduces_them(
         message_event("22", "reply", created_at=at(22), thread_id="t1"),
         message_event("23", "reply two", created_at=at(23), thread_id="t1"),
     )
-    push(client, {"type": "delete", "channel_id": "floor", "message_id": "11"})
+    ingest_ok(client, {"type": "delete", "channel_id": "floor", "message_id": "11"})
     server.drain()
     snapshot = "SELECT id, kind, text, from_us, to_us FROM recall_blocks ORDER BY id"
     provenance = (
@@ -395,7 +384,7 @@ def test_ingest_wakes_the_in_process_worker(make_server: Callable[..., LiveServe
     server = make_server()
     worker = server.app.state.worker
     with server.client() as client:
-        push(client, message_event("1", "FILLED 200 NVDA @ 131.20", created_at=at(1)))
+        ingest_ok(client, message_event("1", "FILLED 200 NVDA @ 131.20", created_at=at(1)))
         server.run(asyncio.wait_for(worker.wait_idle(), timeout=30))
         [block] = digest(client)["blocks"]
     assert block["kind"] == "hard_event"
@@ -460,7 +449,7 @@ def test_worker_command_drains_a_database_served_without_a_worker(
 ) -> None:
     server = make_server(worker={"enabled": False})
     with server.client() as client:
-        push(client, *(message_event(str(i), f"note {i}", created_at=at(i)) for i in range(5)))
+        ingest_ok(client, *(message_event(str(i), f"note {i}", created_at=at(i)) for i in range(5)))
     server.__exit__()
     result = subprocess.run(
         [
