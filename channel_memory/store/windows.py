@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
 import aiosqlite
 
@@ -154,8 +153,7 @@ async def blocks_within(
             (_channels(channel_ids), from_us, to_us),
         )
     )
-    rows: list[Any] = list(fetched)
-    return [block_from_row(row) for row in rows]
+    return [block_from_row(row) for row in fetched]
 
 
 async def readable_newest(
