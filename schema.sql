@@ -4,7 +4,7 @@
 -- that both paths give the same schema.
 -- Times are integer microseconds since the Unix epoch, UTC (columns ending _us).
 
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;
 
 -- Every channel seen, with the source kind it belongs to: channel ids are unique
 -- across source kinds, so a handle "<channel_id>/<message_id>" is unambiguous.
@@ -200,4 +200,43 @@ CREATE TABLE worker_state (
 CREATE TABLE channel_retention (
     channel_id TEXT PRIMARY KEY,
     retained_from_us INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- LLM rollups (optional). A cache entry per window asked of a model, keyed by the
+-- model, the prompt version and the sorted message_id@content_hash set, so an
+-- unchanged window is never paid for twice. status 'rejected' remembers output
+-- that failed validation, so the same window is not bought again.
+CREATE TABLE llm_cache (
+    key TEXT PRIMARY KEY,
+    channel_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    status TEXT NOT NULL,
+    kind TEXT,
+    text TEXT,
+    score REAL,
+    reason TEXT,
+    created_us INTEGER NOT NULL
+) WITHOUT ROWID;
+-- The messages each cache entry was computed from: a forget or retention drop of
+-- any of them deletes the entry.
+CREATE TABLE llm_cache_sources (
+    cache_key TEXT NOT NULL REFERENCES llm_cache (key) ON DELETE CASCADE,
+    channel_id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    PRIMARY KEY (cache_key, message_id)
+) WITHOUT ROWID;
+CREATE INDEX llm_cache_sources_by_message ON llm_cache_sources (channel_id, message_id);
+-- Daily LLM spend per channel and for the whole deployment (channel_id ''):
+-- reserved before each call, settled after it, so caps hold across crashes.
+CREATE TABLE llm_usage (
+    day_us INTEGER NOT NULL,
+    channel_id TEXT NOT NULL,
+    calls INTEGER NOT NULL DEFAULT 0,
+    usd REAL NOT NULL DEFAULT 0,
+    failures INTEGER NOT NULL DEFAULT 0,
+    rejected INTEGER NOT NULL DEFAULT 0,
+    cache_hits INTEGER NOT NULL DEFAULT 0,
+    -- the cap that stopped calls that day, when one did
+    capped TEXT,
+    PRIMARY KEY (day_us, channel_id)
 ) WITHOUT ROWID;

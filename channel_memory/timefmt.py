@@ -29,6 +29,12 @@ _UNIT_US = {
 }
 
 MICROS_PER_SECOND = 1_000_000
+MICROS_PER_DAY = 86_400 * MICROS_PER_SECOND
+
+
+def utc_day(micros: int) -> int:
+    """The start of the UTC day holding ``micros`` (daily LLM caps count per UTC day)."""
+    return micros - micros % MICROS_PER_DAY
 
 
 class TimeFormatError(ValueError):

@@ -87,11 +87,12 @@ async def test_a_failed_migration_leaves_the_old_version(tmp_path: Path) -> None
     assert version == (1,)
 
 
-async def test_migrating_the_first_schema_gives_schema_sql(tmp_path: Path) -> None:
-    """A database created by version 1 and migrated equals one created from schema.sql."""
-    v1 = (Path(__file__).parent / "schemas" / "v1.sql").read_text()
+@pytest.mark.parametrize("version", [1, 2])
+async def test_migrating_an_older_schema_gives_schema_sql(tmp_path: Path, version: int) -> None:
+    """A database created by an older version and migrated equals one from schema.sql."""
+    old = (Path(__file__).parent / "schemas" / f"v{version}.sql").read_text()
     async with aiosqlite.connect(tmp_path / "old.db", isolation_level=None) as conn:
-        assert await upgrade(conn, schema=v1, steps={}) == 1
+        assert await upgrade(conn, schema=old, steps={}) == version
         assert await upgrade(conn) == schema_version(schema_sql())
     store = await Store.open(tmp_path / "fresh.db")
     await store.close()

@@ -1,0 +1,276 @@
+"""SQL for LLM rollups: the window inputs, the cache, the daily spend ledger, the breaker.
+
+Spend is per UTC day, per channel and for the whole deployment (the row with
+``channel_id = ''``). A call is *reserved* (one call, its projected cost) in a
+committed transaction before it is made and *settled* to its actual cost after,
+so a crash mid-call leaves the reservation counted: the caps err on the safe side.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import aiosqlite
+
+from channel_memory.models import MessageKey
+from channel_memory.store.blocks import DerivedRow
+
+DEPLOYMENT = ""
+"""The ``llm_usage`` row that sums every channel."""
+LLM_GROUP_PREFIX = "l:"
+"""Group keys of LLM blocks; derivation of deterministic blocks never touches them."""
+BREAKER_KEY = "llm_breaker"
+ORDINARY_CLASSES = ("sequence", "topic")
+"""Derived classes whose messages are served by a ``raw_excerpt``: the only ones summarised."""
+
+
+async def ordinary_rows_with_chars(
+    conn: aiosqlite.Connection, channel_id: str, from_us: int, to_us: int
+) -> list[tuple[DerivedRow, int]]:
+    """Ordinary (never hard, never collapsed) messages created in ``[from_us, to_us)``, with
+    their content's length, chronological."""
+    fetched = await conn.execute_fetchall(
+        "SELECT d.source_kind, d.channel_id, d.message_id, d.content_hash, d.created_us, "
+        "d.author, d.class, d.event_type, d.score, d.group_key, length(s.content) "
+        "FROM derived_messages d JOIN source_messages s ON s.source_kind = d.source_kind "
+        "AND s.channel_id = d.channel_id AND s.message_id = d.message_id "
+        "AND s.content_hash = d.content_hash AND s.forgotten_us IS NULL "
+        "WHERE d.channel_id = ? AND d.class IN ('sequence', 'topic') "
+        "AND d.created_us >= ? AND d.created_us < ? ORDER BY d.created_us, d.message_id",
+        (channel_id, from_us, to_us),
+    )
+    return [(DerivedRow(*row[:10]), int(row[10])) for row in fetched]
+
+
+async def channels_with_ordinary(conn: aiosqlite.Connection, from_us: int, to_us: int) -> list[str]:
+    fetched = await conn.execute_fetchall(
+        "SELECT DISTINCT channel_id FROM derived_messages "
+        "WHERE class IN ('sequence', 'topic') AND created_us >= ? AND created_us < ? "
+        "ORDER BY channel_id",
+        (from_us, to_us),
+    )
+    return [str(row[0]) for row in fetched]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredLlmBlock:
+    seq: int
+    group_key: str
+    from_us: int
+    members: tuple[tuple[str, str], ...]
+
+
+async def llm_blocks(conn: aiosqlite.Connection, channel_id: str) -> list[StoredLlmBlock]:
+    """Every LLM block of a channel (few: one per summarised window)."""
+    fetched = await conn.execute_fetchall(
+        "SELECT seq, group_key, from_us, sources FROM recall_blocks WHERE channel_id = ? "
+        "AND group_key >= 'l:' AND group_key < 'l;'",
+        (channel_id,),
+    )
+    return [
+        StoredLlmBlock(int(r[0]), str(r[1]), int(r[2]), tuple((m, h) for m, h in json.loads(r[3])))
+        for r in fetched
+    ]
+
+
+async def llm_blocks_in_group(
+    conn: aiosqlite.Connection, channel_id: str, group_key: str
+) -> list[int]:
+    fetched = await conn.execute_fetchall(
+        "SELECT seq FROM recall_blocks WHERE channel_id = ? AND group_key = ?",
+        (channel_id, group_key),
+    )
+    return [int(r[0]) for r in fetched]
+
+
+@dataclass(frozen=True, slots=True)
+class CitingLlmBlock:
+    seq: int
+    dirty: bool
+    members: tuple[tuple[str, str], ...]
+
+
+async def llm_blocks_citing(
+    conn: aiosqlite.Connection, channel_id: str, message_ids: Iterable[str]
+) -> list[CitingLlmBlock]:
+    """LLM blocks citing any of the messages, with every version each one covers."""
+    fetched = await conn.execute_fetchall(
+        "SELECT seq, dirty, sources FROM recall_blocks WHERE seq IN (SELECT b.block_seq "
+        "FROM block_sources b WHERE b.channel_id = ? "
+        "AND b.message_id IN (SELECT value FROM json_each(?))) "
+        "AND group_key >= 'l:' AND group_key < 'l;'",
+        (channel_id, json.dumps(sorted(set(message_ids)))),
+    )
+    return [
+        CitingLlmBlock(int(r[0]), bool(r[1]), tuple((m, h) for m, h in json.loads(r[2])))
+        for r in fetched
+    ]
+
+
+# --- cache ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CachedRollup:
+    status: str
+    """``ok`` or ``rejected``."""
+    kind: str | None
+    text: str | None
+    score: float | None
+    reason: str | None
+
+
+async def cached(conn: aiosqlite.Connection, key: str) -> CachedRollup | None:
+    fetched = list(
+        await conn.execute_fetchall(
+            "SELECT status, kind, text, score, reason FROM llm_cache WHERE key = ?", (key,)
+        )
+    )
+    if not fetched:
+        return None
+    status, kind, text, score, reason = fetched[0]
+    return CachedRollup(status, kind, text, score, reason)
+
+
+async def store_cached(
+    conn: aiosqlite.Connection,
+    key: str,
+    channel_id: str,
+    model: str,
+    message_ids: Sequence[str],
+    entry: CachedRollup,
+    now_us: int,
+) -> None:
+    await conn.execute(
+        "INSERT OR REPLACE INTO llm_cache (key, channel_id, model, status, kind, text, score, "
+        "reason, created_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (key, channel_id, model, entry.status, entry.kind, entry.text, entry.score, entry.reason,
+         now_us),
+    )  # fmt: skip
+    await conn.executemany(
+        "INSERT OR IGNORE INTO llm_cache_sources (cache_key, channel_id, message_id) "
+        "VALUES (?, ?, ?)",
+        [(key, channel_id, message_id) for message_id in message_ids],
+    )
+
+
+async def forget_cached(conn: aiosqlite.Connection, keys: Sequence[MessageKey]) -> int:
+    """Delete every cache entry computed from any of these messages; returns how many."""
+    removed = 0
+    for key in keys:
+        cursor = await conn.execute(
+            "DELETE FROM llm_cache WHERE key IN (SELECT cache_key FROM llm_cache_sources "
+            "WHERE channel_id = ? AND message_id = ?)",
+            (key.channel_id, key.message_id),
+        )
+        removed += max(cursor.rowcount, 0)
+    return removed
+
+
+# --- spend ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    calls: int = 0
+    usd: float = 0.0
+    failures: int = 0
+    rejected: int = 0
+    cache_hits: int = 0
+    capped: str | None = None
+
+
+async def usage(conn: aiosqlite.Connection, day_us: int, channel_id: str) -> Usage:
+    """A channel's (or, with ``DEPLOYMENT``, everyone's) spend on one UTC day."""
+    fetched = list(
+        await conn.execute_fetchall(
+            "SELECT calls, usd, failures, rejected, cache_hits, capped FROM llm_usage "
+            "WHERE day_us = ? AND channel_id = ?",
+            (day_us, channel_id),
+        )
+    )
+    return Usage(*fetched[0]) if fetched else Usage()
+
+
+async def _bump(
+    conn: aiosqlite.Connection, day_us: int, channel_id: str, column: str, amount: float
+) -> None:
+    for who in (channel_id, DEPLOYMENT):
+        await conn.execute(
+            f"INSERT INTO llm_usage (day_us, channel_id, {column}) VALUES (?, ?, ?) "
+            "ON CONFLICT (day_us, channel_id) "
+            f"DO UPDATE SET {column} = {column} + excluded.{column}",
+            (day_us, who, amount),
+        )
+
+
+async def reserve_call(
+    conn: aiosqlite.Connection, day_us: int, channel_id: str, projected_usd: float
+) -> None:
+    """Count one call and its projected cost, for the channel and the deployment."""
+    await _bump(conn, day_us, channel_id, "calls", 1)
+    await _bump(conn, day_us, channel_id, "usd", projected_usd)
+
+
+async def settle_call(
+    conn: aiosqlite.Connection,
+    day_us: int,
+    channel_id: str,
+    usd_delta: float,
+    *,
+    failed: bool = False,
+    rejected: bool = False,
+) -> None:
+    """Replace a reservation's projected cost by the actual one; count failures/rejections."""
+    if usd_delta:
+        await _bump(conn, day_us, channel_id, "usd", usd_delta)
+    if failed:
+        await _bump(conn, day_us, channel_id, "failures", 1)
+    if rejected:
+        await _bump(conn, day_us, channel_id, "rejected", 1)
+
+
+async def count_cache_hit(conn: aiosqlite.Connection, day_us: int, channel_id: str) -> None:
+    await _bump(conn, day_us, channel_id, "cache_hits", 1)
+
+
+async def mark_capped(conn: aiosqlite.Connection, day_us: int, channel_id: str, cap: str) -> None:
+    """Record which cap stopped calls (on the deployment row for deployment-wide caps)."""
+    await conn.execute(
+        "INSERT INTO llm_usage (day_us, channel_id, capped) VALUES (?, ?, ?) "
+        "ON CONFLICT (day_us, channel_id) DO UPDATE SET capped = excluded.capped",
+        (day_us, channel_id, cap),
+    )
+
+
+async def capped_today(
+    conn: aiosqlite.Connection, day_us: int, channel_ids: Sequence[str]
+) -> list[str]:
+    """The caps recorded as reached on ``day_us`` for these channels or the deployment."""
+    fetched = await conn.execute_fetchall(
+        "SELECT capped FROM llm_usage WHERE day_us = ? AND capped IS NOT NULL AND "
+        "(channel_id = '' OR channel_id IN (SELECT value FROM json_each(?))) ORDER BY channel_id",
+        (day_us, json.dumps(list(channel_ids))),
+    )
+    return [str(row[0]) for row in fetched]
+
+
+async def capped_any(conn: aiosqlite.Connection, day_us: int) -> list[str]:
+    """Every cap recorded as reached on ``day_us``, for any channel or the deployment."""
+    fetched = await conn.execute_fetchall(
+        "SELECT DISTINCT capped FROM llm_usage WHERE day_us = ? AND capped IS NOT NULL",
+        (day_us,),
+    )
+    return sorted(str(row[0]) for row in fetched)
+
+
+async def spend_by_channel(conn: aiosqlite.Connection, day_us: int) -> dict[str, Usage]:
+    """Every channel's (and the deployment's, under ``''``) spend on one day."""
+    fetched = await conn.execute_fetchall(
+        "SELECT channel_id, calls, usd, failures, rejected, cache_hits, capped FROM llm_usage "
+        "WHERE day_us = ?",
+        (day_us,),
+    )
+    return {str(r[0]): Usage(*r[1:]) for r in fetched}
