@@ -30,6 +30,7 @@ from channel_memory.store import Store
 from channel_memory.telemetry import Telemetry
 from channel_memory.tools import peer as peer_tools
 from channel_memory.tools import routes as tool_routes
+from channel_memory.worker.llm import ModelClient
 from channel_memory.worker.runner import Worker, derive_settings
 
 log = logging.getLogger("channel_memory")
@@ -107,9 +108,17 @@ class ChannelMemoryApp(Starlette):
 
 
 def create_app(
-    settings: Settings, *, clock: Clock = wall_clock, store: Store | None = None
+    settings: Settings,
+    *,
+    clock: Clock = wall_clock,
+    store: Store | None = None,
+    llm_client: ModelClient | None = None,
 ) -> Starlette:
-    """Build the application. It opens ``settings.db`` (or uses ``store``) in its lifespan."""
+    """Build the application. It opens ``settings.db`` (or uses ``store``) in its lifespan.
+
+    ``llm_client`` replaces the litellm client of the worker's LLM processor (when
+    ``llm.enabled``); by default litellm calls ``llm.model``.
+    """
     routes_ = endpoints()
     document = openapi_document(routes_)
     derivation = derive_settings(settings)
@@ -123,7 +132,13 @@ def create_app(
         own = store is None
         opened = store if store is not None else await Store.open(settings.db)
         worker = Worker(
-            opened, settings, clock, derive_with=derivation, on_blocks=telemetry.blocks_written.inc
+            opened,
+            settings,
+            clock,
+            derive_with=derivation,
+            on_blocks=telemetry.blocks_written.inc,
+            llm_client=llm_client,
+            llm_metrics=telemetry,
         )
         app.state.ctx = AppContext(
             opened, settings, TokenTable(settings), clock, worker.hook, worker.wake, telemetry
@@ -142,6 +157,7 @@ def create_app(
             if running is not None:
                 # finish the batch in flight before the database closes
                 await running
+            await worker.aclose()
             if own:
                 await opened.close()
 

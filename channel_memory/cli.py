@@ -174,13 +174,19 @@ def _worker(args: argparse.Namespace) -> int:
 
     async def run() -> int:
         store = await Store.open(settings.db)
+        worker: Worker | None = None
         try:
             worker = Worker(store, settings, wall_clock, derive_with=derivation)
             if args.once:
                 await worker.prepare()
                 dropped = await worker.apply_retention()
                 processed = await worker.drain()
-                print(json.dumps({"processed": processed, "retention_dropped": dropped}))
+                done: dict[str, object] = {"processed": processed, "retention_dropped": dropped}
+                if worker.llm is not None:
+                    report = await worker.llm.run_once()
+                    done["llm"] = {"calls": report.calls, "written": report.written,
+                                   "capped": report.capped}  # fmt: skip
+                print(json.dumps(done))
                 return 0
             stop = asyncio.Event()
             loop = asyncio.get_running_loop()
@@ -190,6 +196,8 @@ def _worker(args: argparse.Namespace) -> int:
             await worker.serve(stop)
             return 0
         finally:
+            if worker is not None:
+                await worker.aclose()
             await store.close()
 
     return asyncio.run(run())

@@ -17,6 +17,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    SecretStr,
     ValidationError,
     model_validator,
 )
@@ -107,6 +108,58 @@ class RetentionSettings(_Section):
     """Sources older than this are dropped, with everything derived from them."""
 
 
+class LlmSettings(_Section):
+    enabled: bool = False
+    """Write LLM rollups in the worker (needs the ``llm`` extra: ``pip install '.[llm]'``)."""
+    model: str | None = None
+    """Any litellm model string, e.g. ``openai/gpt-4o-mini`` or ``ollama/llama3.1``."""
+    api_base: str | None = None
+    """The provider's base URL (a local Ollama or any OpenAI-compatible server)."""
+    api_key: SecretStr | None = None
+    """The provider's key; best set as ``CHANNEL_MEMORY_LLM__API_KEY``. When unset, litellm
+    reads the provider's usual variable (``OPENAI_API_KEY``...)."""
+    window: Seconds = 7200.0
+    """Ordinary messages are summarised per UTC-aligned time window of this length."""
+    min_window: int = Field(default=4, ge=2)
+    """Fewer ordinary messages than this in a window are left to the deterministic blocks."""
+    max_window: int = Field(default=60, ge=2, le=500)
+    """A window with more messages is split into consecutive runs of at most this many."""
+    summary_min_chars: int = Field(default=2000, ge=200)
+    """A single ordinary message longer than this gets its own ``message_summary``."""
+    max_summary_chars: int = Field(default=600, ge=40)
+    """Model output with a longer text is rejected."""
+    lookback: Seconds = 86_400.0
+    """Only windows that ended within this long before now are summarised."""
+    timeout: Seconds = 30.0
+    """Seconds one call may take before it counts as failed."""
+    retries: int = Field(default=2, ge=0, le=10)
+    """Further attempts after a failed call (each attempt counts against the caps)."""
+    backoff: Seconds = 2.0
+    """Wait before the first retry; doubled for each further one."""
+    breaker_failures: int = Field(default=5, ge=1)
+    """Consecutive failed calls that open the circuit breaker."""
+    breaker_cooldown: Seconds = 600.0
+    """How long an open breaker stops all calls."""
+    max_output_tokens: int = Field(default=400, ge=16)
+    """The ``max_tokens`` asked of the model (also used to project a call's cost)."""
+    calls_per_channel_day: int = Field(default=24, ge=0)
+    """Calls per channel per UTC day."""
+    calls_per_day: int = Field(default=96, ge=0)
+    """Calls per deployment per UTC day."""
+    usd_per_channel_day: float = Field(default=0.50, ge=0)
+    """Spend per channel per UTC day, in USD."""
+    usd_per_day: float = Field(default=2.00, ge=0)
+    """Spend per deployment per UTC day, in USD."""
+    cost_per_call_usd: float = Field(default=0.01, ge=0)
+    """The cost assumed for one call to a model litellm has no price for (local models: 0)."""
+
+    @model_validator(mode="after")
+    def _model_when_enabled(self) -> LlmSettings:
+        if self.enabled and not self.model:
+            raise ValueError("llm.model is required when llm.enabled is true")
+        return self
+
+
 class TokenSettings(_Section):
     token: str | None = Field(default=None, min_length=16)
     token_env: str | None = None
@@ -158,6 +211,7 @@ class Settings(BaseSettings):
     feed: FeedSettings = FeedSettings()
     tools: ToolsSettings = ToolsSettings()
     retention: RetentionSettings = RetentionSettings()
+    llm: LlmSettings = LlmSettings()
 
     @classmethod
     def settings_customise_sources(

@@ -117,11 +117,14 @@ BLOCK_KINDS = (
     "decision_repeat",
     "sequence_rollup",
     "topic_rollup",
+    "message_summary",
 )
 PRIMARY_KINDS = frozenset(BLOCK_KINDS[:6])
 """Kinds that are a message's one primary block; the rest are alternative rollups."""
 SPARSE_KINDS = frozenset(BLOCK_KINDS[2:])
 """Kinds that summarise or omit source content (``sparse=true``)."""
+ROLLUP_KINDS = frozenset(BLOCK_KINDS[6:])
+"""Alternative coverage of ordinary messages (deterministic or LLM-written)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -89,6 +89,48 @@ class Telemetry:
             registry=self.registry,
         )
 
+        self.llm_calls = Counter(
+            "channel_memory_llm_calls",
+            "LLM calls by outcome (ok, rejected, failed)",
+            ["outcome"],
+            registry=self.registry,
+        )
+        self.llm_usd = Counter(
+            "channel_memory_llm_cost_usd", "LLM spend recorded, in USD", registry=self.registry
+        )
+        self.llm_calls_today = Gauge(
+            "channel_memory_llm_calls_today",
+            "LLM calls today (UTC), deployment-wide; compare llm.calls_per_day",
+            registry=self.registry,
+        )
+        self.llm_usd_today = Gauge(
+            "channel_memory_llm_usd_today",
+            "LLM spend today (UTC) in USD, deployment-wide; compare llm.usd_per_day",
+            registry=self.registry,
+        )
+        self.llm_capped = Gauge(
+            "channel_memory_llm_capped",
+            "1 when a daily LLM cap stopped calls today (any channel or the deployment)",
+            registry=self.registry,
+        )
+        self.llm_breaker_open = Gauge(
+            "channel_memory_llm_breaker_open",
+            "1 while repeated failures have stopped LLM calls",
+            registry=self.registry,
+        )
+
+    def llm_call(self, outcome: str, usd: float) -> None:
+        """One LLM call ended (the worker's LLM processor reports it)."""
+        self.llm_calls.labels(outcome).inc()
+        self.llm_usd.inc(usd)
+
+    def llm_state(self, calls_today: int, usd_today: float, capped: bool, breaker: bool) -> None:
+        """Spend against the caps after an LLM pass."""
+        self.llm_calls_today.set(calls_today)
+        self.llm_usd_today.set(usd_today)
+        self.llm_capped.set(int(capped))
+        self.llm_breaker_open.set(int(breaker))
+
     def record(self, op: ContextOp) -> None:
         self.ops.labels(op.type, op.status or "-", str(op.status_code)).inc()
         self.latency.labels(op.type).observe(op.latency_ms / 1000)

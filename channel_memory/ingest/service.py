@@ -33,6 +33,7 @@ from channel_memory.ingest.events import (
 from channel_memory.ingest.versions import ForgetResult, MessageResult, apply_commands
 from channel_memory.models import DEFAULT_SOURCE_KIND, MessageKey
 from channel_memory.store import DeriveHook, Store, blocks, gaps, sources
+from channel_memory.store import llm as llm_store
 from channel_memory.store.gaps import CoverageGap
 
 NativeEventModel = (
@@ -217,6 +218,8 @@ async def _apply_messages(
         await blocks.mark_blocks_citing_dirty(conn, channel_id, message_ids)
     if changes.newly_forgotten:
         await derive(conn, changes.newly_forgotten, now_us)
+        # an LLM answer may quote what was forgotten: it goes with its sources
+        await llm_store.forget_cached(conn, changes.newly_forgotten)
         for channel_id, message_ids in _by_channel(changes.newly_forgotten).items():
             await blocks.clear_markers_for(conn, channel_id, message_ids)
     if changes.newly_forgotten or changes.ledger:

@@ -19,6 +19,7 @@ import aiosqlite
 
 from channel_memory.models import MessageKey, RecallBlock, SourceVersion
 from channel_memory.store import blocks as block_store
+from channel_memory.store import llm as llm_store
 from channel_memory.store import sources
 from channel_memory.store.blocks import DerivedRow
 from channel_memory.worker.classify import classify
@@ -179,6 +180,7 @@ async def _derive_channel(
         [row for message_id, row in new.items() if old.get(message_id) != row],
         [message_id for message_id in old if message_id not in new],
     )
+    await _invalidate_llm_blocks(conn, source_kind, channel, message_ids, new, current)
 
     sequences = {k for k in affected if k.startswith("q:")}
     affected -= sequences
@@ -219,6 +221,51 @@ async def _derive_channel(
     return await _apply_plans(
         conn, source_kind, channel, existing, plans, current, settings, now_us
     )
+
+
+async def _invalidate_llm_blocks(
+    conn: aiosqlite.Connection,
+    source_kind: str,
+    channel: str,
+    message_ids: set[str],
+    new: dict[str, DerivedRow],
+    current: dict[str, SourceVersion],
+) -> None:
+    """Delete exactly the LLM blocks citing a version that is no longer current and ordinary.
+
+    An LLM block cannot be recomputed here (that costs a call): it goes, the
+    deterministic blocks serve its messages, and the LLM pass may buy a new one.
+    A block that ingest marked dirty but whose versions are all still current is
+    made fresh again.
+    """
+    citing = await llm_store.llm_blocks_citing(conn, channel, message_ids)
+    if not citing:
+        return
+
+    def holds(message_id: str, content_hash: str) -> bool:
+        row = new.get(message_id)
+        return (
+            row is not None
+            and row.content_hash == content_hash
+            and row.cls in llm_store.ORDINARY_CLASSES
+        )
+
+    gone = [b.seq for b in citing if not all(holds(m, h) for m, h in b.members if m in message_ids)]
+    await block_store.delete_blocks(conn, gone)
+    dirty = [b for b in citing if b.dirty and b.seq not in gone]
+    if not dirty:
+        return
+    others = {m for b in dirty for m, _ in b.members if m not in current}
+    latest = {**current, **await sources.current_versions(conn, source_kind, channel, others)}
+    fresh = [
+        b.seq
+        for b in dirty
+        if all(
+            m in latest and latest[m].content_hash == h and not latest[m].deleted
+            for m, h in b.members
+        )
+    ]
+    await block_store.clear_block_dirty(conn, fresh)
 
 
 async def _sequence_tail(

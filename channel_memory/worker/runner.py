@@ -23,9 +23,11 @@ from channel_memory.config import Settings
 from channel_memory.models import MessageKey
 from channel_memory.store import DeriveHook, Store
 from channel_memory.store import blocks as block_store
+from channel_memory.store import llm as llm_store
 from channel_memory.store import retention as retention_store
 from channel_memory.timefmt import MICROS_PER_SECOND
 from channel_memory.worker.derive import DeriveSettings, derive
+from channel_memory.worker.llm import LlmMetrics, LlmProcessor, ModelClient
 from channel_memory.worker.rules import RuleSet, load_rules
 
 log = logging.getLogger("channel_memory.worker")
@@ -62,6 +64,8 @@ class Worker:
         derive_with: DeriveSettings | None = None,
         holder: str | None = None,
         on_blocks: Callable[[int], object] | None = None,
+        llm_client: ModelClient | None = None,
+        llm_metrics: LlmMetrics | None = None,
     ) -> None:
         self.store = store
         self.settings = settings
@@ -73,6 +77,17 @@ class Worker:
         self._retention_due = False
         self.processed = 0
         self._on_blocks = on_blocks
+        self._llm_due = True
+        self.llm: LlmProcessor | None = None
+        if settings.llm.enabled:
+            self.llm = LlmProcessor(
+                store,
+                settings,
+                clock,
+                self.derive_settings.render_settings(),
+                client=llm_client,
+                metrics=llm_metrics,
+            )
 
     @property
     def hook(self) -> DeriveHook:
@@ -128,6 +143,7 @@ class Worker:
         async with self.store.write() as conn:
             dropped = await retention_store.drop_sources_before(conn, cutoff)
             await derive(conn, dropped, self.derive_settings, now)
+            await llm_store.forget_cached(conn, dropped)
         return len(dropped)
 
     async def _holds_lease(self) -> bool:
@@ -146,6 +162,9 @@ class Worker:
                             self._retention_due = False
                             await self.apply_retention()
                         await self.drain()
+                        if self.llm is not None and self._llm_due:
+                            self._llm_due = False
+                            await self.llm.run_once(stop)
                         if not self._wake.is_set():
                             self._idle.set()
                 except Exception as exc:  # keep the loop alive; never log content
@@ -163,6 +182,11 @@ class Worker:
             async with self.store.write() as conn:
                 await block_store.release_lease(conn, self.holder)
 
+    async def aclose(self) -> None:
+        """Release the LLM client (if any); call before the event loop ends."""
+        if self.llm is not None:
+            await self.llm.aclose()
+
     def scheduler(self) -> AsyncIOScheduler:
         """Sweeps every ``worker.sweep_interval`` and applies retention hourly."""
         scheduler = AsyncIOScheduler(
@@ -171,6 +195,7 @@ class Worker:
         )
 
         async def sweep() -> None:
+            self._llm_due = True
             self.wake()
 
         async def retention() -> None:
