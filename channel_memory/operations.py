@@ -12,7 +12,8 @@ from starlette.responses import JSONResponse, Response
 from channel_memory.api import AppContext, Endpoint
 from channel_memory.auth import Principal
 from channel_memory.store import erasure, stats
-from channel_memory.timefmt import MICROS_PER_SECOND, format_rfc3339
+from channel_memory.store import llm as llm_store
+from channel_memory.timefmt import MICROS_PER_SECOND, format_rfc3339, utc_day
 
 READY_LAG_SECONDS = 30.0
 
@@ -49,6 +50,21 @@ async def stats_endpoint(request: Request, ctx: AppContext, principal: Principal
         channels = await stats.channel_stats(conn)
         owed = await erasure.pending_erasures(conn)
         depth, oldest = await stats.backlog(conn)
+        spend = await llm_store.spend_by_channel(conn, utc_day(ctx.clock()))
+    caps = ctx.settings.llm
+
+    def llm_spend(usage: llm_store.Usage, calls_cap: int, usd_cap: float) -> dict[str, Any]:
+        return {
+            "calls_today": usage.calls,
+            "usd_today": round(usage.usd, 6),
+            "failures_today": usage.failures,
+            "rejected_today": usage.rejected,
+            "cache_hits_today": usage.cache_hits,
+            "calls_cap": calls_cap,
+            "usd_cap": usd_cap,
+            "capped": usage.capped,
+        }
+
     body: dict[str, Any] = {
         "channels": [
             {
@@ -63,12 +79,25 @@ async def stats_endpoint(request: Request, ctx: AppContext, principal: Principal
                 "blocks": c["blocks"],
                 "dirty_backlog": c["dirty_backlog"],
                 "open_coverage_gaps": c["open_gaps"],
+                "llm": llm_spend(
+                    spend.get(c["channel_id"], llm_store.Usage()),
+                    caps.calls_per_channel_day,
+                    caps.usd_per_channel_day,
+                ),
             }
             for c in channels
         ],
         "worker": {"queue_depth": depth, "oldest_change": _time(oldest)},
         "pending_erasures": owed,
-        "llm": {"calls_today": 0, "usd_today": 0.0},
+        "llm": {
+            "enabled": caps.enabled,
+            "model": caps.model,
+            **llm_spend(
+                spend.get(llm_store.DEPLOYMENT, llm_store.Usage()),
+                caps.calls_per_day,
+                caps.usd_per_day,
+            ),
+        },
     }
     return JSONResponse(body)
 

@@ -11,6 +11,7 @@ Two readers fill the same :class:`~channel_memory.feed.layout.Candidates`:
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -21,7 +22,10 @@ import aiosqlite
 from channel_memory.auth import Principal
 from channel_memory.feed.layout import Body, Candidates, FeedItem, Format, Tier, render
 from channel_memory.models import PRIMARY_KINDS, RecallBlock, SourceVersion, source_handle
+from channel_memory.store import blocks as block_store
 from channel_memory.store import gaps, sources, windows
+from channel_memory.store import llm as llm_store
+from channel_memory.timefmt import utc_day
 from channel_memory.trust import block_trust, trust_of
 from channel_memory.wire import BlockOut, FeedMessageOut
 
@@ -41,6 +45,8 @@ class FeedQuery:
     raw_recent_us: int
     depth: int = 1
     """Divides how many candidates each tier reads; the shallow first read uses 4."""
+    llm_enabled: bool = False
+    """Report the LLM processor's state (``llm=`` in the header) for the window's day."""
 
     @property
     def from_us(self) -> int:
@@ -141,6 +147,27 @@ def _newest_first(items: Iterable[FeedItem]) -> list[FeedItem]:
     return sorted(items, key=lambda i: (i.last_us, i.first_us, i.key), reverse=True)
 
 
+def _llm_first(items: Iterable[FeedItem]) -> list[FeedItem]:
+    """Sparse candidates, LLM rollups first (tighter than the deterministic ones they
+    overlap), each group newest first."""
+    return sorted(_newest_first(items), key=lambda i: i.processor == "deterministic")
+
+
+async def llm_state(conn: aiosqlite.Connection, q: FeedQuery) -> str | None:
+    """``capped`` when a daily cap stopped LLM calls on the window's last day for these
+    channels or the deployment, ``failing`` while the breaker is open, else ``ok``;
+    None when LLM rollups are off. Read from the store: the feed never calls a model."""
+    if not q.llm_enabled:
+        return None
+    day = utc_day(q.to_us)
+    if await llm_store.capped_today(conn, day, q.channels):
+        return "capped"
+    state = await block_store.get_state(conn, llm_store.BREAKER_KEY)
+    if state and int(json.loads(state).get("open_until_us", 0)) > q.to_us:
+        return "failing"
+    return "ok"
+
+
 async def _status(conn: aiosqlite.Connection, q: FeedQuery, pending: bool) -> tuple[str, int]:
     found = 0
     for channel in q.channels:
@@ -178,7 +205,12 @@ def _replace_message(item: FeedItem, message: dict[str, object]) -> FeedItem:
 
 
 def _base(
-    q: FeedQuery, available: int, range_us: tuple[int, int] | None, status: str, gap_count: int
+    q: FeedQuery,
+    available: int,
+    range_us: tuple[int, int] | None,
+    status: str,
+    gap_count: int,
+    llm: str | None,
 ) -> Candidates:
     """The window's numbers, with empty tiers to fill."""
     return Candidates(
@@ -200,6 +232,7 @@ def _base(
         older=[],
         older_total=0,
         limit=q.limit,
+        llm=llm,
     )
 
 
@@ -218,7 +251,7 @@ async def live(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -
             if not version.deleted and q.from_us <= version.created_us <= q.to_us:
                 pending.append(version)
     range_us = None if oldest is None or newest is None else (oldest, newest)
-    base = _base(q, available, range_us, status, gap_count)
+    base = _base(q, available, range_us, status, gap_count, await llm_state(conn, q))
     if q.kind == "raw_window":
         newest_versions: list[SourceVersion] = []
         for channel in channels:
@@ -280,7 +313,7 @@ async def live(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -
         raw_items = (
             await _with_messages(conn, raw_items[: q.limit], principal) + raw_items[q.limit :]
         )
-    sparse_items = _newest_first(block_item(b, "sparse", principal, q.fmt) for b in sparse_blocks)
+    sparse_items = _llm_first(block_item(b, "sparse", principal, q.fmt) for b in sparse_blocks)
     return replace(
         base,
         hard=kept,
@@ -340,7 +373,7 @@ async def as_of(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) 
     status, gap_count = await _status(conn, q, False)
     times = [v.created_us for v in readable.values()]
     range_us = (min(times), max(times)) if times else None
-    base = _base(q, len(readable), range_us, status, gap_count)
+    base = _base(q, len(readable), range_us, status, gap_count, await llm_state(conn, q))
     if q.kind == "raw_window":
         newest = sorted(readable.values(), key=lambda v: (v.created_us, v.id), reverse=True)
         return replace(
@@ -393,7 +426,7 @@ async def as_of(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) 
         hard_total=len(hard),
         hard_more_handles=[],
         raw=_newest_first(raw_items),
-        sparse=_newest_first(sparse),
+        sparse=_llm_first(sparse),
         older=_newest_first(older_items),
         older_total=len(older_items),
     )

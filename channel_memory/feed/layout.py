@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from channel_memory.models import ROLLUP_KINDS
 from channel_memory.timefmt import format_go_duration, format_rfc3339
 
 Format = Literal["text", "json"]
@@ -92,6 +93,8 @@ class Candidates:
     limit: int
     truncated: bool = False
     """Some tier was read only up to its limit: a deeper read could offer more."""
+    llm: str | None = None
+    """The LLM processor's state (``ok``, ``capped``, ``failing``); None when LLM is off."""
 
 
 @dataclass(slots=True)
@@ -292,7 +295,7 @@ def _numbers(c: Candidates, chosen: Selection, raw_chars: int, digest_chars: int
     older_covered = len(older_handles & covered)
     cutoff = c.to_us - c.raw_recent_us
     for item in digest:
-        if item.kind in ("sequence_rollup", "topic_rollup") and item.last_us < cutoff:
+        if item.kind in ROLLUP_KINDS and item.last_us < cutoff:
             older_covered += len(item.covers - older_handles)  # rollups cover ordinary messages
     generated = [i.generated_us for i in digest if i.generated_us is not None]
     status = c.status
@@ -323,6 +326,7 @@ def _numbers(c: Candidates, chosen: Selection, raw_chars: int, digest_chars: int
         else {"from": format_rfc3339(c.range_us[0]), "to": format_rfc3339(c.range_us[1])},
         "omitted_hard_events": chosen.hard_named,
         "more_hard_events": chosen.hard_unnamed,
+        **({} if c.llm is None else {"llm": c.llm}),
     }
 
 
@@ -341,7 +345,9 @@ def header_line(n: dict[str, Any]) -> str:
         f"deterministic_only={'true' if n['deterministic_only'] else 'false'} "
         f"digest_raw_recent={n['digest_raw_recent']} "
         f"digest_older_raw_omitted={n['digest_older_raw_omitted']} "
-        f"digest_generated_at={n['digest_generated_at'] or 'none'} range={rng}\n"
+        f"digest_generated_at={n['digest_generated_at'] or 'none'} range={rng}"
+        + (f" llm={n['llm']}" if "llm" in n else "")
+        + "\n"
     )
 
 

@@ -18,18 +18,24 @@ from starlette.responses import Response
 from channel_memory.api import AppContext, Endpoint, json_response, read_json
 from channel_memory.auth import Principal
 from channel_memory.errors import ApiError
-from channel_memory.models import RecallBlock
+from channel_memory.models import ROLLUP_KINDS, RecallBlock
 from channel_memory.store import blocks as block_store
 from channel_memory.store import gaps, sources
+from channel_memory.store import llm as llm_store
 from channel_memory.store.gaps import CoverageGap
-from channel_memory.timefmt import TimeFormatError, format_rfc3339, parse_go_duration, parse_since
+from channel_memory.timefmt import (
+    TimeFormatError,
+    format_rfc3339,
+    parse_go_duration,
+    parse_since,
+    utc_day,
+)
 from channel_memory.trust import block_trust
 from channel_memory.wire import BlockOut, Id, LenientModel
 
 ALWAYS_SERVED = frozenset(
     {"hard_event", "tombstone", "telemetry_count", "low_value_ack", "decision_repeat"}
 )
-ROLLUPS = frozenset({"sequence_rollup", "topic_rollup"})
 
 
 class DigestBudget(LenientModel):
@@ -94,8 +100,9 @@ def select_blocks(
 ) -> tuple[list[RecallBlock], int, int]:
     """Choose what to serve: ``(blocks, raw_recent_messages, older_raw_messages)``."""
     rollup_of: dict[str, RecallBlock] = {}
-    for block in blocks:
-        if block.kind in ROLLUPS and not block.dirty:
+    # LLM rollups first: where one exists it is the tighter alternative
+    for block in sorted(blocks, key=lambda b: b.processor == "deterministic"):
+        if block.kind in ROLLUP_KINDS and not block.dirty:
             for source in block.sources:
                 rollup_of.setdefault(source.message_id, block)
     always: list[RecallBlock] = []
@@ -138,7 +145,7 @@ async def digest(request: Request, ctx: AppContext, principal: Principal) -> Res
     max_blocks = body.budget.max_blocks or 32
     served: list[RecallBlock] = []
     found_gaps: list[CoverageGap] = []
-    source_count = raw_recent = older_raw = unprocessed = 0
+    source_count = raw_recent = older_raw = unprocessed = llm_calls = 0
     async with ctx.store.read() as conn:
         visible = [c for c in dict.fromkeys(body.channel_ids) if principal.may_see(c)]
         for channel in visible:
@@ -148,6 +155,7 @@ async def digest(request: Request, ctx: AppContext, principal: Principal) -> Res
             raw_recent += recent
             older_raw += older
             source_count += await sources.count_current_in_window(conn, channel, from_us, now)
+            llm_calls += (await llm_store.usage(conn, utc_day(now), channel)).calls
             found_gaps += await gaps.open_gaps_overlapping(conn, channel, from_us, now)
             unprocessed += sum(1 for b in blocks if b.dirty)
         if visible:
@@ -179,7 +187,7 @@ async def digest(request: Request, ctx: AppContext, principal: Principal) -> Res
         blocks=[BlockOut.of(b, block_trust(b, principal)) for b in served],
         cost=DigestCost(
             deterministic_only=all(b.processor == "deterministic" for b in served),
-            llm_calls_today=0,
+            llm_calls_today=llm_calls,
         ),
     )
     return json_response(response)

@@ -89,6 +89,7 @@ def parse_values(params: Mapping[str, str], ctx: AppContext) -> FeedQuery:
         max_chars=_int(params, "max_chars", feed.max_chars, 1, feed.max_chars_limit),
         fmt=fmt,
         raw_recent_us=int(feed.raw_recent_window * MICROS_PER_SECOND),
+        llm_enabled=ctx.settings.llm.enabled,
     )
 
 
