@@ -37,7 +37,7 @@ class FakeClock:
 class LiveServer:
     """The real application under uvicorn on 127.0.0.1, on a port the OS picked."""
 
-    def __init__(self, settings: Settings, clock: FakeClock) -> None:
+    def __init__(self, settings: Settings, clock: FakeClock, llm_client: Any = None) -> None:
         self.settings = settings
         self.clock = clock
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -46,7 +46,9 @@ class LiveServer:
         self.sock.listen(128)
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
         config = uvicorn.Config(
-            create_app(settings, clock=clock), log_level="warning", access_log=False
+            create_app(settings, clock=clock, llm_client=llm_client),
+            log_level="warning",
+            access_log=False,
         )
         self.server = uvicorn.Server(config)
         self.loop = asyncio.new_event_loop()
@@ -120,8 +122,8 @@ def make_server(
 ) -> Iterator[Callable[..., LiveServer]]:
     started: list[LiveServer] = []
 
-    def make(**overrides: Any) -> LiveServer:
-        server = LiveServer(make_settings(**overrides), clock)
+    def make(llm_client: Any = None, **overrides: Any) -> LiveServer:
+        server = LiveServer(make_settings(**overrides), clock, llm_client)
         server.__enter__()
         started.append(server)
         return server

@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -396,28 +397,42 @@ def test_ready_and_stats(desk: tuple[LiveServer, httpx.Client]) -> None:
     assert stats["pending_erasures"] == 0
 
 
-def test_serving_the_feed_never_loads_the_llm_stack(tmp_path: Any) -> None:
+def feed_without_the_llm_stack(db: Path, settings: dict[str, Any], ingest: bool) -> list[str]:
+    """Serve the feed (text and JSON) and the peer digest in a process where importing
+    litellm fails; returns the feed bodies. Fails if litellm was loaded at all."""
     script = f"""
-import sys
+import json, sys
 sys.modules["litellm"] = None  # any import of litellm now fails
 sys.path.insert(0, {str(os.getcwd())!r})
 from tests.conftest import FakeClock, LiveServer, message_event
 from channel_memory.config import load_settings
-server = LiveServer(load_settings(None, db={str(tmp_path / "x.db")!r}), FakeClock())
+settings = load_settings(None, db={str(db)!r}, **{settings!r})
+server = LiveServer(settings, FakeClock())
 server.__enter__()
+bodies = []
 with server.client() as client:
-    client.post("/v1/ingest", json={{"events": [message_event("1", "stop moved to 408")]}})
-    server.drain()
+    if {ingest!r}:
+        client.post("/v1/ingest", json={{"events": [message_event("1", "stop moved to 408")]}})
+        server.drain()
     for fmt in ("text", "json"):
         response = client.get("/channel-awareness", params={{"channels": "floor", "format": fmt}})
         assert response.status_code == 200, response.text
+        bodies.append(response.text)
     assert client.post("/digest", json={{"channel_ids": ["floor"]}}).status_code == 200
 server.__exit__()
 loaded = [n for n, module in sys.modules.items() if n.split(".")[0] == "litellm" and module]
-print("loaded:", loaded)
+print(json.dumps({{"loaded": loaded, "bodies": bodies}}))
 """
     result = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "loaded: []"
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["loaded"] == []
+    bodies: list[str] = out["bodies"]
+    return bodies
+
+
+def test_serving_the_feed_never_loads_the_llm_stack(tmp_path: Path) -> None:
+    [text, _] = feed_without_the_llm_stack(tmp_path / "x.db", {}, ingest=True)
+    assert "stop moved to 408" in text
