@@ -14,6 +14,8 @@ whose decision-bearing lines appear verbatim.
 from __future__ import annotations
 
 import asyncio
+import os
+import platform
 import random
 import sys
 import tempfile
@@ -156,17 +158,38 @@ def raw_window_chars(events: list[dict[str, Any]]) -> int:
     )
 
 
-async def build(path: Path, events: list[dict[str, Any]]) -> Store:
+async def build(
+    path: Path, events: list[dict[str, Any]], llm_api_base: str | None = None
+) -> tuple[Store, int]:
+    """Ingest and derive the desk; with ``llm_api_base``, also run one LLM pass against the
+    OpenAI-compatible server there. Returns the store and the LLM calls made."""
     store = await Store.open(path)
-    worker = Worker(store, Settings(db=path, retention={"days": 100_000}), lambda: END)
+    llm: dict[str, Any] = {}
+    if llm_api_base is not None:
+        llm = {
+            "enabled": True,
+            "model": "openai/fake-summariser",
+            "api_base": llm_api_base,
+            "api_key": "sk-local",
+            "calls_per_channel_day": 100,
+            "calls_per_day": 100,
+        }
+    settings = Settings(db=path, retention={"days": 100_000}, llm=llm)
+    worker = Worker(store, settings, lambda: END)
     await worker.prepare()
     batch = IngestBatch.model_validate({"events": events})
     await ingest(store, ["desk"], native_commands(batch.events), now_us=END, derive=worker.hook)
     await worker.drain()
-    return store
+    calls = 0
+    if worker.llm is not None:
+        calls = (await worker.llm.run_once()).calls
+        await worker.aclose()
+    return store, calls
 
 
-async def report(budgets: tuple[int, ...] = (6000, 8192, 12000)) -> list[dict[str, Any]]:
+async def report(
+    budgets: tuple[int, ...] = (6000, 8192, 12000), llm_api_base: str | None = None
+) -> list[dict[str, Any]]:
     events = desk_events()
     rules = default_rules()
     hard = {
@@ -177,7 +200,7 @@ async def report(budgets: tuple[int, ...] = (6000, 8192, 12000)) -> list[dict[st
     raw = raw_window_chars(events)
     rows = []
     with tempfile.TemporaryDirectory() as folder:
-        store = await build(Path(folder) / "desk.db", events)
+        store, calls = await build(Path(folder) / "desk.db", events, llm_api_base)
         try:
             principal = Principal("bench", frozenset({"read"}), frozenset({"*"}))
             for budget in budgets:
@@ -210,11 +233,24 @@ async def report(budgets: tuple[int, ...] = (6000, 8192, 12000)) -> list[dict[st
                         "verbatim": verbatim,
                         "named": named,
                         "omitted_count": body.numbers["omitted"],
+                        "llm_calls": calls,
+                        "deterministic_only": body.numbers["deterministic_only"],
                     }
                 )
         finally:
             await store.close()
     return rows
+
+
+def _print(rows: list[dict[str, Any]]) -> None:
+    for row in rows:
+        print(
+            f"max_chars {row['max_chars']:>6}: served {row['served']:>6,} chars "
+            f"({row['reduction']:.1f}x smaller), omitted {row['omitted_count']:>3} messages, "
+            f"hard events with every decision line verbatim "
+            f"{row['verbatim']}/{row['hard_events']} "
+            f"({100 * row['verbatim'] / row['hard_events']:.0f}%), named {row['named']}"
+        )
 
 
 def main() -> None:
@@ -225,13 +261,22 @@ def main() -> None:
         f"synthetic desk: {len(events)} messages, {raw_window_chars(events):,} characters "
         f"in the raw 24h window ({time.perf_counter() - started:.1f} s to build and serve)"
     )
-    for row in rows:
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"Python {platform.python_version()}")  # fmt: skip
+    print("LLM rollups off (deterministic blocks only):")
+    _print(rows)
+    if "--no-llm" not in sys.argv:
+        # imported here: the fake provider lives with the tests
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+        from tests.fake_provider import FakeProvider
+
+        with FakeProvider() as provider:
+            with_llm = asyncio.run(report((8192, 12000), provider.api_base))
         print(
-            f"max_chars {row['max_chars']:>6}: served {row['served']:>6,} chars "
-            f"({row['reduction']:.1f}x smaller), hard events with every decision line verbatim "
-            f"{row['verbatim']}/{row['hard_events']} "
-            f"({100 * row['verbatim'] / row['hard_events']:.0f}%), named {row['named']}"
+            f"LLM rollups on (a local fake provider answering short summaries; "
+            f"{with_llm[0]['llm_calls']} calls):"
         )
+        _print(with_llm)
     if "--feed" in sys.argv:
         print()
         print(asyncio.run(_text(int(sys.argv[-1]) if sys.argv[-1].isdigit() else 8192)))
@@ -239,7 +284,7 @@ def main() -> None:
 
 async def _text(budget: int) -> str:
     with tempfile.TemporaryDirectory() as folder:
-        store = await build(Path(folder) / "desk.db", desk_events())
+        store, _ = await build(Path(folder) / "desk.db", desk_events())
         try:
             principal = Principal("bench", frozenset({"read"}), frozenset({"*"}))
             query = FeedQuery(
