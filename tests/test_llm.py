@@ -4,6 +4,7 @@ output checks, the cache, exact invalidation, durable caps, failures and trust."
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -473,3 +474,27 @@ def test_the_feed_serves_llm_rollups_without_loading_litellm(
     text, as_json = feed_without_the_llm_stack(db_path, settings, ingest=False)
     assert " deterministic_only=false " in text and text.split("\n", 1)[0].endswith(" llm=ok")
     assert json.loads(as_json)["header"]["llm"] == "ok"
+
+
+def test_a_hanging_provider_never_delays_derivation_or_shutdown(
+    make_server: Callable[..., LiveServer], provider: FakeProvider, db_path: Path
+) -> None:
+    provider.responder = lambda _: Reply(hang=True)
+    server = make_server(tokens=TOKENS, llm=llm(provider.api_base, timeout=60))
+    with server.client(ADMIN) as client:
+        ingest_ok(client, *chatter("m", 8))
+        server.run(server.app.state.worker.wait_idle())
+        server.app.state.worker.wake_llm()
+        deadline = time.monotonic() + 20
+        while not provider.requests and time.monotonic() < deadline:
+            time.sleep(0.02)  # the call is now in flight and hangs
+        assert len(provider.requests) == 1
+        ingest_ok(client, message_event("fill", "FILLED 200 NVDA @ 131.20", created_at=at(0, 19)))
+        server.run(server.app.state.worker.wait_idle())  # derivation went on meanwhile
+        assert "FILLED 200 NVDA" in feed(client)
+        started = time.monotonic()
+    server.__exit__()
+    assert time.monotonic() - started < 10  # the call in flight was abandoned
+    calls, _, failures, _, _ = usage(db_path)
+    assert calls == 1 and failures == 0  # reserved before the call, never settled
+    assert llm_blocks(db_path) == []

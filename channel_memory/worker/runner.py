@@ -77,7 +77,7 @@ class Worker:
         self._retention_due = False
         self.processed = 0
         self._on_blocks = on_blocks
-        self._llm_due = True
+        self._llm_wake = asyncio.Event()
         self.llm: LlmProcessor | None = None
         if settings.llm.enabled:
             self.llm = LlmProcessor(
@@ -97,6 +97,10 @@ class Worker:
         """Ask for a prompt run (called after every ingest; cheap and idempotent)."""
         self._idle.clear()
         self._wake.set()
+
+    def wake_llm(self) -> None:
+        """Ask for an LLM pass now instead of at the next sweep."""
+        self._llm_wake.set()
 
     async def wait_idle(self) -> None:
         """Return once the running worker has drained everything it was woken for."""
@@ -162,25 +166,26 @@ class Worker:
                             self._retention_due = False
                             await self.apply_retention()
                         await self.drain()
-                        if self.llm is not None and self._llm_due:
-                            self._llm_due = False
-                            await self.llm.run_once(stop)
                         if not self._wake.is_set():
                             self._idle.set()
                 except Exception as exc:  # keep the loop alive; never log content
                     log.error("worker run failed: %s", type(exc).__name__)
-                waiter = asyncio.ensure_future(self._wake.wait())
-                stopper = asyncio.ensure_future(stop.wait())
-                await asyncio.wait(
-                    {waiter, stopper},
-                    timeout=self.settings.worker.poll_interval,
-                    return_when=asyncio.FIRST_COMPLETED,
-                )
-                waiter.cancel()
-                stopper.cancel()
+                await _first_of(self._wake, stop, within=self.settings.worker.poll_interval)
         finally:
             async with self.store.write() as conn:
                 await block_store.release_lease(conn, self.holder)
+
+    async def run_llm_forever(self, llm: LlmProcessor, stop: asyncio.Event) -> None:
+        """LLM passes beside derivation (a slow provider never delays derivation): one at
+        start and one per sweep, while holding the lease, until ``stop``."""
+        while not stop.is_set():
+            self._llm_wake.clear()
+            try:
+                if await self._holds_lease():
+                    await llm.run_once(stop)
+            except Exception as exc:  # keep the loop alive; never log content
+                log.error("llm pass failed: %s", type(exc).__name__)
+            await _first_of(self._llm_wake, stop, within=self.settings.worker.sweep_interval)
 
     async def aclose(self) -> None:
         """Release the LLM client (if any); call before the event loop ends."""
@@ -195,7 +200,7 @@ class Worker:
         )
 
         async def sweep() -> None:
-            self._llm_due = True
+            self._llm_wake.set()
             self.wake()
 
         async def retention() -> None:
@@ -214,7 +219,22 @@ class Worker:
         self._retention_due = True
         scheduler = self.scheduler()
         scheduler.start()
+        llm_task = None
+        if self.llm is not None:
+            llm_task = asyncio.create_task(self.run_llm_forever(self.llm, stop), name="llm-pass")
         try:
             await self.run_forever(stop)
         finally:
             scheduler.shutdown(wait=False)
+            if llm_task is not None:
+                stop.set()
+                await llm_task  # returns promptly: a call in flight is abandoned on stop
+
+
+async def _first_of(event: asyncio.Event, stop: asyncio.Event, within: float) -> None:
+    """Wait until ``event`` or ``stop`` is set, or ``within`` seconds pass."""
+    waiter = asyncio.ensure_future(event.wait())
+    stopper = asyncio.ensure_future(stop.wait())
+    await asyncio.wait({waiter, stopper}, timeout=within, return_when=asyncio.FIRST_COMPLETED)
+    waiter.cancel()
+    stopper.cancel()
