@@ -1,10 +1,4 @@
-"""A synthetic busy trading desk: one channel's 24 hours, and how the feed serves it.
-
-``desk_events()`` builds ~200 messages (~85,000 characters in the bridge's raw
-line format ``[HH:MM] author: content``): long agent market reports, long
-reports that carry a decision, 40+ hard events (fills, stop and target
-changes, routes, approvals, risk limits, position changes), chatter, repeats,
-acknowledgements and telemetry. Deterministic for a seed.
+"""How the feed serves the synthetic busy desk (``channel_memory.synthetic_desk``).
 
 Run ``python bench/desk.py`` for the report: characters served at several
 budgets, the reduction against the raw window, and the share of hard events
@@ -16,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import os
 import platform
-import random
 import sys
 import tempfile
 import time
@@ -31,131 +24,16 @@ from channel_memory.feed.layout import render
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import ingest, native_commands
 from channel_memory.store import Store
-from channel_memory.timefmt import format_rfc3339, parse_rfc3339
+from channel_memory.synthetic_desk import (
+    DAY_US,
+    END,
+    decisions_kept,
+    desk_events,
+    hard_events,
+    raw_window_chars,
+)
 from channel_memory.worker.rules import default_rules
 from channel_memory.worker.runner import Worker
-
-END = parse_rfc3339("2026-05-21T20:00:00Z")
-DAY_US = 86_400_000_000
-TICKERS = ["NVDA", "AAPL", "MSFT", "TSLA", "AMD", "META", "AMZN", "NQ", "ES", "ZN"]
-AUTHORS = {
-    "desk-lead": ("u-lead", "human"),
-    "analyst-alpha": ("a-alpha", "agent"),
-    "analyst-beta": ("a-beta", "agent"),
-    "execution-bot": ("b-exec", "app"),
-    "risk-bot": ("b-risk", "app"),
-    "ops-bot": ("b-ops", "app"),
-}
-REVIEW_LINES = [
-    "Tape is two-way; breadth improved into the close but volume stayed light.",
-    "Rates: the 2y held the range while 10s bear-steepened by two basis points.",
-    "Vol surface: front-month skew flattened, term structure still in contango.",
-    "Flows: systematic selling looks done; dealers are long gamma above the strike.",
-    "Semis lead the index again; megacap dispersion remains unusually wide.",
-    "Credit is quiet: IG spreads unchanged, HY a touch wider on supply.",
-    "Macro calendar: CPI tomorrow, then the auction; positioning is light.",
-    "Position: flat in the book for this name; no change to the watchlist.",
-    "Risk view: balanced, keep gross modest into the print.",
-    "Levels to watch: prior day high, the overnight low, and the VWAP band.",
-    "Liquidity is thinner than usual at the open; size accordingly.",
-    "Correlation across sectors fell again, which favours single-name ideas.",
-]
-
-
-def _decision(rng: random.Random, ticker: str) -> str:
-    level = rng.randint(90, 900)
-    return rng.choice(
-        [
-            f"FILLED {rng.randint(1, 20) * 50} {ticker} @ {level}.{rng.randint(0, 99):02d}",
-            f"Stop moved to {level} on {ticker}.",
-            f"Stop remains {level} until invalidation changes.",
-            f"Raising target to {level + 40} on {ticker}.",
-            f"Routing the {ticker} order to desk B via VWAP.",
-            f"No route for {ticker} today: spread too wide.",
-            f"[APPROVED] {ticker} entry, size {rng.randint(1, 9) * 100}.",
-            f"[PROPOSED] buy {rng.randint(1, 9) * 100} {ticker} at {level}, stop {level - 12}.",
-            f"Risk limit breached on {ticker}: cutting gross by a third.",
-            f"Trimmed half of {ticker} into strength.",
-            f"Opened {rng.randint(1, 9) * 100} {ticker} on the breakout.",
-            f"Thesis invalidated on {ticker}: rates broke out of the range.",
-        ]
-    )
-
-
-def _review(rng: random.Random, ticker: str, lines: int, decision: str | None) -> str:
-    body = [f"{ticker} market review, session {rng.randint(1, 3)}:"]
-    body += [
-        rng.choice(REVIEW_LINES) + f" ({ticker} {rng.randint(100, 999)})" for _ in range(lines)
-    ]
-    if decision is not None:
-        body.insert(rng.randint(2, len(body)), "Decision: " + decision)
-    body.append("Next update after the print.")
-    return "\n".join(body)
-
-
-def desk_events(seed: int = 7, count: int = 200) -> list[dict[str, Any]]:
-    """The desk's last 24 hours as native ingest events, oldest first."""
-    rng = random.Random(seed)
-    start = END - DAY_US + 180_000_000
-    times = sorted(rng.randrange(start, END - 60_000_000) for _ in range(count))
-    plan = (
-        ["report_decision"] * 14 + ["hard"] * 30 + ["review"] * 46 + ["chatter"] * 56
-        + ["ack"] * 22 + ["heartbeat"] * 14 + ["repeat"] * 8 + ["thread"] * 10
-    )  # fmt: skip
-    rng.shuffle(plan)
-    events: list[dict[str, Any]] = []
-    for index, (kind, micros) in enumerate(zip(plan[:count], times, strict=False)):
-        ticker = rng.choice(TICKERS)
-        author = rng.choice(["analyst-alpha", "analyst-beta"])
-        extra: dict[str, Any] = {}
-        if kind == "report_decision":
-            content = _review(rng, ticker, rng.randint(10, 16), _decision(rng, ticker))
-        elif kind == "hard":
-            author = rng.choice(["desk-lead", "execution-bot", "risk-bot"])
-            content = _decision(rng, ticker)
-        elif kind == "review":
-            content = _review(rng, ticker, rng.randint(10, 16), None)
-        elif kind == "chatter":
-            author = rng.choice(["desk-lead", "analyst-alpha", "analyst-beta"])
-            content = f"{ticker}: {rng.choice(REVIEW_LINES)} {rng.choice(REVIEW_LINES)}"
-        elif kind == "ack":
-            content = rng.choice(["ok", "thanks!", "got it.", "noted", "+1", "roger"])
-            author = "desk-lead"
-        elif kind == "heartbeat":
-            content, author = "HEARTBEAT_OK", "ops-bot"
-        elif kind == "repeat":
-            content = f"Same conclusion as {rng.randint(9, 15)}:{rng.randint(10, 59)}: no trade."
-            author = "analyst-beta"
-        else:
-            content = f"{ticker}: agree, waiting for the auction before adding."
-            extra["reply_to"] = "thread-root"
-        author_id, kind_of = AUTHORS[author]
-        events.append(
-            {
-                "type": "message",
-                "channel_id": "desk",
-                "message": {
-                    "id": f"m{index:04d}",
-                    "author_id": author_id,
-                    "author_name": author,
-                    "author_kind": kind_of,
-                    "created_at": format_rfc3339(micros),
-                    "content": content,
-                    **extra,
-                },
-            }
-        )
-    return events
-
-
-def raw_window_chars(events: list[dict[str, Any]]) -> int:
-    """The raw 24 h window in the bridge's line format: ``[HH:MM] author: content``."""
-    return sum(
-        len(f"[{e['message']['created_at'][11:16]}] {e['message']['author_name']}: ")
-        + len(e["message"]["content"])
-        + 1
-        for e in events
-    )
 
 
 async def build(
@@ -192,11 +70,7 @@ async def report(
 ) -> list[dict[str, Any]]:
     events = desk_events()
     rules = default_rules()
-    hard = {
-        f"desk/{e['message']['id']}": e["message"]["content"]
-        for e in events
-        if rules.first_match(e["message"]["content"])
-    }
+    hard = hard_events(events, rules)
     raw = raw_window_chars(events)
     rows = []
     with tempfile.TemporaryDirectory() as folder:
@@ -210,19 +84,7 @@ async def report(
                 )  # fmt: skip
                 async with store.read() as conn:
                     body = render(await candidates.live(conn, query, principal), budget, "text")
-                verbatim = named = 0
-                for handle, content in hard.items():
-                    lines = [
-                        line
-                        for line, keep in zip(
-                            content.split("\n"), rules.decision_lines(content), strict=True
-                        )
-                        if keep
-                    ]
-                    if all(f"> {line}\n" in body.content for line in lines):
-                        verbatim += 1
-                    elif handle in body.content:
-                        named += 1
+                verbatim, named = decisions_kept(body.content, hard, rules)
                 rows.append(
                     {
                         "max_chars": budget,
