@@ -1,4 +1,4 @@
-# Two commands for a fresh machine: `make run` and `make test`.
+# Two commands for a fresh machine: `make demo` (or `make run`) and `make test`.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8765
 DB ?= ./channel-memory.db
 
-.PHONY: run test lint typecheck bench install clean
+.PHONY: run demo test lint typecheck bench install clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,10 @@ install: $(VENV)/.installed
 
 run: install
 	$(BIN)/channel-memory serve --db $(DB) --host $(HOST) --port $(PORT)
+
+# The whole path on a synthetic busy desk: ingest over HTTP, worker, feed, tools.
+demo: install
+	$(BIN)/channel-memory demo
 
 lint: install
 	$(BIN)/ruff check .

@@ -7,7 +7,6 @@ import asyncio
 import gc
 import ipaddress
 import json
-import socket
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -54,6 +53,7 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from channel_memory.app import create_app
+    from channel_memory.server import listening_socket
 
     settings = _settings(args, worker={"enabled": False} if args.no_worker else None)
     if not settings.token and not settings.tokens and not is_loopback(args.host):
@@ -65,17 +65,7 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     app = create_app(settings)
     config = uvicorn.Config(app, access_log=False, log_level=args.log_level)
-    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    # Inherited by accepted connections: without it a keep-alive client waits ~40 ms
-    # (Nagle and delayed ACK) on every response of a socket bound here, not by uvicorn.
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.bind((args.host, args.port))
-    # Listen before announcing, so a client reading the banner can connect at once.
-    sock.listen(2048)
-    host, port = sock.getsockname()[:2]
-    url = f"http://[{host}]:{port}" if family == socket.AF_INET6 else f"http://{host}:{port}"
+    sock, url = listening_socket(args.host, args.port)
     print(f"channel-memory {__version__} listening on {url} (db: {settings.db})")
     print(
         f"  try: curl -s -X POST {url}/v1/ingest -H 'content-type: application/json' "
@@ -253,6 +243,12 @@ def _mcp(args: argparse.Namespace) -> int:
     return asyncio.run(run())
 
 
+def _demo(args: argparse.Namespace) -> int:
+    from channel_memory.demo import run_demo
+
+    return asyncio.run(run_demo(sys.stdout, llm_model=args.llm, feed_chars=args.feed_chars))
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(
         prog="channel-memory",
@@ -307,6 +303,22 @@ def parser() -> argparse.ArgumentParser:
     common(importer)
     importer.add_argument("file", help="one native event (JSON object) per line")
     importer.set_defaults(run=_ingest)
+
+    demo = commands.add_parser(
+        "demo", help="run the sidecar on a synthetic busy desk and print what it serves"
+    )
+    demo.add_argument(
+        "--llm",
+        metavar="MODEL",
+        help="also run one LLM pass with this litellm model (needs the llm extra and a provider)",
+    )
+    demo.add_argument(
+        "--feed-chars",
+        type=int,
+        default=8192,
+        help="max_chars of the text feed printed at the end (default 8192)",
+    )
+    demo.set_defaults(run=_demo)
     return root
 
 
