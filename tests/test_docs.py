@@ -1,0 +1,226 @@
+"""The README documents every configuration key, CLI command and option, and HTTP
+endpoint, and documents nothing that does not exist (in the manner of sqlite-utils'
+``test_docs.py``). The last tests show each check failing on an undocumented addition."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, create_model
+
+from channel_memory.app import endpoints
+from channel_memory.cli import parser
+from channel_memory.config import IngestSettings, Settings, TokenSettings
+from tests.conftest import LiveServer
+
+README = (Path(__file__).parent.parent / "README.md").read_text()
+Mismatch = tuple[list[str], list[str]]
+"""``(undocumented, documented but missing)``."""
+
+
+def section(text: str, heading: str) -> str:
+    start = text.index(f"\n## {heading}")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end != -1 else None]
+
+
+def _diff(actual: set[str], documented: set[str]) -> Mismatch:
+    return sorted(actual - documented), sorted(documented - actual)
+
+
+# --- configuration ------------------------------------------------------------------------------
+
+
+def config_keys(model: type[BaseModel] = Settings, prefix: str = "") -> dict[str, str]:
+    """Every scalar configuration key with its environment variable."""
+    keys: dict[str, str] = {}
+    for name, field in model.model_fields.items():
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            keys.update(config_keys(annotation, f"{prefix}{name}."))
+        elif name != "tokens":  # a list of tables, documented by its example
+            env = "CHANNEL_MEMORY_" + (prefix.replace(".", "__") + name).upper()
+            keys[prefix + name] = env
+    return keys
+
+
+def check_config(readme: str, model: type[BaseModel] = Settings) -> Mismatch:
+    rows = re.findall(
+        r"^\| `([a-z_.]+)` \| `(CHANNEL_MEMORY_[A-Z_]+)` \|", section(readme, "Configuration"), re.M
+    )
+    actual = {f"{key} {env}" for key, env in config_keys(model).items()}
+    return _diff(actual, {f"{key} {env}" for key, env in rows})
+
+
+def check_token_keys(readme: str) -> Mismatch:
+    examples = re.findall(r"```toml\n(.*?)```", readme, re.S)
+    documented = {
+        key
+        for example in examples
+        if "[[tokens]]" in example
+        for key in re.findall(r"^([a-z_]+) *=", example.split("[[tokens]]", 1)[1], re.M)
+    }
+    # keys of other tables after the tokens in an example are not token keys
+    documented &= set(TokenSettings.model_fields) | {"db"}
+    return _diff(set(TokenSettings.model_fields), documented - {"db"})
+
+
+# --- command line ---------------------------------------------------------------------------
+
+
+def cli_surface(root: argparse.ArgumentParser) -> set[str]:
+    """Every command (``"rules test"``) and ``"<command> <option or POSITIONAL>"``."""
+    found: set[str] = set()
+
+    def walk(p: argparse.ArgumentParser, words: str) -> None:
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    command = f"{words} {name}".strip()
+                    if not any(isinstance(a, argparse._SubParsersAction) for a in sub._actions):
+                        found.add(command)
+                    walk(sub, command)
+            elif isinstance(action, argparse._HelpAction):
+                continue
+            elif action.option_strings:
+                found.add(f"{words} {max(action.option_strings, key=len)}".strip())
+            elif words:
+                found.add(f"{words} POSITIONAL")
+
+    walk(root, "")
+    return found
+
+
+def check_cli(readme: str, root: argparse.ArgumentParser) -> Mismatch:
+    block = re.search(r"```\n(channel-memory .*?)```", section(readme, "Command line"), re.S)
+    assert block is not None
+    documented: set[str] = set()
+    for line in block[1].splitlines():
+        tokens = line.split()[1:]
+        words = []
+        while tokens and re.fullmatch(r"[a-z]+", tokens[0]):
+            words.append(tokens.pop(0))
+        command = " ".join(words)
+        if command:
+            documented.add(command)
+        rest = " ".join(tokens)
+        documented |= {f"{command} {o}".strip() for o in re.findall(r"--[a-z][a-z-]*", rest)}
+        if [t for t in re.sub(r"\[[^]]*\]", "", rest).split() if not t.startswith("--")]:
+            documented.add(f"{command} POSITIONAL")
+    return _diff(cli_surface(root), documented)
+
+
+# --- endpoints ------------------------------------------------------------------------------
+
+
+def served_endpoints(extra: list[tuple[str, str]] | None = None) -> set[str]:
+    served = {f"{e.method} {e.path}" for e in endpoints()} | {"GET /openapi.json"}
+    return served | {f"{m} {p}" for m, p in extra or []}
+
+
+def check_endpoints(readme: str, served: set[str]) -> Mismatch:
+    documented = set(re.findall(r"`((?:GET|POST|PUT|PATCH|DELETE) /[\w{}/.\-]*)`", readme))
+    table = section(readme, "HTTP endpoints")
+    in_table = set(re.findall(r"^\| `((?:GET|POST) /[\w{}/.\-]*)`", table, re.M))
+    undocumented, missing = _diff(served, documented)
+    return undocumented + [f"{e} (not in the endpoint table)" for e in served - in_table], missing
+
+
+# --- the tests ------------------------------------------------------------------------------
+
+
+def test_every_configuration_key_is_documented_with_its_environment_variable() -> None:
+    assert check_config(README) == ([], [])
+    assert check_token_keys(README) == ([], [])
+
+
+def test_every_command_and_option_is_documented() -> None:
+    assert check_cli(README, parser()) == ([], [])
+
+
+def test_every_endpoint_is_documented_and_every_documented_one_is_served() -> None:
+    assert check_endpoints(README, served_endpoints()) == ([], [])
+
+
+def test_the_checks_fail_on_an_undocumented_addition() -> None:
+    ingest = create_model("IngestPlus", __base__=IngestSettings, max_batches=(int, 3))
+    extended: Any = create_model("SettingsPlus", __base__=Settings, ingest=(ingest, ingest()))
+    assert check_config(README, extended) == (
+        ["ingest.max_batches CHANNEL_MEMORY_INGEST__MAX_BATCHES"],
+        [],
+    )
+
+    root = parser()
+    commands = next(a for a in root._actions if isinstance(a, argparse._SubParsersAction))
+    commands.choices["serve"].add_argument("--workers", type=int)
+    commands.add_parser("vacuum")
+    assert check_cli(README, root)[0] == ["serve --workers", "vacuum"]
+    commands.choices["vacuum"].add_argument("--into")
+    assert check_cli(README, root)[0] == ["serve --workers", "vacuum", "vacuum --into"]
+
+    served = served_endpoints([("POST", "/v1/compact")])
+    undocumented, _ = check_endpoints(README, served)
+    assert undocumented == ["POST /v1/compact", "POST /v1/compact (not in the endpoint table)"]
+
+
+@pytest.mark.parametrize(
+    ("remove", "check"),
+    [
+        ("| `feed.max_chars` |", lambda r: check_config(r)[0]),
+        ("channel-memory worker ", lambda r: check_cli(r, parser())[0]),
+        ("| `GET /v1/stats` |", lambda r: check_endpoints(r, served_endpoints())[0]),
+    ],
+)
+def test_the_checks_fail_when_documentation_is_removed(remove: str, check: Any) -> None:
+    readme = "\n".join(line for line in README.split("\n") if not line.startswith(remove))
+    assert readme != README
+    assert check(readme)
+
+
+def test_the_checks_fail_on_documentation_of_what_does_not_exist() -> None:
+    readme = README.replace(
+        "| `retention.days` |", "| `retention.hours` | `CHANNEL_MEMORY_RETENTION__HOURS` | 1 |\n"
+        "| `retention.days` |"
+    )  # fmt: skip
+    assert check_config(readme)[1] == ["retention.hours CHANNEL_MEMORY_RETENTION__HOURS"]
+    readme = README.replace(
+        "channel-memory --version", "channel-memory --version\nchannel-memory gc [--now]"
+    )
+    assert check_cli(readme, parser())[1] == ["gc", "gc --now"]
+    readme = README + "\n`DELETE /v1/blocks/{block_id}`\n"
+    assert check_endpoints(readme, served_endpoints())[1] == ["DELETE /v1/blocks/{block_id}"]
+
+
+# --- the README's curl examples, run against a real server -----------------------------------
+
+
+def shell_examples(readme: str) -> list[str]:
+    """The README's ``sh`` blocks that call the HTTP API, in order."""
+    blocks = re.findall(r"```sh\n(.*?)```", readme, re.S)
+    return [b for b in blocks if re.search(r"^(\w+=\$\()?curl ", b, re.M)]
+
+
+def test_the_readme_curl_examples_succeed_against_a_real_server(server: LiveServer) -> None:
+    examples = shell_examples(README)
+    assert len(examples) >= 6
+    # every curl fails the script on an HTTP error status (4xx/5xx), showing the body
+    prelude = 'set -euo pipefail\ncurl() { command curl --fail-with-body "$@"; }\n'
+    outputs = []
+    for example in examples:
+        script = prelude + example.replace("http://127.0.0.1:8765", server.url)
+        result = subprocess.run(
+            ["bash", "-c", script], capture_output=True, text=True, timeout=60, check=False
+        )
+        assert result.returncode == 0, (example, result.stdout, result.stderr)
+        outputs.append(result.stdout)
+        server.drain()
+    joined = "\n".join(outputs)
+    assert '"source_handle":"floor/1301"' in joined.replace(" ", "")  # the native ingest
+    assert "> FILLED 200 NVDA @ 131.20" in joined  # the feed serves it
+    assert "\n304\n" in f"\n{joined}"  # the ETag poll
+    assert '"forgotten"' in joined and '"hits"' in joined
