@@ -8,7 +8,10 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from channel_memory.demo import run_demo
+from tests.fake_provider import FakeProvider
 
 
 def test_the_demo_reports_what_it_measured_in_this_run() -> None:
@@ -52,3 +55,18 @@ def test_the_demo_runs_from_the_command_line() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "[7/7] the text feed at max_chars 600" in result.stdout
+
+
+def test_the_demo_runs_an_llm_pass_with_a_configured_provider(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with FakeProvider() as provider:
+        monkeypatch.setenv("CHANNEL_MEMORY_LLM__API_BASE", provider.api_base)
+        monkeypatch.setenv("CHANNEL_MEMORY_LLM__API_KEY", "sk-local")
+        out = io.StringIO()
+        assert asyncio.run(run_demo(out, llm_model="openai/fake-summariser")) == 0
+    report = out.getvalue()
+    found = re.search(r"LLM pass with openai/fake-summariser: (\d+) calls, (\d+) rollups", report)
+    assert found is not None and int(found[1]) == len(provider.requests) > 0
+    assert int(found[2]) == int(found[1])
+    assert "deterministic_only=false" in report
