@@ -26,7 +26,7 @@ from channel_memory.feed import peer as peer_feed
 from channel_memory.feed import routes as feed_routes
 from channel_memory.ingest import routes as ingest_routes
 from channel_memory.openapi import openapi_document
-from channel_memory.store import Store
+from channel_memory.store import StorageError, StorageLocked, Store
 from channel_memory.telemetry import Telemetry
 from channel_memory.tools import peer as peer_tools
 from channel_memory.tools import routes as tool_routes
@@ -84,6 +84,13 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     code, message = _HTTP_CODES.get(exc.status_code, ("http_error", "request failed"))
     return ApiError(exc.status_code, code, message, headers=exc.headers).response()
+
+
+async def _storage_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, StorageError)
+    log.error("storage error %s on %s", exc.code, request.url.path)
+    retry = {"Retry-After": "1"} if isinstance(exc, StorageLocked) else None
+    return ApiError(exc.status, exc.code, exc.message, headers=retry).response()
 
 
 async def _internal_error(request: Request, exc: Exception) -> Response:
@@ -167,6 +174,7 @@ def create_app(
         middleware=[Middleware(BodyLimitMiddleware, max_body_bytes=settings.ingest.max_body_bytes)],
         exception_handlers={
             ApiError: _api_error,
+            StorageError: _storage_error,
             HTTPException: _http_error,
             Exception: _internal_error,
         },

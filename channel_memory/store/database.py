@@ -42,6 +42,51 @@ class WriterBusy(Exception):
     """The single writer stayed busy longer than the caller was willing to wait."""
 
 
+class StorageError(Exception):
+    """A write failed for a reason outside the request: nothing of it was written."""
+
+    status = 503
+    code = "storage_error"
+    message = "the database could not be written; nothing was written"
+
+
+class StorageFull(StorageError):
+    """The disk (or the database's ``max_page_count``) is full."""
+
+    status = 507
+    code = "storage_full"
+    message = "the database is out of space; nothing was written, retry once space is freed"
+
+
+class StorageReadOnly(StorageError):
+    """The database cannot be written (a read-only file, disk or connection)."""
+
+    code = "storage_read_only"
+    message = "the database is read-only; nothing was written"
+
+
+class StorageLocked(StorageError):
+    """Another process held a lock on the database longer than ``busy_timeout``."""
+
+    code = "database_busy"
+    message = "the database is locked by another process; retry shortly"
+
+
+_SQLITE_FULL, _SQLITE_READONLY, _SQLITE_BUSY, _SQLITE_LOCKED = 13, 8, 5, 6
+
+
+def storage_error(exc: sqlite3.Error) -> StorageError | None:
+    """The typed form of an SQLite error that is about storage, not about the request."""
+    code = getattr(exc, "sqlite_errorcode", -1) & 0xFF
+    if code == _SQLITE_FULL:
+        return StorageFull()
+    if code == _SQLITE_READONLY:
+        return StorageReadOnly()
+    if code in (_SQLITE_BUSY, _SQLITE_LOCKED):
+        return StorageLocked()
+    return None
+
+
 class SchemaTooNew(Exception):
     """The database was written by a newer channel-memory than this one."""
 
@@ -231,14 +276,20 @@ class Store:
         else:
             await self._write_lock.acquire()
         try:
-            await self._writer.execute("BEGIN IMMEDIATE")
             try:
-                yield self._writer
-                await self._writer.execute("COMMIT")
-            except BaseException:
-                if self._writer.in_transaction:
-                    await self._writer.execute("ROLLBACK")
-                raise
+                await self._writer.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._writer
+                    await self._writer.execute("COMMIT")
+                except BaseException:
+                    if self._writer.in_transaction:
+                        await self._writer.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:
+                typed = storage_error(exc)
+                if typed is None:
+                    raise
+                raise typed from exc
         finally:
             self._write_lock.release()
 
