@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -37,6 +38,15 @@ class ApiError(Exception):
 
 
 _JSON_ERRORS = {"json_invalid", "json_type", "recursion_loop"}
+_FIELD_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+
+
+def _field_part(part: Any) -> str:
+    """A location part fit for an answer: an index, or a field name; an unknown key that
+    does not look like a field name (it may be content) is never repeated."""
+    if isinstance(part, int) or _FIELD_NAME.match(str(part)):
+        return str(part)
+    return "<key>"
 
 
 def validation_error(exc: ValidationError, *, batch_field: str | None = None) -> ApiError:
@@ -56,7 +66,7 @@ def validation_error(exc: ValidationError, *, batch_field: str | None = None) ->
         details.append(
             ErrorDetail(
                 index=index,
-                field=".".join(str(part) for part in loc) or None,
+                field=".".join(_field_part(part) for part in loc) or None,
                 code=error["type"],
                 message=error["msg"],
             )
