@@ -10,7 +10,8 @@ import httpx
 import pytest
 
 from channel_memory.store import erasure
-from tests.conftest import LiveServer, message_event, query
+from tests.conftest import LiveServer, at, message_event, query
+from tests.fake_provider import FakeProvider, echoing
 
 CANARY = "Zebracanary7731"
 ALSO = "Quokkasecret4410"
@@ -141,3 +142,38 @@ def test_pending_erasure_is_finished_at_the_next_start(
         assert client.get("/health").status_code == 200
     assert query(db_path, "SELECT count(*) FROM pending_erasures") == [(0,)]
     assert not found_anywhere(db_path, CANARY)
+
+
+def test_forget_erases_blocks_llm_answers_and_every_token_from_the_files(
+    make_server: Any, db_path: Path
+) -> None:
+    """Derived text too: blocks, their index, and LLM answers that quoted the message."""
+    secret = f"{CANARY} {ALSO} Wombatledger9921"
+    with FakeProvider(echoing) as provider:
+        server = make_server(
+            worker={"enabled": False},
+            llm={"enabled": True, "model": "openai/fake", "api_base": provider.api_base,
+                 "api_key": "sk-local"},
+        )  # fmt: skip
+        with server.client() as client:
+            chatter = [
+                message_event(f"c{i}", f"ordinary desk chatter number {i} " + "words " * 20,
+                              created_at=at(10 * i, 8))
+                for i in range(4)
+            ]  # fmt: skip
+            secret_event = message_event("s", f"{secret} " + "words " * 20, created_at=at(45, 8))
+            post(client, *chatter, secret_event)
+            server.drain()
+            assert server.run(server.app.state.worker.llm.run_once()).written == 1
+            for table in ("llm_cache", "recall_blocks"):
+                assert CANARY in str(query(db_path, f"SELECT * FROM {table}"))
+            post(client, {"type": "forget", "channel_id": "floor", "message_ids": ["s"]})
+            for word in secret.split():  # the message, and each of its tokens, in any case
+                assert not found_anywhere(db_path, word)
+                assert not found_anywhere(db_path, word.lower())
+            assert query(db_path, "SELECT count(*) FROM llm_cache") == [(0,)]
+            replay = post(client, secret_event).json()  # a bridge replaying it
+            assert replay["ignored_forgotten"] == 1
+            server.drain()
+            for word in secret.split():
+                assert not found_anywhere(db_path, word)
