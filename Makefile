@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8765
 DB ?= ./channel-memory.db
 
-.PHONY: run demo test lint typecheck bench install clean
+.PHONY: run demo test soak lint typecheck bench install clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,11 @@ typecheck: install
 
 test: lint typecheck
 	$(BIN)/python -m pytest
+
+# The long reliability runs: 100 SIGKILL rounds and a 60 s load soak.
+soak: install
+	CHANNEL_MEMORY_CRASH_ROUNDS=100 $(BIN)/python -m pytest -q tests/test_crash.py
+	$(BIN)/python bench/soak.py --seconds 60
 
 # Every benchmark; the 1,000,000-message store is built once (a few minutes) into
 # .bench-cache and shared by the feed and tools benchmarks within the hour.

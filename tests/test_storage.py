@@ -105,3 +105,28 @@ def test_the_worker_survives_a_full_disk_and_catches_up(
         header = client.get("/channel-awareness", params={"channels": "floor"}).text
         assert " digest=ok " in header and " omitted=0 " in header
     assert query(db_path, "PRAGMA integrity_check") == [("ok",)]
+
+
+def test_a_read_sees_one_snapshot_while_writes_commit(
+    make_server: Callable[..., LiveServer], db_path: Path
+) -> None:
+    """The feed counts messages and reads blocks in separate queries: they must agree."""
+    server = make_server(worker={"enabled": False})
+    store = server.app.state.ctx.store
+    with server.client() as client:
+        ingest_ok(client, message_event("1", "FILLED 200 NVDA @ 131.20"))
+
+        async def counts_around_a_write() -> tuple[int, int, int]:
+            async with store.read() as conn:
+                first = (await conn.execute_fetchall("SELECT count(*) FROM source_messages"))[0]
+                async with store.write() as writer:
+                    await writer.execute(
+                        "INSERT INTO channels (channel_id, source_kind, first_seen_us) "
+                        "VALUES ('x', 'native', 0)"
+                    )
+                second = (await conn.execute_fetchall("SELECT count(*) FROM channels"))[0]
+            async with store.read() as conn:
+                third = (await conn.execute_fetchall("SELECT count(*) FROM channels"))[0]
+            return int(first[0]), int(second[0]), int(third[0])
+
+        assert server.run(counts_around_a_write()) == (1, 1, 2)

@@ -301,9 +301,11 @@ class Store:
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[aiosqlite.Connection]:
-        """A reader connection from the pool, returned afterwards."""
+        """A reader connection from the pool, in a read transaction: every query inside sees
+        the same snapshot, so counts and the rows they count agree under concurrent writes."""
         conn = await self._readers.get()
         try:
+            await conn.execute("BEGIN")
             yield conn
         finally:
             if conn.in_transaction:
