@@ -58,11 +58,12 @@ def kill(process: subprocess.Popen[str]) -> None:
 
 
 def batch(batch_id: int) -> dict[str, object]:
-    """A deterministic batch: hard events, noise, repeats and chatter, in a minute of its own."""
+    """A deterministic batch: hard events, noise, repeats and chatter, in a second of its own."""
     events = []
     for i in range(BATCH_SIZE):
         text = KINDS[(batch_id + i) % len(KINDS)].format(n=100 + batch_id, m=i)
-        created = BASE_US + batch_id * 60_000_000 + i * 1_000_000
+        # a second per batch: even thousands of batches stay in the past, inside the window
+        created = BASE_US + batch_id * 1_000_000 + i * 20_000
         events.append(
             message_event(
                 f"b{batch_id}-m{i}",

@@ -157,3 +157,10 @@ def test_malformed_bodies_never_5xx_never_write_never_echo(
         assert written(db_path) == before
         error = response.json()["error"]
         assert error["code"] and error["message"]
+
+
+def test_the_fuzzed_schema_is_what_the_server_serves(fuzzed: LiveServer) -> None:
+    with fuzzed.client() as client:
+        served = client.get("/openapi.json").json()
+    assert served == json.loads(json.dumps(openapi_document(endpoints())))
+    assert len(list(schema.get_all_operations())) == sum(len(p) for p in served["paths"].values())
