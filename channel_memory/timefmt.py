@@ -70,6 +70,12 @@ def format_rfc3339(micros: int) -> str:
     return text + "Z"
 
 
+def format_generated(micros: int) -> str:
+    """A worker's generation time, to the second (``2026-05-21T19:59:58Z``): always the same
+    width, so how long a budgeted body's header is never depends on when blocks were made."""
+    return format_rfc3339(micros - micros % 1_000_000)
+
+
 def datetime_to_micros(moment: datetime) -> int:
     """Convert an aware datetime into UTC epoch microseconds."""
     return (moment - _EPOCH) // _ONE_MICROSECOND

@@ -14,7 +14,12 @@ from pydantic import (
 )
 
 from channel_memory.models import ID_PATTERN, RecallBlock, SourceVersion, source_handle
-from channel_memory.timefmt import TimeFormatError, format_rfc3339, parse_rfc3339
+from channel_memory.timefmt import (
+    TimeFormatError,
+    format_generated,
+    format_rfc3339,
+    parse_rfc3339,
+)
 
 Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
 """A channel or message id: ``[A-Za-z0-9._:-]{1,128}``."""
@@ -153,7 +158,7 @@ class BlockOut(BaseModel):
             score=block.score,
             origin=block.origin,
             trust=trust,
-            generated_at=format_rfc3339(block.generated_us),
+            generated_at=format_generated(block.generated_us),
             stale=block.dirty,
             dirty=block.dirty,
             processor=block.processor,

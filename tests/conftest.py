@@ -111,7 +111,7 @@ def make_settings(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..
         monkeypatch.delenv(name, raising=False)
 
     def make(**overrides: Any) -> Settings:
-        return load_settings(None, db=db_path, **overrides)
+        return load_settings(None, **{"db": db_path, **overrides})
 
     return make
 

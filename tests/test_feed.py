@@ -436,3 +436,31 @@ print(json.dumps({{"loaded": loaded, "bodies": bodies}}))
 def test_serving_the_feed_never_loads_the_llm_stack(tmp_path: Path) -> None:
     [text, _] = feed_without_the_llm_stack(tmp_path / "x.db", {}, ingest=True)
     assert "stop moved to 408" in text
+
+
+def test_the_body_does_not_depend_on_when_blocks_were_generated(
+    make_server: Callable[..., LiveServer], clock: Any, tmp_path: Path
+) -> None:
+    """Only the generation timestamps differ: their width never moves the budget."""
+    events = [
+        message_event(f"h{i}", f"FILLED {100 + i} NVDA @ 131.{i:02d}", created_at=at(15, i))
+        for i in range(40)
+    ]
+    bodies = []
+    for name, fraction in (("a", 0.0), ("b", 0.123456)):
+        start = clock.now_us
+        clock.advance(fraction)  # the worker derives at a time with (or without) a fraction
+        server = make_server(worker={"enabled": False}, db=tmp_path / f"{name}.db")
+        with server.client() as client:
+            ingest_ok(client, *events)
+            server.drain()
+            clock.now_us = start  # the feed is read at the same moment
+            bodies.append(
+                [
+                    re.sub(r"generated_at=\S+", "-", client.get(
+                        "/channel-awareness", params={"channels": "floor", "max_chars": budget}
+                    ).text)
+                    for budget in range(400, 1400, 3)
+                ]
+            )  # fmt: skip
+    assert bodies[0] == bodies[1]

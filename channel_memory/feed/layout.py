@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from channel_memory.models import ROLLUP_KINDS
-from channel_memory.timefmt import format_go_duration, format_rfc3339
+from channel_memory.timefmt import format_generated, format_go_duration, format_rfc3339
 
 Format = Literal["text", "json"]
 Tier = Literal["hard", "raw", "sparse", "older"]
@@ -320,7 +320,7 @@ def _numbers(c: Candidates, chosen: Selection, raw_chars: int, digest_chars: int
         "digest_older_raw_omitted": max(0, c.older_total - older_covered)
         if c.kind == "raw_window+digest"
         else 0,
-        "digest_generated_at": format_rfc3339(max(generated)) if generated else None,
+        "digest_generated_at": format_generated(max(generated)) if generated else None,
         "range": None
         if c.range_us is None
         else {"from": format_rfc3339(c.range_us[0]), "to": format_rfc3339(c.range_us[1])},
