@@ -377,6 +377,18 @@ def test_caps_hold_across_a_restart(
     assert calls == allowed
 
 
+def test_the_newest_window_is_bought_first(
+    desk: Callable[..., LiveServer], provider: FakeProvider
+) -> None:
+    server = desk(calls_per_channel_day=1)
+    with server.client(ADMIN) as client:
+        # ids sort the other way round from time: the order must come from the time
+        ingest_ok(client, *chatter("z", 6), *chatter("a", 10))
+        assert llm_pass(server).calls == 1
+    [request] = provider.requests
+    assert sources_document(request)["cite_exactly"] == [f"a{i}" for i in range(5)]
+
+
 # --- failures -----------------------------------------------------------------------------------
 
 

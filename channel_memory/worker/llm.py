@@ -300,7 +300,7 @@ class LlmProcessor:
             async with self.store.write() as conn:
                 await block_store.delete_blocks(conn, stale)
         done = {(b.group_key, b.members) for b in existing}
-        for window in sorted(windows, key=lambda w: w.members[-1], reverse=True):
+        for window in sorted(windows, key=lambda w: (w.last_us, w.group_key), reverse=True):
             if stop is not None and stop.is_set():
                 raise _Stop
             if (window.group_key, window.members) in done:

@@ -44,6 +44,8 @@ class Window:
     group_key: str
     members: tuple[tuple[str, str], ...]
     """``(message_id, content_hash)``, chronological."""
+    last_us: int = 0
+    """When its newest message was created (windows are bought newest first)."""
 
     @property
     def message_ids(self) -> list[str]:
@@ -59,7 +61,8 @@ class WindowPlan:
 
 
 def plan_windows(rows: Sequence[tuple[DerivedRow, int]], plan: WindowPlan) -> list[Window]:
-    """Windows over ordinary messages (with their content lengths), oldest first.
+    """Windows over ordinary messages (with their content lengths), each with the time of its
+    newest message (callers order by it).
 
     ``rows`` are chronological and all from one channel, covering whole slots.
     """
@@ -74,6 +77,7 @@ def plan_windows(rows: Sequence[tuple[DerivedRow, int]], plan: WindowPlan) -> li
                     "message_summary",
                     f"{LLM_GROUP_PREFIX}m:{row.message_id}",
                     ((row.message_id, row.content_hash),),
+                    row.created_us,
                 )
             )
             continue
@@ -90,6 +94,7 @@ def plan_windows(rows: Sequence[tuple[DerivedRow, int]], plan: WindowPlan) -> li
                     "rollup",
                     f"{LLM_GROUP_PREFIX}{slot}:{run}",
                     tuple((r.message_id, r.content_hash) for r in chunk),
+                    chunk[-1].created_us,
                 )
             )
     return windows
