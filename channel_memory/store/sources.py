@@ -163,6 +163,13 @@ async def messages_by_author(
     return [MessageKey(row[0], row[1], row[2]) for row in fetched]
 
 
+AUTHOR_MATCHES = (
+    "(instr(lower(coalesce(author_name, '')), ?) > 0 "
+    "OR instr(lower(coalesce(author_id, '')), ?) > 0)"
+)
+"""A case-insensitive substring of the author's name or id (bind the lowered text twice)."""
+
+
 async def next_version_id(conn: aiosqlite.Connection) -> int:
     fetched = list(
         await conn.execute_fetchall("SELECT coalesce(max(id), 0) + 1 FROM source_messages")
@@ -360,10 +367,7 @@ async def search_current(
         conditions.append("id IN (SELECT rowid FROM source_fts WHERE source_fts MATCH ?)")
         params.append(match)
     if author:
-        conditions.append(
-            "(instr(lower(coalesce(author_name, '')), ?) > 0 "
-            "OR instr(lower(coalesce(author_id, '')), ?) > 0)"
-        )
+        conditions.append(AUTHOR_MATCHES)
         params += [author.lower(), author.lower()]
     params.append(limit)
     fetched = list(
@@ -410,10 +414,7 @@ async def browse_current(
         conditions.append("(created_us, id) < (?, ?)")
         params += list(before)
     if author:
-        conditions.append(
-            "(instr(lower(coalesce(author_name, '')), ?) > 0 "
-            "OR instr(lower(coalesce(author_id, '')), ?) > 0)"
-        )
+        conditions.append(AUTHOR_MATCHES)
         params += [author.lower(), author.lower()]
     params.append(limit)
     fetched = await conn.execute_fetchall(
