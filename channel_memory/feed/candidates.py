@@ -11,7 +11,6 @@ Two readers fill the same :class:`~channel_memory.feed.layout.Candidates`:
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -22,7 +21,6 @@ import aiosqlite
 from channel_memory.auth import Principal
 from channel_memory.feed.layout import Body, Candidates, FeedItem, Format, Tier, render
 from channel_memory.models import PRIMARY_KINDS, RecallBlock, SourceVersion, source_handle
-from channel_memory.store import blocks as block_store
 from channel_memory.store import gaps, sources, windows
 from channel_memory.store import llm as llm_store
 from channel_memory.timefmt import utc_day
@@ -162,8 +160,7 @@ async def llm_state(conn: aiosqlite.Connection, q: FeedQuery) -> str | None:
     day = utc_day(q.to_us)
     if await llm_store.capped_today(conn, day, q.channels):
         return "capped"
-    state = await block_store.get_state(conn, llm_store.BREAKER_KEY)
-    if state and int(json.loads(state).get("open_until_us", 0)) > q.to_us:
+    if (await llm_store.breaker(conn)).open_until_us > q.to_us:
         return "failing"
     return "ok"
 

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 import aiosqlite
 
 from channel_memory.models import MessageKey
-from channel_memory.store.blocks import DerivedRow
+from channel_memory.store.blocks import DerivedRow, get_state, set_state
 
 DEPLOYMENT = ""
 """The ``llm_usage`` row that sums every channel."""
 LLM_GROUP_PREFIX = "l:"
 """Group keys of LLM blocks; derivation of deterministic blocks never touches them."""
-BREAKER_KEY = "llm_breaker"
+_BREAKER_KEY = "llm_breaker"
 ORDINARY_CLASSES = ("sequence", "topic")
 """Derived classes whose messages are served by a ``raw_excerpt``: the only ones summarised."""
 
@@ -274,3 +274,28 @@ async def spend_by_channel(conn: aiosqlite.Connection, day_us: int) -> dict[str,
         (day_us,),
     )
     return {str(r[0]): Usage(*r[1:]) for r in fetched}
+
+
+# --- breaker --------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Breaker:
+    """Consecutive failed calls; no calls at all until ``open_until_us`` after too many."""
+
+    failures: int = 0
+    open_until_us: int = 0
+
+
+async def breaker(conn: aiosqlite.Connection) -> Breaker:
+    """The LLM circuit breaker's state (kept in ``worker_state``)."""
+    value = await get_state(conn, _BREAKER_KEY)
+    if not value:
+        return Breaker()
+    data = json.loads(value)
+    return Breaker(int(data.get("failures", 0)), int(data.get("open_until_us", 0)))
+
+
+async def set_breaker(conn: aiosqlite.Connection, state: Breaker) -> None:
+    value = {"failures": state.failures, "open_until_us": state.open_until_us}
+    await set_state(conn, _BREAKER_KEY, json.dumps(value))

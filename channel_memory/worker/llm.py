@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -183,24 +182,6 @@ class LiteLlmClient:
 
 
 @dataclass(slots=True)
-class Breaker:
-    """Consecutive failures; open (no calls) until ``open_until_us`` after too many."""
-
-    failures: int = 0
-    open_until_us: int = 0
-
-    @classmethod
-    def parse(cls, value: str | None) -> Breaker:
-        if not value:
-            return cls()
-        data = json.loads(value)
-        return cls(int(data.get("failures", 0)), int(data.get("open_until_us", 0)))
-
-    def dump(self) -> str:
-        return json.dumps({"failures": self.failures, "open_until_us": self.open_until_us})
-
-
-@dataclass(slots=True)
 class PassReport:
     """What one pass did (for tests, telemetry and the benchmark)."""
 
@@ -271,7 +252,7 @@ class LlmProcessor:
         high -= high % w
         async with self.store.read() as conn:
             channels = await llm_store.channels_with_ordinary(conn, low, high)
-            breaker = Breaker.parse(await block_store.get_state(conn, llm_store.BREAKER_KEY))
+            breaker = await llm_store.breaker(conn)
         try:
             for channel in channels:
                 await self._channel(channel, low, high, breaker, report, stop)
@@ -286,7 +267,7 @@ class LlmProcessor:
         channel: str,
         low: int,
         high: int,
-        breaker: Breaker,
+        breaker: llm_store.Breaker,
         report: PassReport,
         stop: asyncio.Event | None,
     ) -> None:
@@ -309,7 +290,7 @@ class LlmProcessor:
             if not await self._window(window, breaker, report):
                 return  # a channel cap: the next channel may still have room
 
-    async def _window(self, window: Window, breaker: Breaker, report: PassReport) -> bool:
+    async def _window(self, window: Window, breaker: llm_store.Breaker, report: PassReport) -> bool:
         """Serve one window from the cache or a call; False when the channel is capped."""
         key = cache_key(window, self.model)
         day = utc_day(self.clock())
@@ -360,7 +341,7 @@ class LlmProcessor:
         window: Window,
         messages: Sequence[Mapping[str, str]],
         day: int,
-        breaker: Breaker,
+        breaker: llm_store.Breaker,
         report: PassReport,
     ) -> Completion | None:
         """Call with retries; None when a cap stops it. Raises ``_Stop`` when the breaker opens
@@ -393,7 +374,7 @@ class LlmProcessor:
                     breaker.open_until_us = self.clock() + cooldown
                 async with self.store.write() as conn:
                     await llm_store.settle_call(conn, day, window.channel_id, 0, failed=True)
-                    await block_store.set_state(conn, llm_store.BREAKER_KEY, breaker.dump())
+                    await llm_store.set_breaker(conn, breaker)
                 log.warning("llm call failed: %s (attempt %d)", failure.kind, attempt + 1)
                 self._metric("failed", projected)
                 if attempt < self.llm.retries and breaker.open_until_us <= self.clock():
@@ -405,7 +386,7 @@ class LlmProcessor:
                 )
                 if breaker.failures or breaker.open_until_us:
                     breaker.failures, breaker.open_until_us = 0, 0
-                    await block_store.set_state(conn, llm_store.BREAKER_KEY, breaker.dump())
+                    await llm_store.set_breaker(conn, breaker)
             return completion
         if breaker.open_until_us > self.clock():
             raise _Stop
