@@ -73,14 +73,15 @@ class Results:
         return out
 
 
-def start_server(db: Path) -> tuple[subprocess.Popen[str], str]:
+def start_server(db: Path, **env: str) -> tuple[subprocess.Popen[str], str]:
+    """``channel-memory serve`` (worker included) on a free loopback port, and its URL."""
     process = subprocess.Popen(
         [sys.executable, "-m", "channel_memory", "serve", "--db", str(db), "--port", "0",
          "--log-level", "warning"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
-        env={**os.environ, "CHANNEL_MEMORY_TOKEN": ""},
+        env={**os.environ, "CHANNEL_MEMORY_TOKEN": "", **env},
     )  # fmt: skip
     assert process.stdout is not None
     banner = process.stdout.readline()

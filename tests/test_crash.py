@@ -12,13 +12,13 @@ import random
 import re
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import httpx
 
+from bench.soak import start_server as serve_process
 from channel_memory.timefmt import format_rfc3339
 from tests.conftest import message_event, query
 
@@ -38,16 +38,7 @@ KINDS = [
 
 
 def start_server(db: Path) -> tuple[subprocess.Popen[str], str]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "channel_memory", "serve", "--db", str(db), "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "CHANNEL_MEMORY_TOKEN": "", "CHANNEL_MEMORY_RETENTION__DAYS": "100000"},
-    )
-    assert process.stdout is not None
-    banner = process.stdout.readline()
-    return process, banner.split("listening on ")[1].split()[0]
+    return serve_process(db, CHANNEL_MEMORY_RETENTION__DAYS="100000")
 
 
 def kill(process: subprocess.Popen[str]) -> None:
