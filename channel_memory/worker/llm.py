@@ -255,7 +255,7 @@ class LlmProcessor:
             breaker = await llm_store.breaker(conn)
         try:
             for channel in channels:
-                await self._channel(channel, low, high, breaker, report, stop)
+                await self._channel(channel, low, high, breaker, report)
         except _Stop:
             pass
         report.breaker_open = breaker.open_until_us > self.clock()
@@ -269,7 +269,6 @@ class LlmProcessor:
         high: int,
         breaker: llm_store.Breaker,
         report: PassReport,
-        stop: asyncio.Event | None,
     ) -> None:
         async with self.store.read() as conn:
             rows = await llm_store.ordinary_rows_with_chars(conn, channel, low, high)
@@ -282,16 +281,17 @@ class LlmProcessor:
                 await block_store.delete_blocks(conn, stale)
         done = {(b.group_key, b.members) for b in existing}
         for window in sorted(windows, key=lambda w: (w.last_us, w.group_key), reverse=True):
-            if stop is not None and stop.is_set():
+            if self._stop is not None and self._stop.is_set():
                 raise _Stop
             if (window.group_key, window.members) in done:
                 continue
             report.windows += 1
             if not await self._window(window, breaker, report):
-                return  # a channel cap: the next channel may still have room
+                return  # capped or failing here: the next channel may still be served
 
     async def _window(self, window: Window, breaker: llm_store.Breaker, report: PassReport) -> bool:
-        """Serve one window from the cache or a call; False when the channel is capped."""
+        """Serve one window from the cache or a call; False when the channel should get no
+        more calls this pass (its cap, or a window out of retries)."""
         key = cache_key(window, self.model)
         day = utc_day(self.clock())
         async with self.store.read() as conn:
@@ -344,8 +344,8 @@ class LlmProcessor:
         breaker: llm_store.Breaker,
         report: PassReport,
     ) -> Completion | None:
-        """Call with retries; None when a cap stops it. Raises ``_Stop`` when the breaker opens
-        or the deployment is capped."""
+        """Call with retries; None when the channel's cap stops it or the retries run out.
+        Raises ``_Stop`` when the breaker opens or the deployment is capped."""
         projected = self.client.projected_usd(messages)
         for attempt in range(self.llm.retries + 1):
             if breaker.open_until_us > self.clock():
@@ -353,12 +353,12 @@ class LlmProcessor:
             cap = await self._cap_reached(day, window.channel_id, projected)
             if cap is not None:
                 report.capped = cap
+                deployment_wide = cap in ("calls_per_day", "usd_per_day")
                 async with self.store.write() as conn:
-                    deployment_wide = cap in ("calls_per_day", "usd_per_day")
                     where = llm_store.DEPLOYMENT if deployment_wide else window.channel_id
                     await llm_store.mark_capped(conn, day, where, cap)
                 log.warning("llm cap reached: %s (channel %s)", cap, window.channel_id)
-                if cap in ("calls_per_day", "usd_per_day"):
+                if deployment_wide:
                     raise _Stop
                 return None
             async with self.store.write() as conn:
