@@ -96,6 +96,15 @@ async def llm_blocks_citing(
     conn: aiosqlite.Connection, channel_id: str, message_ids: Iterable[str]
 ) -> list[CitingLlmBlock]:
     """LLM blocks citing any of the messages, with every version each one covers."""
+    # Derivation asks this for every batch: most channels have no LLM block at all, and one
+    # probe of the group index answers that without looking at the batch's messages.
+    probe = await conn.execute_fetchall(
+        "SELECT 1 FROM recall_blocks WHERE channel_id = ? AND group_key >= 'l:' "
+        "AND group_key < 'l;' LIMIT 1",
+        (channel_id,),
+    )
+    if not list(probe):
+        return []
     fetched = await conn.execute_fetchall(
         "SELECT seq, dirty, sources FROM recall_blocks WHERE seq IN (SELECT b.block_seq "
         "FROM block_sources b WHERE b.channel_id = ? "
