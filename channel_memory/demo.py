@@ -32,7 +32,7 @@ from channel_memory.synthetic_desk import (
     hard_events,
     raw_window_chars,
 )
-from channel_memory.worker.rules import default_rules
+from channel_memory.worker.rules import RuleSet, default_rules
 
 CHANNEL = "desk"
 BUDGETS = (8192, 12000)
@@ -175,7 +175,7 @@ async def _walkthrough(
     if len(handles) > 3:
         show.line(f"  … and {len(handles) - 3} more sources")
 
-    await _changes(show, client, app, events)
+    await _changes(show, client, app, events, rules)
     show(f"the text feed at max_chars {feed_chars}, as the proxy receives it:")
     out.write("\n" + await _feed(client, feed_chars))
 
@@ -188,10 +188,13 @@ def _a_rollup_id(blocks: list[dict[str, Any]]) -> str:
 
 
 async def _changes(
-    show: Progress, client: httpx.AsyncClient, app: Any, events: list[dict[str, Any]]
+    show: Progress,
+    client: httpx.AsyncClient,
+    app: Any,
+    events: list[dict[str, Any]],
+    rules: RuleSet,
 ) -> None:
     show("an edit, a delete and a forget, propagating")
-    rules = default_rules()
     newest_hard = [e for e in events if rules.first_match(e["message"]["content"]) is not None]
     edit, delete, forget = (newest_hard[-1], newest_hard[-2], newest_hard[-3])
     before = await _feed(client, 12000)
