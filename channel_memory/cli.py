@@ -213,21 +213,29 @@ def _rules_test(args: argparse.Namespace) -> int:
 
 
 def _mcp(args: argparse.Namespace) -> int:
+    import logging
     import os
 
     from channel_memory.api import AppContext
     from channel_memory.app import wall_clock
     from channel_memory.auth import TokenTable
     from channel_memory.errors import ApiError
-    from channel_memory.mcp_server import build
+    from channel_memory.mcp_server import acting_principal, build
     from channel_memory.telemetry import Telemetry
 
     settings = _settings(args)
     tokens = TokenTable(settings)
+    presented = args.token or os.environ.get("CHANNEL_MEMORY_MCP_TOKEN")
     try:
-        principal = tokens.principal_for(args.token or os.environ.get("CHANNEL_MEMORY_MCP_TOKEN"))
-    except ApiError:
-        print("channel-memory: the MCP server needs a valid read token", file=sys.stderr)
+        principal = acting_principal(tokens, presented, settings.token)
+    except ApiError as exc:
+        # stdout carries the protocol: the refusal goes to the log (stderr)
+        logging.getLogger("channel_memory.mcp").error(
+            "channel-memory mcp: refusing to start: %s (%s); it needs a token with the read "
+            "scope: --token, CHANNEL_MEMORY_MCP_TOKEN or CHANNEL_MEMORY_TOKEN",
+            exc.message,
+            exc.code,
+        )
         return 2
     derive = derive_hook(derive_settings(settings))
 

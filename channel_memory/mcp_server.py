@@ -1,30 +1,49 @@
 """``channel-memory mcp``: the retrieval tools and the feed over MCP (stdio).
 
-The same logic, budget and access rules as the HTTP tools: the server acts for
-one ``read`` token (``--token`` or ``CHANNEL_MEMORY_MCP_TOKEN``; with no token
-configured anywhere, for everyone, as the HTTP server does). Every result passes
-one final budget check before it is written.
+The same logic, budget and access rules as the HTTP tools. The server acts for
+one principal, resolved at start by the CLI (a token holding the ``read``
+scope; with no token configured anywhere, for everyone, as the HTTP server does
+on loopback), and every call checks the scope and the channel allowlist as the
+HTTP endpoints do: a channel outside the allowlist answers exactly like an
+unknown one.
+
+A result is structured content (an object, described by the tool's output
+schema) plus a compact text rendering of it, never the same JSON twice; the
+feed is text alone. Every ``tools/call`` result, errors included, then passes
+one final boundary (:func:`channel_memory.tools.mcp_budget.bound_result`)
+before it is written. Errors carry a code, the field and a message, never the
+caller's values.
 """
 
 from __future__ import annotations
 
-import json
+import logging
+import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import ValidationError
+from mcp.server.mcpserver.context import Context
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.types import CallToolResult, TextContent
+from mcp_types import InputRequiredResult
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from channel_memory import __version__
 from channel_memory.api import AppContext
-from channel_memory.auth import Principal
+from channel_memory.auth import Principal, TokenTable
 from channel_memory.errors import ApiError, validation_error
 from channel_memory.feed import candidates
 from channel_memory.feed.layout import BudgetTooSmall
 from channel_memory.feed.routes import parse_values
 from channel_memory.tools import routes as tools
+from channel_memory.tools.budget import compact
+from channel_memory.tools.mcp_budget import bound_result
+from channel_memory.wire import ErrorBody, ErrorDetail, ErrorInfo
+
+log = logging.getLogger("channel_memory.mcp")
 
 INSTRUCTIONS = (
     "Memory of shared chat channels. The channel_awareness feed gives the recent window "
@@ -32,38 +51,207 @@ INSTRUCTIONS = (
     "finds it by words, get_channel_messages reads exact messages (by handle, or browsing "
     "by time), and expand_digest_block shows which exact messages a digest block covers."
 )
+TOOL_NAMES = frozenset(
+    {"search_channel_context", "get_channel_messages", "expand_digest_block", "channel_awareness"}
+)
+
+
+# --- output schemas ---------------------------------------------------------------------
+
+
+class _Output(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    status: str = Field(description='"ok", or "empty" when nothing matched.')
+
+
+class _Page(_Output):
+    omitted: int = Field(0, description="Items fetched for this page that did not fit.")
+    has_more: bool = Field(False, description="More items follow: pass next_cursor as cursor.")
+    next_cursor: str | None = Field(None, description="The cursor of the next page.")
+
+
+class SearchOutput(_Page):
+    """``search_channel_context``'s result."""
+
+    hits: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="source_handle, message_id, kind, block_id?, author_name, created_at, "
+        "trust, excerpt; newest first.",
+    )
+
+
+class MessagesOutput(_Page):
+    """``get_channel_messages``'s result: a page of messages, or one fragment."""
+
+    messages: list[dict[str, Any]] = Field(
+        default_factory=list, description="Source messages, oldest first (or as named)."
+    )
+    read_content: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Messages too large for this result: {source_handle, content_chars}; "
+        "ask for the handle alone to read it in fragments.",
+    )
+    fragment: dict[str, Any] | None = Field(
+        None,
+        description="source_handle, content_hash, offset, total_chars, content, "
+        "next_content_cursor (absent on the last fragment).",
+    )
+
+
+class BlockOutput(_Output):
+    """``expand_digest_block``'s result: the block and its provenance."""
+
+    id: str = Field(description="The block's id.")
+    text: str = Field("", description="The block's text.")
+    provenance: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="source_handle, message_id, content_hash, is_current, deleted.",
+    )
+    provenance_omitted: int = Field(0, description="Provenance entries that did not fit.")
+
+
+# --- rendering and errors ---------------------------------------------------------------
+
+_BARE = re.compile(r"^[A-Za-z0-9._:/+@-]{1,256}$")
+
+
+def _value(value: Any) -> str:
+    """One value of the rendering: a bare token when unambiguous, else compact JSON
+    (strings quoted, so content can never pose as a field of the rendering)."""
+    if isinstance(value, str) and _BARE.match(value) and value not in ("true", "false", "null"):
+        return value
+    return compact(value)
+
+
+def _pairs(item: Mapping[str, Any]) -> str:
+    return " ".join(f"{k}={_value(v)}" for k, v in item.items() if v is not None)
+
+
+def render(result: Mapping[str, Any]) -> str:
+    """A compact text rendering of a tool result, for clients that read text only.
+
+    Scalars first as ``key=value`` on one line, then each object as
+    ``key: k=v …`` and each non-empty list as ``key (N):`` with one ``- k=v …``
+    line per item. Null fields are left out. It holds the same facts as the
+    structured content without repeating its JSON; with keys unquoted and nulls
+    left out it is smaller than that JSON.
+    """
+    lines = [_pairs({k: v for k, v in result.items() if not isinstance(v, list | dict)})]
+    for key, value in result.items():
+        if isinstance(value, dict):
+            lines.append(f"{key}: {_pairs(value)}")
+        elif isinstance(value, list) and value:
+            lines.append(f"{key} ({len(value)}):")
+            lines.extend(
+                "- " + (_pairs(item) if isinstance(item, dict) else _value(item)) for item in value
+            )
+    return "\n".join(line for line in lines if line)
 
 
 class ToolFailure(ToolError):
-    """A tool call the server refused; the message is the JSON error body."""
+    """A tool call the server refused, with the error it answers."""
+
+    def __init__(self, error: ApiError) -> None:
+        super().__init__(error.code)
+        self.error = error
 
 
-def _run_result(caller: tools.Caller, tool: str, started: float, result: dict[str, Any]) -> str:
-    content = tools.within_budget(caller, result)
-    tools.record(caller, tool, started, result)
-    return content
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    seen: BaseException | None = exc
+    while seen is not None:
+        yield seen
+        seen = seen.__cause__
 
 
-def _refusal(exc: ApiError) -> ToolFailure:
-    body = {"error": {"code": exc.code, "message": exc.message, "status": exc.status}}
-    return ToolFailure(json.dumps(body, separators=(",", ":")))
+def refusal_of(exc: ToolError) -> ApiError:
+    """The error a failed call answers with.
+
+    The SDK validates arguments against the tool's signature before the tool
+    runs and raises a ``ToolError`` whose text repeats the rejected values; the
+    error is rebuilt from the validation error itself, as the HTTP tools do, so
+    only codes, fields and messages remain.
+    """
+    for cause in _causes(exc):
+        if isinstance(cause, ToolFailure):
+            return cause.error
+        if isinstance(cause, ValidationError):
+            return validation_error(cause)
+    if isinstance(exc, UnexpectedToolError):
+        return ApiError(500, "internal_error", "the tool failed")
+    return ApiError(404, "tool_not_found", "no such tool")  # the SDK's only plain ToolError
 
 
-def build(ctx: AppContext, principal: Principal) -> MCPServer:
+def error_result(error: ApiError) -> CallToolResult:
+    """The HTTP error body, plus its status, as an ``isError`` result (text only)."""
+    info = ErrorBody(
+        error=ErrorInfo(code=error.code, message=error.message, details=error.details)
+    ).model_dump(mode="json")["error"]
+    text = compact({"error": {**info, "status": error.status}})
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+
+def present(result: dict[str, Any]) -> CallToolResult:
+    """A tool result as structured content plus its text rendering."""
+    return CallToolResult(
+        content=[TextContent(type="text", text=render(result))], structured_content=result
+    )
+
+
+class ChannelMemoryServer(MCPServer[Any]):
+    """The MCP server whose every ``tools/call`` result passes the final boundary."""
+
+    def __init__(self, budget: int) -> None:
+        super().__init__("channel-memory", instructions=INSTRUCTIONS, version=__version__)
+        self.budget = budget
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        """Run a tool; refusals become error results; the result leaves bounded."""
+        tool = name if name in TOOL_NAMES else "<unknown>"  # a tool name may be anything
+        try:
+            result = await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            error = refusal_of(exc)
+            if error.status >= 500:
+                log.error("mcp tool %s failed", tool, exc_info=exc)
+            else:
+                log.info("mcp tool %s refused: %s", tool, error.code)
+            result = error_result(error)
+        if isinstance(result, InputRequiredResult):  # no tool here asks for input
+            return result
+        # resultType is the protocol's envelope, which the SDK writes per protocol version
+        wire = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        wire.pop("resultType", None)
+        bounded = bound_result(wire, self.budget)
+        if bounded.get("_meta", {}).get("truncated"):
+            log.warning(
+                "mcp tool %s result cut at the boundary (%s)", tool, bounded["_meta"]["budget_kind"]
+            )
+        return CallToolResult.model_validate(bounded)
+
+
+# --- the tools --------------------------------------------------------------------------
+
+
+def build(ctx: AppContext, principal: Principal) -> ChannelMemoryServer:
     """An MCP server exposing the four tools for ``principal``."""
-    server = MCPServer("channel-memory", instructions=INSTRUCTIONS)
+    server = ChannelMemoryServer(ctx.settings.tools.result_budget_chars)
     caller = tools.Caller(ctx, principal)
 
-    async def answer(tool: str, work: Callable[[], Awaitable[dict[str, Any]]]) -> str:
-        """Run a tool; refusals become the JSON error body, results pass the budget check."""
+    async def answer(tool: str, work: Callable[[], Awaitable[dict[str, Any]]]) -> CallToolResult:
+        """Run a tool as the HTTP endpoint would: scope first, then the tool's own checks."""
         started = time.perf_counter()
         try:
+            principal.require("read")
             result = await work()
         except ValidationError as exc:
-            raise _refusal(validation_error(exc)) from None
+            raise ToolFailure(validation_error(exc)) from None
         except ApiError as exc:
-            raise _refusal(exc) from None
-        return _run_result(caller, tool, started, result)
+            raise ToolFailure(exc) from None
+        tools.record(caller, tool, started, result)
+        return present(result)
 
     @server.tool(
         name="search_channel_context",
@@ -82,7 +270,7 @@ def build(ctx: AppContext, principal: Principal) -> MCPServer:
         author: str | None = None,
         limit: int | None = None,
         cursor: str | None = None,
-    ) -> str:
+    ) -> Annotated[CallToolResult, SearchOutput]:
         asked = {
             "channels": channels,
             "query": query,
@@ -118,7 +306,7 @@ def build(ctx: AppContext, principal: Principal) -> MCPServer:
         include_history: bool = False,
         cursor: str | None = None,
         content_cursor: str | None = None,
-    ) -> str:
+    ) -> Annotated[CallToolResult, MessagesOutput]:
         asked = {
             "channels": channels,
             "source_handles": source_handles,
@@ -144,7 +332,7 @@ def build(ctx: AppContext, principal: Principal) -> MCPServer:
             "version is still current. Then read the messages with get_channel_messages."
         ),
     )
-    async def expand_digest_block(block_id: str) -> str:
+    async def expand_digest_block(block_id: str) -> Annotated[CallToolResult, BlockOutput]:
         return await answer(
             "expand_digest_block", lambda: tools.expand_block(ctx, principal, block_id)
         )
@@ -163,7 +351,7 @@ def build(ctx: AppContext, principal: Principal) -> MCPServer:
         max_chars: int | None = None,
         limit: int | None = None,
         context_kind: str | None = None,
-    ) -> str:
+    ) -> CallToolResult:
         values = {
             "channels": ",".join(channels),
             "since": since,
@@ -172,18 +360,36 @@ def build(ctx: AppContext, principal: Principal) -> MCPServer:
             "context_kind": context_kind,
         }
         try:
+            principal.require("read")
             query = parse_values({k: v for k, v in values.items() if v is not None}, ctx)
-            budget = min(query.max_chars, ctx.settings.tools.result_budget_chars)
-            query = replace(query, max_chars=budget)
+            query = replace(query, max_chars=min(query.max_chars, server.budget))
             async with ctx.store.read() as conn:
                 await tools.visible(conn, principal, list(query.channels))
                 body = await candidates.serve(conn, query, principal)
         except ApiError as exc:
-            raise _refusal(exc) from None
-        except BudgetTooSmall as exc:
-            raise ToolFailure(str(exc)) from None
-        if len(body.content) > budget:
-            raise ToolFailure("the feed outgrew its budget")
-        return body.content
+            raise ToolFailure(exc) from None
+        except BudgetTooSmall as exc:  # as the HTTP feed answers it
+            detail = ErrorDetail(field="max_chars", code="invalid", message=str(exc))
+            invalid = "the request is invalid (field max_chars)"
+            raise ToolFailure(ApiError(422, "validation_failed", invalid, [detail])) from None
+        # the feed is text: no structured copy of it
+        return CallToolResult(content=[TextContent(type="text", text=body.content)])
 
     return server
+
+
+def acting_principal(
+    tokens: TokenTable, presented: str | None, everything: str | None
+) -> Principal:
+    """The principal ``channel-memory mcp`` acts for, decided once at start.
+
+    ``presented`` is the MCP token (``--token`` or ``CHANNEL_MEMORY_MCP_TOKEN``);
+    without one, the all-scopes ``CHANNEL_MEMORY_TOKEN`` (``everything``) serves,
+    so a single-token deployment just works. With no token configured at all the
+    table is open and acts for everyone, as the HTTP server does on loopback
+    (stdio reaches only the process that started the server). Raises the 401 or
+    403 ``ApiError`` the HTTP tools would answer: the token must hold ``read``.
+    """
+    principal = tokens.principal_for(presented or everything)
+    principal.require("read")
+    return principal

@@ -1,11 +1,19 @@
-"""`channel-memory mcp`: the SDK's own client over stdio lists and calls every tool."""
+"""`channel-memory mcp`: the SDK's own client over stdio, against the real command.
+
+Every result is measured as the client receives it: the text blocks and the
+structured content, each within the result budget, never the same JSON twice.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import random
+import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -13,31 +21,56 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from channel_memory import __version__
 from channel_memory.config import Settings
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import ingest, native_commands
+from channel_memory.mcp_server import render
 from channel_memory.store import Store
 from channel_memory.timefmt import format_rfc3339
+from channel_memory.tools.budget import compact
+from channel_memory.tools.mcp_budget import TEXT_MARK, bound_result
 from channel_memory.worker.runner import Worker
 from tests.conftest import message_event
 
 pytestmark = pytest.mark.anyio
 READ = "read-token-0123456789ab"
+INGEST = "ingest-token-0123456789ab"
+EVERYTHING = "all-scopes-token-0123456789"
+BUDGET = 12_000  # tools.result_budget_chars by default
+COMMAND = [sys.executable, "-m", "channel_memory", "mcp"]
 
 
-def _ago(now_us: int, minutes: int) -> str:
-    return format_rfc3339(now_us - minutes * 60_000_000)
+def _ago(now_us: int, minutes: float) -> str:
+    return format_rfc3339(now_us - int(minutes * 60_000_000))
 
 
-async def _seed(db: Path) -> None:
-    # the MCP server reads the feed on the wall clock: the data is recent
-    now = time.time_ns() // 1000
+async def _store(db: Path, events: list[dict[str, Any]], now: int) -> None:
     settings = Settings(db=db, retention={"days": 100_000})
     store = await Store.open(db)
     try:
         worker = Worker(store, settings, lambda: now)
         await worker.prepare()
-        events = [
+        for start in range(0, len(events), 100):
+            batch = IngestBatch.model_validate({"events": events[start : start + 100]})
+            await ingest(
+                store,
+                [e.channel_id for e in batch.events],
+                native_commands(batch.events),
+                now_us=now,
+                derive=worker.hook,
+            )
+        await worker.drain()
+    finally:
+        await store.close()
+
+
+async def _seed(db: Path) -> None:
+    # the MCP server reads the feed on the wall clock: the data is recent
+    now = time.time_ns() // 1000
+    await _store(
+        db,
+        [
             message_event("1", "FILLED 200 NVDA @ 131.20", created_at=_ago(now, 300)),
             *(
                 message_event(
@@ -47,103 +80,381 @@ async def _seed(db: Path) -> None:
             ),
             message_event("big", "x" * 30_000, created_at=_ago(now, 100)),
             message_event("s", "secret ops", channel="ops", created_at=_ago(now, 100)),
-        ]
-        batch = IngestBatch.model_validate({"events": events})
-        await ingest(
-            store, ["floor", "ops"], native_commands(batch.events), now_us=now, derive=worker.hook
-        )
-        await worker.drain()
-    finally:
-        await store.close()
+            message_event("hb", "HEARTBEAT_OK", channel="ops", author="bot",
+                          created_at="2026-05-21T15:00:00Z"),
+        ],
+        now,
+    )  # fmt: skip
 
 
-def _text(result: Any) -> str:
-    [content] = result.content
-    text: str = content.text
-    return text
+async def _seed_full(db: Path) -> None:
+    """A desk that fills every result: 250 messages of 100-400 characters that all
+    match one word, a run of 250 heartbeats (one block citing them all) and one huge
+    message."""
+    now = time.time_ns() // 1000
+    rng = random.Random(12)
+    words = ["ticket", "hedge", "spread", "fill", "desk", "quote", "risk", "book", "délai", "€"]
+    events = []
+    for i in range(250):
+        size = rng.randint(100, 400)
+        text = "ticket"
+        while len(text) < size:
+            text += " " + rng.choice(words)
+        events.append(
+            message_event(f"m{i:03d}", text[:size], channel="desk", author=f"trader-{i % 7}",
+                          created_at=_ago(now, 600 - i))
+        )  # fmt: skip
+    events += [
+        message_event(f"hb{i:03d}", "HEARTBEAT_OK", channel="desk", author="bot",
+                      created_at=_ago(now, 1500 - i))
+        for i in range(250)
+    ]  # fmt: skip
+    events.append(message_event("huge", "ticket " + "y" * 40_000, channel="desk",
+                                created_at=_ago(now, 5)))  # fmt: skip
+    await _store(db, events, now)
 
 
-async def test_mcp_round_trip(tmp_path: Path) -> None:
-    db = tmp_path / "mcp.db"
-    await _seed(db)
+def _config(tmp_path: Path, token: str, scopes: str, channels: str) -> Path:
     config = tmp_path / "cm.toml"
     config.write_text(
-        f'[[tokens]]\ntoken = "{READ}"\nscopes = ["read"]\n'
-        'agent_id = "mcp-agent"\nchannels = ["floor"]\n'
+        f'[[tokens]]\ntoken = "{token}"\nscopes = {scopes}\n'
+        f'agent_id = "mcp-agent"\nchannels = {channels}\n'
     )
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "channel_memory", "mcp", "--db", str(db), "--config", str(config)],
-        env={
-            **os.environ,
-            "CHANNEL_MEMORY_MCP_TOKEN": READ,
-            "CHANNEL_MEMORY_TOOLS__RESULT_BUDGET_CHARS": "4000",
-        },
-    )
+    return config
+
+
+def _env(**values: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CHANNEL_MEMORY_")}
+    return {**env, **values}
+
+
+@asynccontextmanager
+async def _session(args: list[str], env: dict[str, str]) -> AsyncIterator[ClientSession]:
+    params = StdioServerParameters(command=COMMAND[0], args=[*COMMAND[1:], *args], env=env)
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        yield session
+
+
+def _texts(result: Any) -> list[str]:
+    return [block.text for block in result.content]
+
+
+def _error(result: Any) -> dict[str, Any]:
+    assert result.is_error
+    [text] = _texts(result)
+    body: dict[str, Any] = json.loads(text)["error"]
+    return body
+
+
+def _measure(result: Any) -> None:
+    """Each part of a result as the client got it holds the budget; no JSON twice."""
+    texts = _texts(result)
+    assert sum(len(t) for t in texts) <= BUDGET
+    structured = result.structured_content
+    if structured is not None:
+        encoded = compact(structured)
+        assert len(encoded) <= BUDGET
+        assert not (set(structured) == {"result"} and isinstance(structured["result"], str))
+        for text in texts:
+            assert encoded not in text
+            with suppress(json.JSONDecodeError):
+                assert json.loads(text) != structured
+
+
+async def test_every_tool_result_holds_the_budget_as_received(tmp_path: Path) -> None:
+    db = tmp_path / "full.db"
+    await _seed_full(db)
+    config = _config(tmp_path, READ, '["read"]', '["desk"]')
+    env = _env(CHANNEL_MEMORY_MCP_TOKEN=READ)
+    async with _session(["--db", str(db), "--config", str(config)], env) as session:
+        init = await session.initialize()
+        assert init.server_info.version == __version__
+
+        found = await session.call_tool(
+            "search_channel_context", {"channels": ["desk"], "query": "ticket", "limit": 100}
+        )
+        _measure(found)
+        assert not found.is_error and found.structured_content["has_more"] is True
+        assert len(found.structured_content["hits"]) >= 20
+
+        browsed = await session.call_tool(
+            "get_channel_messages", {"channels": ["desk"], "limit": 100}
+        )
+        _measure(browsed)
+        page = browsed.structured_content
+        assert len(page["messages"]) >= 20 and page["has_more"] is True
+        assert f"next_cursor={page['next_cursor']}" in _texts(browsed)[0]
+
+        handles = [f"desk/m{i:03d}" for i in range(100)]
+        named = await session.call_tool(
+            "get_channel_messages", {"source_handles": handles, "limit": 100}
+        )
+        _measure(named)
+        assert named.structured_content["omitted"] > 0
+
+        pieces: list[str] = []
+        args: dict[str, Any] = {"source_handles": ["desk/huge"]}
+        while True:
+            part = await session.call_tool("get_channel_messages", args)
+            _measure(part)
+            fragment = part.structured_content["fragment"]
+            pieces.append(fragment["content"])
+            if "next_content_cursor" not in fragment:
+                break
+            args = {"content_cursor": fragment["next_content_cursor"]}
+        assert "".join(pieces) == "ticket " + "y" * 40_000
+
+        noise = await session.call_tool(
+            "search_channel_context", {"channels": ["desk"], "query": "runtime status"}
+        )
+        block_id = noise.structured_content["hits"][0]["block_id"]
+        block = await session.call_tool("expand_digest_block", {"block_id": block_id})
+        _measure(block)
+        assert not block.is_error and block.structured_content["id"] == block_id
+        assert block.structured_content["provenance"]
+
+        feed = await session.call_tool(
+            "channel_awareness", {"channels": ["desk"], "max_chars": 50_000}
+        )
+        _measure(feed)
+        assert feed.structured_content is None  # the feed is text alone
+        assert _texts(feed)[0].startswith("[channel-awareness] ")
+
+
+async def test_round_trip_reads_and_refusals(tmp_path: Path) -> None:
+    db = tmp_path / "mcp.db"
+    await _seed(db)
+    config = _config(tmp_path, READ, '["read"]', '["floor"]')
+    env = _env(CHANNEL_MEMORY_MCP_TOKEN=READ, CHANNEL_MEMORY_TOOLS__RESULT_BUDGET_CHARS="4000")
+    async with _session(["--db", str(db), "--config", str(config)], env) as session:
         await session.initialize()
         listed = await session.list_tools()
-        names = {tool.name for tool in listed.tools}
-        assert names == {
+        schemas = {tool.name: tool.output_schema for tool in listed.tools}
+        assert set(schemas) == {
             "search_channel_context",
             "get_channel_messages",
             "expand_digest_block",
             "channel_awareness",
         }
         assert all(tool.description for tool in listed.tools)
+        assert schemas["channel_awareness"] is None
+        assert all(schemas[n]["type"] == "object" for n in schemas if n != "channel_awareness")
 
-        found = json.loads(
-            _text(
-                await session.call_tool(
-                    "search_channel_context", {"channels": ["floor"], "query": "nvda"}
-                )
-            )
+        found = await session.call_tool(
+            "search_channel_context", {"channels": ["floor"], "query": "nvda"}
         )
-        assert [h["source_handle"] for h in found["hits"]] == ["floor/1"]
+        assert [h["source_handle"] for h in found.structured_content["hits"]] == ["floor/1"]
+        assert "source_handle=floor/1" in _texts(found)[0]
 
-        browsed_text = _text(
-            await session.call_tool("get_channel_messages", {"channels": ["floor"]})
-        )
-        assert len(browsed_text) <= 4000
-        browsed = json.loads(browsed_text)
-        assert browsed["read_content"] == [{"source_handle": "floor/big", "content_chars": 30_000}]
+        browsed = await session.call_tool("get_channel_messages", {"channels": ["floor"]})
+        assert browsed.structured_content["read_content"] == [
+            {"source_handle": "floor/big", "content_chars": 30_000}
+        ]
 
-        pieces: list[str] = []
-        args: dict[str, Any] = {"source_handles": ["floor/big"]}
-        while True:
-            text = _text(await session.call_tool("get_channel_messages", args))
-            assert len(text) <= 4000
-            fragment = json.loads(text)["fragment"]
-            pieces.append(fragment["content"])
-            if "next_content_cursor" not in fragment:
-                break
-            args = {"content_cursor": fragment["next_content_cursor"]}
-        assert "".join(pieces) == "x" * 30_000
-
-        noise = json.loads(
-            _text(
-                await session.call_tool(
-                    "search_channel_context", {"channels": ["floor"], "query": "runtime status"}
-                )
-            )
+        noise = await session.call_tool(
+            "search_channel_context", {"channels": ["floor"], "query": "runtime status"}
         )
-        block_id = noise["hits"][0]["block_id"]
-        block = json.loads(
-            _text(await session.call_tool("expand_digest_block", {"block_id": block_id}))
-        )
-        assert [p["source_handle"] for p in block["provenance"]] == [
+        block_id = noise.structured_content["hits"][0]["block_id"]
+        block = await session.call_tool("expand_digest_block", {"block_id": block_id})
+        assert [p["source_handle"] for p in block.structured_content["provenance"]] == [
             "floor/h0",
             "floor/h1",
             "floor/h2",
         ]
 
-        feed = _text(
-            await session.call_tool("channel_awareness", {"channels": ["floor"], "max_chars": 3000})
+        feed = await session.call_tool(
+            "channel_awareness", {"channels": ["floor"], "max_chars": 3000}
         )
-        assert feed.startswith("[channel-awareness] ") and len(feed) <= 3000
-        assert "hard:trade_fill floor/1" in feed
+        [text] = _texts(feed)
+        assert text.startswith("[channel-awareness] ") and len(text) <= 3000
+        assert "hard:trade_fill floor/1" in text
 
-        refused = await session.call_tool(
+
+async def test_a_forbidden_channel_answers_like_an_unknown_one(tmp_path: Path) -> None:
+    db = tmp_path / "mcp.db"
+    await _seed(db)
+    config = _config(tmp_path, READ, '["read"]', '["floor"]')
+    env = _env(CHANNEL_MEMORY_MCP_TOKEN=READ)
+    async with _session(["--db", str(db), "--config", str(config)], env) as session:
+        await session.initialize()
+        ops_hits = await session.call_tool(
+            "search_channel_context", {"channels": ["ops"], "query": "heartbeat"}
+        )
+        assert _error(ops_hits)["code"] == "channel_not_found"
+        calls: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
+            ("search_channel_context", {"channels": ["ops"], "query": "secret"},
+             {"channels": ["nowhere"], "query": "secret"}),
+            ("get_channel_messages", {"channels": ["ops"]}, {"channels": ["nowhere"]}),
+            ("get_channel_messages", {"source_handles": ["ops/s"]},
+             {"source_handles": ["nowhere/s"]}),
+            ("channel_awareness", {"channels": ["ops"]}, {"channels": ["nowhere"]}),
+        ]  # fmt: skip
+        for tool, forbidden, unknown in calls:
+            refused = await session.call_tool(tool, forbidden)
+            missing = await session.call_tool(tool, unknown)
+            assert _texts(refused) == _texts(missing), tool
+            assert _error(refused)["code"] == "channel_not_found"
+        # a block of a forbidden channel: found by the admin-free path only through its id
+        store = await Store.open(db)
+        try:
+            async with store.read() as conn:
+                cursor = await conn.execute(
+                    "SELECT id FROM recall_blocks WHERE channel_id = 'ops' LIMIT 1"
+                )
+                row = await cursor.fetchone()
+        finally:
+            await store.close()
+        assert row is not None
+        refused = await session.call_tool("expand_digest_block", {"block_id": str(row[0])})
+        missing = await session.call_tool("expand_digest_block", {"block_id": "no-such-block"})
+        assert _texts(refused) == _texts(missing)
+        assert _error(refused)["code"] == "block_not_found"
+
+
+async def test_argument_errors_name_the_field_never_the_value(tmp_path: Path) -> None:
+    db = tmp_path / "mcp.db"
+    await _seed(db)
+    config = _config(tmp_path, READ, '["read"]', '["floor"]')
+    env = _env(CHANNEL_MEMORY_MCP_TOKEN=READ)
+    secret = "zq-private-words-of-the-caller"
+    async with _session(["--db", str(db), "--config", str(config)], env) as session:
+        await session.initialize()
+        # rejected by the SDK's own validation of the tool's signature
+        bad_limit = await session.call_tool(
+            "search_channel_context", {"channels": ["floor"], "query": "nvda", "limit": secret}
+        )
+        error = _error(bad_limit)
+        assert error["code"] == "validation_failed" and error["status"] == 422
+        assert [d["field"] for d in error["details"]] == ["limit"]
+        # rejected by the tool's request model
+        too_long = await session.call_tool(
+            "search_channel_context", {"channels": ["floor"], "query": secret * 50}
+        )
+        assert _error(too_long)["details"][0]["field"] == "query"
+        bad_feed = await session.call_tool(
+            "channel_awareness", {"channels": ["floor"], "max_chars": secret}
+        )
+        assert _error(bad_feed)["code"] == "validation_failed"
+        unknown = await session.call_tool(secret, {})
+        assert _error(unknown)["code"] == "tool_not_found"
+        for result in (bad_limit, too_long, bad_feed, unknown):
+            text = "".join(_texts(result))
+            assert secret not in text and "input_value" not in text
+
+
+def _start(db: Path, config: Path | None, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    args = [*COMMAND, "--db", str(db), *(["--config", str(config)] if config else [])]
+    return subprocess.run(
+        args, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60
+    )
+
+
+async def test_a_token_without_read_is_refused_at_start(tmp_path: Path) -> None:
+    db = tmp_path / "mcp.db"
+    await _seed(db)
+    config = _config(tmp_path, INGEST, '["ingest"]', '["*"]')
+    started = _start(db, config, _env(CHANNEL_MEMORY_MCP_TOKEN=INGEST))
+    assert started.returncode != 0
+    assert "read scope" in started.stderr
+    assert started.stdout == ""  # stdout is the protocol's
+    unknown = _start(db, config, _env(CHANNEL_MEMORY_MCP_TOKEN="not-a-configured-token"))
+    assert unknown.returncode != 0 and "read scope" in unknown.stderr
+    missing = _start(db, config, _env())
+    assert missing.returncode != 0 and "read scope" in missing.stderr
+
+
+async def test_the_all_scopes_token_alone_serves(tmp_path: Path) -> None:
+    db = tmp_path / "mcp.db"
+    await _seed(db)
+    async with _session(["--db", str(db)], _env(CHANNEL_MEMORY_TOKEN=EVERYTHING)) as session:
+        init = await session.initialize()
+        assert init.server_info.version == __version__
+        found = await session.call_tool(
             "search_channel_context", {"channels": ["ops"], "query": "secret"}
         )
-        assert refused.is_error and "channel_not_found" in _text(refused)
+        assert [h["source_handle"] for h in found.structured_content["hits"]] == ["ops/s"]
+
+
+async def test_with_no_token_configured_it_acts_for_everyone_as_http_on_loopback(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "mcp.db"
+    await _seed(db)
+    async with _session(["--db", str(db)], _env()) as session:
+        await session.initialize()
+        found = await session.call_tool(
+            "search_channel_context", {"channels": ["ops"], "query": "secret"}
+        )
+        assert [h["source_handle"] for h in found.structured_content["hits"]] == ["ops/s"]
+
+
+# --- the boundary, as a pure function -----------------------------------------------------
+
+
+def test_a_result_within_every_bound_passes_unchanged() -> None:
+    structured = {"status": "ok", "hits": [{"source_handle": "floor/1", "excerpt": "a"}]}
+    result = {
+        "content": [{"type": "text", "text": render(structured)}],
+        "structuredContent": structured,
+    }
+    assert bound_result(result, BUDGET) == result
+
+
+def test_the_boundary_keeps_only_standard_fields_and_says_so() -> None:
+    result = {
+        "content": [{"type": "text", "text": "ok"}],
+        "isError": False,
+        "debug": {"query": "the caller's words"},
+        "raw": "x" * 50_000,
+    }
+    bounded = bound_result(result, BUDGET)
+    assert set(bounded) == {"content", "_meta"}
+    assert bounded["_meta"]["truncated"] is True
+    assert bounded["_meta"]["budget_kind"] == "fields"
+    assert bounded["_meta"]["omitted_count"] == 2
+    assert sorted(bounded["_meta"]["omitted_paths"]) == ["debug", "raw"]
+
+
+def test_the_boundary_cuts_text_and_structured_content_to_the_budget() -> None:
+    items = [{"source_handle": f"floor/{i}", "content": "é" * 300} for i in range(100)]
+    structured = {"status": "ok", "messages": items, "has_more": False}
+    result = {
+        "content": [{"type": "text", "text": "t" * 9_000}, {"type": "text", "text": "u" * 9_000}],
+        "structuredContent": structured,
+    }
+    bounded = bound_result(result, BUDGET)
+    texts = [block["text"] for block in bounded["content"]]
+    assert sum(len(t) for t in texts) <= BUDGET and texts[1].endswith(TEXT_MARK)
+    encoded = compact(bounded["structuredContent"])
+    assert len(encoded) <= BUDGET
+    kept = bounded["structuredContent"]["messages"]
+    assert kept == items[: len(kept)] and 0 < len(kept) < 100  # a prefix, whole items
+    meta = bounded["_meta"]
+    assert meta["truncated"] and meta["budget_kind"] == "chars"
+    assert meta["omitted_count"] == 1 + (100 - len(kept))
+    assert f"structuredContent.messages[{len(kept)}:]" in meta["omitted_paths"]
+    assert "é" not in compact(meta)  # paths and kinds, never content
+
+
+def test_the_boundary_bounds_list_length_string_length_and_depth() -> None:
+    deep: Any = "leaf"
+    for _ in range(30):
+        deep = {"next": deep}
+    structured = {
+        "status": "ok",
+        "ids": list(range(2_000)),
+        "text": "w" * 20_000,
+        "deep": deep,
+        "weird key with content": 1,
+    }
+    bounded = bound_result({"content": [], "structuredContent": structured}, BUDGET)
+    out = bounded["structuredContent"]
+    assert len(compact(out)) <= BUDGET
+    assert len(out["ids"]) <= 500 and len(out["text"]) <= BUDGET
+    depth, node = 0, out["deep"]
+    while node:
+        depth, node = depth + 1, node["next"]
+    assert depth < 30 and node == {}  # a cut keeps the value's type
+    kinds = set(bounded["_meta"]["budget_kind"].split("+"))
+    assert {"list_length", "string_length", "depth"} <= kinds
+    assert all("weird" not in path for path in bounded["_meta"]["omitted_paths"])
