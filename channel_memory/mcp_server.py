@@ -172,13 +172,14 @@ def refusal_of(exc: ToolError) -> ApiError:
     error is rebuilt from the validation error itself, as the HTTP tools do, so
     only codes, fields and messages remain.
     """
+    if isinstance(exc, UnexpectedToolError):
+        # a crash, even one whose cause is a ValidationError (of the tool's own output)
+        return ApiError(500, "internal_error", "the tool failed")
     for cause in _causes(exc):
         if isinstance(cause, ToolFailure):
             return cause.error
         if isinstance(cause, ValidationError):
             return validation_error(cause)
-    if isinstance(exc, UnexpectedToolError):
-        return ApiError(500, "internal_error", "the tool failed")
     return ApiError(404, "tool_not_found", "no such tool")  # the SDK's only plain ToolError
 
 

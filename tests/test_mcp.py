@@ -20,12 +20,15 @@ from typing import Any
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from pydantic import BaseModel, ValidationError
 
 from channel_memory import __version__
 from channel_memory.config import Settings
+from channel_memory.errors import ApiError
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import ingest, native_commands
-from channel_memory.mcp_server import render
+from channel_memory.mcp_server import ToolFailure, refusal_of, render
 from channel_memory.store import Store
 from channel_memory.timefmt import format_rfc3339
 from channel_memory.tools.budget import compact
@@ -458,3 +461,33 @@ def test_the_boundary_bounds_list_length_string_length_and_depth() -> None:
     kinds = set(bounded["_meta"]["budget_kind"].split("+"))
     assert {"list_length", "string_length", "depth"} <= kinds
     assert all("weird" not in path for path in bounded["_meta"]["omitted_paths"])
+
+
+class _Limit(BaseModel):
+    limit: int
+
+
+def _wrapped(outer: type[ToolError], cause: BaseException) -> ToolError:
+    try:
+        try:
+            raise cause
+        except BaseException as exc:
+            raise outer("Error executing tool x: input_value='zq'") from exc
+    except ToolError as wrapped:
+        return wrapped
+
+
+def test_refusals_come_from_the_cause_never_from_the_sdk_text() -> None:
+    try:
+        _Limit.model_validate({"limit": "zq-secret"})
+    except ValidationError as exc:
+        invalid = exc
+    refused = refusal_of(_wrapped(ToolError, invalid))
+    assert (refused.status, refused.code) == (422, "validation_failed")
+    assert [d.field for d in refused.details] == ["limit"] and "zq" not in refused.message
+    own = ApiError(404, "channel_not_found", "no such channel")
+    assert refusal_of(_wrapped(ToolError, ToolFailure(own))) is own
+    # a crash stays a crash, whatever its cause
+    crashed = refusal_of(_wrapped(UnexpectedToolError, invalid))
+    assert (crashed.status, crashed.code) == (500, "internal_error")
+    assert refusal_of(ToolError("Unknown tool: zq-secret")).code == "tool_not_found"
