@@ -13,6 +13,7 @@ usual key variable).
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import tempfile
 import time
@@ -23,7 +24,7 @@ import httpx
 import uvicorn
 
 from channel_memory.app import create_app
-from channel_memory.config import Settings, load_settings
+from channel_memory.config import ConfigError, Settings, load_settings
 from channel_memory.server import listening_socket
 from channel_memory.synthetic_desk import (
     END,
@@ -82,7 +83,16 @@ async def _settle(app: Any) -> None:
 
 
 async def run_demo(out: TextIO, *, llm_model: str | None = None, feed_chars: int = 8192) -> int:
-    """Run the demo, writing its report to ``out``; returns the exit status."""
+    """Run the demo, writing its report to ``out``; returns the exit status.
+
+    Raises ``ConfigError`` before starting anything when ``llm_model`` is given on an
+    install without the ``llm`` extra (every call would fail, for a reason no report
+    would name).
+    """
+    if llm_model is not None and importlib.util.find_spec("litellm") is None:
+        raise ConfigError(
+            "--llm needs the llm extra, which is not installed: pip install 'channel-memory[llm]'"
+        )
     show = Progress(out)
     out.write("channel-memory demo: a synthetic busy trading desk through the real HTTP API\n")
     with tempfile.TemporaryDirectory(prefix="channel-memory-demo-") as folder:

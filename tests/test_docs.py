@@ -1,19 +1,24 @@
 """The README documents every configuration key, CLI command and option, and HTTP
 endpoint, and documents nothing that does not exist (in the manner of sqlite-utils'
-``test_docs.py``). The last tests show each check failing on an undocumented addition."""
+``test_docs.py``); the checks are shown failing on an undocumented addition. Its shell
+examples, pasted as they stand into bash on today's date, work against a real server."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import re
 import subprocess
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import BaseModel, create_model
 
-from channel_memory.app import endpoints
+from channel_memory.app import endpoints, wall_clock
 from channel_memory.cli import parser
 from channel_memory.config import IngestSettings, Settings, TokenSettings
 from tests.conftest import LiveServer
@@ -196,31 +201,104 @@ def test_the_checks_fail_on_documentation_of_what_does_not_exist() -> None:
     assert check_endpoints(readme, served_endpoints())[1] == ["DELETE /v1/blocks/{block_id}"]
 
 
-# --- the README's curl examples, run against a real server -----------------------------------
+# --- the README's examples, pasted into a shell against a real server on today's clock --------
 
 
 def shell_examples(readme: str) -> list[str]:
-    """The README's ``sh`` blocks that call the HTTP API, in order."""
+    """The README's ``sh`` blocks that call the HTTP API or the command line, in order."""
     blocks = re.findall(r"```sh\n(.*?)```", readme, re.S)
-    return [b for b in blocks if re.search(r"^(\w+=\$\()?curl ", b, re.M)]
+    return [b for b in blocks if re.search(r"^(\w+=\$\()?(curl|channel-memory) ", b, re.M)]
 
 
-def test_the_readme_curl_examples_succeed_against_a_real_server(server: LiveServer) -> None:
-    examples = shell_examples(README)
-    assert len(examples) >= 6
-    # every curl fails the script on an HTTP error status (4xx/5xx), showing the body
+def json_documents(text: str) -> list[Any]:
+    """The JSON answers ``curl -s`` printed one after another, without separators."""
+    decoder = json.JSONDecoder()
+    documents, at = [], 0
+    while text[at:].strip():
+        at += len(text[at:]) - len(text[at:].lstrip())
+        document, at = decoder.raw_decode(text, at)
+        documents.append(document)
+    return documents
+
+
+def feed_header(feed: str) -> dict[str, str]:
+    first = feed.split("\n", 1)[0]
+    assert first.startswith("[channel-awareness] "), feed
+    return dict(part.split("=", 1) for part in first.split(" ")[1:])
+
+
+@pytest.fixture
+def server_today(make_settings: Callable[..., Settings]) -> Iterator[LiveServer]:
+    """A server on the wall clock: the examples must work on the day they are pasted."""
+    with LiveServer(make_settings(), wall_clock) as server:  # type: ignore[arg-type]
+        yield server
+
+
+def paste(example: str, server: LiveServer, folder: Path) -> str:
+    """Run an example as a user pastes it into bash; any curl failing on 4xx/5xx fails it."""
     prelude = 'set -euo pipefail\ncurl() { command curl --fail-with-body "$@"; }\n'
-    outputs = []
+    script = prelude + example.replace("http://127.0.0.1:8765", server.url).replace(
+        "./channel-memory.db", str(server.settings.db)
+    )
+    environment = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    for name in ("CHANNEL_MEMORY_TOKEN", "CHANNEL_MEMORY_CONFIG", "CHANNEL_MEMORY_DB"):
+        environment.pop(name, None)
+    result = subprocess.run(
+        ["bash", "-c", script], capture_output=True, text=True, timeout=60, check=False,
+        cwd=folder, env=environment,
+    )  # fmt: skip
+    assert result.returncode == 0, (example, result.stdout, result.stderr)
+    server.drain()
+    return result.stdout
+
+
+def test_the_readme_examples_work_when_pasted_today(
+    server_today: LiveServer, tmp_path: Path
+) -> None:
+    server = server_today
+    examples = shell_examples(README)
+    assert len(examples) >= 8
     for example in examples:
-        script = prelude + example.replace("http://127.0.0.1:8765", server.url)
-        result = subprocess.run(
-            ["bash", "-c", script], capture_output=True, text=True, timeout=60, check=False
-        )
-        assert result.returncode == 0, (example, result.stdout, result.stderr)
-        outputs.append(result.stdout)
-        server.drain()
-    joined = "\n".join(outputs)
-    assert '"source_handle":"floor/1301"' in joined.replace(" ", "")  # the native ingest
-    assert "> FILLED 200 NVDA @ 131.20" in joined  # the feed serves it
-    assert "\n304\n" in f"\n{joined}"  # the ETag poll
-    assert '"forgotten"' in joined and '"hits"' in joined
+        # a fixed date goes stale: the feed shows 24 h, retention keeps 30 days
+        assert not re.search(r"\d{4}-\d{2}-\d{2}T\d", example), example
+    [rules] = [b for b in re.findall(r"```toml\n(.*?)```", README, re.S) if "[[rule]]" in b]
+    (tmp_path / "ops-rules.toml").write_text(rules)
+
+    out = {example: paste(example, server, tmp_path) for example in examples}
+
+    def output(marker: str) -> str:
+        [found] = [text for example, text in out.items() if marker in example]
+        return found
+
+    [native] = json_documents(output("/v1/ingest"))
+    message = native["results"][0]
+    assert message["source_handle"] == "floor/1301"
+    assert message["inserted"] is True and not message.get("expired"), native
+    ingested, digest, forgotten = json_documents(output("/digest"))
+    assert ingested["inserted"] is True and not ingested.get("expired"), ingested
+    assert digest["status"] != "unavailable" and digest["blocks"], digest
+    assert forgotten["forgotten"] >= 1, forgotten
+
+    feed = output("max_chars=8192")
+    header = feed_header(feed)
+    assert int(header["available"]) > 0 and header["digest"] != "unavailable", header
+    assert "> FILLED 200 NVDA @ 131.20" in feed
+    assert output("If-None-Match").strip() == "304"
+    stats = json_documents(output("/v1/stats"))[-1]
+    [floor] = [c for c in stats["channels"] if c["channel_id"] == "floor"]
+    assert floor["messages"] > 0, stats
+
+    search, fetched = json_documents(output("search_channel_context"))
+    assert search["status"] == "ok", search
+    assert "floor/1301" in [hit["source_handle"] for hit in search["hits"]], search
+    assert [m["content"] for m in fetched["messages"]] == ["FILLED 200 NVDA @ 131.20"]
+
+    imported = json.loads(output("channel-memory ingest").strip().splitlines()[-1])
+    assert imported["inserted"] == 1, imported
+    assert output("rules test").strip()
+
+    # the next retention pass keeps what the examples stored, and the feed still serves it
+    assert server.run(server.app.state.worker.apply_retention()) == 0
+    assert "> FILLED 200 NVDA @ 131.20" in paste(
+        next(e for e in examples if "max_chars=8192" in e), server, tmp_path
+    )

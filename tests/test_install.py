@@ -235,6 +235,16 @@ def test_the_demo_runs_on_a_plain_install(clean_install: CleanInstall) -> None:
     assert "\n[channel-awareness] " in result.stdout
 
 
+def test_the_demo_names_the_missing_extra_for_an_llm_pass(clean_install: CleanInstall) -> None:
+    result = run(clean_install, "channel-memory", "demo", "--llm", "openai/gpt-4o-mini")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr == (
+        "channel-memory: --llm needs the llm extra, which is not installed: "
+        "pip install 'channel-memory[llm]'\n"
+    )
+    assert result.stdout == ""
+
+
 def minutes_ago(minutes: int) -> str:
     """An RFC 3339 time by the wall clock, which the installed commands run on."""
     moment = datetime.now(UTC) - timedelta(minutes=minutes)
