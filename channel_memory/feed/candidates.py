@@ -346,17 +346,30 @@ FILLED_SLACK = 160
 """Characters a layout may leave unused and still count as having filled its budget."""
 
 
-def as_of_versions(versions: Sequence[SourceVersion], as_of_us: int) -> dict[str, SourceVersion]:
-    """Each message's version as of a time: the newest one observed by then."""
+def as_of_versions(
+    versions: Sequence[SourceVersion], as_of_us: int, *, reveal_deleted: bool = True
+) -> dict[str, SourceVersion]:
+    """Each message's version as of a time: the newest one observed by then.
+
+    A message deleted since keeps that version only with ``reveal_deleted`` (an
+    investigation); otherwise it is its tombstone (the current deletion, without
+    content), as every other read shows a deleted message. Messages not created by
+    then are absent either way.
+    """
     chosen: dict[str, SourceVersion] = {}
+    tombstones: dict[str, SourceVersion] = {}
     for version in versions:
+        handle = version.key.handle
+        if version.is_current and version.deleted:
+            tombstones[handle] = replace(version, content="")
         if version.event_us > as_of_us or version.created_us > as_of_us:
             continue
-        handle = version.key.handle
         rank = (version.event_us, version.deleted, version.observed_seq)
         held = chosen.get(handle)
         if held is None or rank > (held.event_us, held.deleted, held.observed_seq):
             chosen[handle] = version
+    if not reveal_deleted:
+        chosen = {h: tombstones.get(h, v) for h, v in chosen.items()}
     return chosen
 
 
@@ -364,7 +377,9 @@ async def as_of(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) 
     """Candidates as the feed would have served them at ``q.to_us``."""
     channels = list(q.channels)
     then = as_of_versions(
-        await windows.versions_in_window(conn, channels, q.from_us, q.to_us), q.to_us
+        await windows.versions_in_window(conn, channels, q.from_us, q.to_us),
+        q.to_us,
+        reveal_deleted="admin" in principal.scopes,
     )
     readable = {h: v for h, v in then.items() if not v.deleted}
     status, gap_count = await _status(conn, q, False)

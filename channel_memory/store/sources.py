@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import aiosqlite
@@ -243,6 +244,23 @@ async def record_forgets(
         await conn.execute("INSERT INTO pending_erasures (requested_us) VALUES (?)", (now_us,))
 
 
+MESSAGE_NOT_DELETED = (
+    "NOT EXISTS (SELECT 1 FROM source_messages AS tomb WHERE "
+    "tomb.source_kind = source_messages.source_kind "
+    "AND tomb.channel_id = source_messages.channel_id "
+    "AND tomb.message_id = source_messages.message_id AND tomb.is_current = 1 AND tomb.deleted = 1)"
+)
+"""The row's message is not deleted: its current version is not a deletion.
+
+A deletion hides the content of every version of the message from readers (only
+its tombstone's metadata stays); forget is what erases the bytes."""
+
+
+def without_content(version: SourceVersion) -> SourceVersion:
+    """A deleted version as readers see it: its metadata, never content."""
+    return replace(version, content="") if version.deleted and version.content else version
+
+
 async def versions_of(
     conn: aiosqlite.Connection,
     channel_id: str,
@@ -254,10 +272,11 @@ async def versions_of(
 
     Without history: the current version of each message that is neither
     deleted nor forgotten. With history: every version of each message that is
-    not forgotten. Forgotten content is never returned.
+    neither deleted nor forgotten. A deleted message has no readable version
+    (:func:`tombstones_of` gives its metadata); forgotten content is never returned.
     """
     condition = (
-        "forgotten_us IS NULL"
+        f"forgotten_us IS NULL AND {MESSAGE_NOT_DELETED}"
         if include_history
         else "is_current = 1 AND deleted = 0 AND forgotten_us IS NULL"
     )
@@ -269,7 +288,35 @@ async def versions_of(
         "ORDER BY message_id, observed_seq",
         (channel_id, json.dumps(list(message_ids))),
     )
-    return [version_from_row(row) for row in fetched]
+    return [without_content(version_from_row(row)) for row in fetched]
+
+
+async def tombstones_of(
+    conn: aiosqlite.Connection, channel_id: str, message_ids: Sequence[str]
+) -> list[SourceVersion]:
+    """The tombstone of each named message that is deleted (and not forgotten): its
+    current version, a deletion, with empty content, by message id."""
+    fetched = await conn.execute_fetchall(
+        f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE source_kind = "
+        "(SELECT source_kind FROM channels WHERE channel_id = ?1) AND channel_id = ?1 "
+        "AND message_id IN (SELECT value FROM json_each(?2)) AND is_current = 1 AND deleted = 1 "
+        "AND forgotten_us IS NULL ORDER BY message_id",
+        (channel_id, json.dumps(list(message_ids))),
+    )
+    return [without_content(version_from_row(row)) for row in fetched]
+
+
+async def deleted_messages(
+    conn: aiosqlite.Connection, channel_id: str, message_ids: Iterable[str]
+) -> set[str]:
+    """Which of ``message_ids`` are deleted (their current version is a deletion)."""
+    fetched = await conn.execute_fetchall(
+        "SELECT message_id FROM source_messages WHERE source_kind = "
+        "(SELECT source_kind FROM channels WHERE channel_id = ?1) AND channel_id = ?1 "
+        "AND message_id IN (SELECT value FROM json_each(?2)) AND is_current = 1 AND deleted = 1",
+        (channel_id, json.dumps(sorted(set(message_ids)))),
+    )
+    return {row[0] for row in fetched}
 
 
 async def current_versions(
@@ -401,9 +448,12 @@ async def browse_current(
     before: tuple[int, int] | None,
     author: str | None,
     limit: int,
+    *,
+    newest_first: bool = False,
 ) -> list[SourceVersion]:
     """Readable current messages of a channel strictly between two ``(created_us, id)``
-    positions, oldest first, at most ``limit``; ``author`` is a case-insensitive
+    positions, at most ``limit``: the oldest of them in time order, or with
+    ``newest_first`` the newest of them, newest first. ``author`` is a case-insensitive
     substring of the author's name or id."""
     conditions = ["channel_id = ?", "is_current = 1", "deleted = 0"]
     params: list[Any] = [channel_id]
@@ -417,9 +467,10 @@ async def browse_current(
         conditions.append(AUTHOR_MATCHES)
         params += [author.lower(), author.lower()]
     params.append(limit)
+    order = "created_us DESC, id DESC" if newest_first else "created_us, id"
     fetched = await conn.execute_fetchall(
         f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE {' AND '.join(conditions)} "
-        "ORDER BY created_us, id LIMIT ?",
+        f"ORDER BY {order} LIMIT ?",
         params,
     )
     return [version_from_row(row) for row in fetched]

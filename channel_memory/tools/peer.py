@@ -47,6 +47,9 @@ async def source_messages(request: Request, ctx: AppContext, principal: Principa
             found = await sources.versions_of(
                 conn, body.channel_id, wanted, include_history=body.include_history
             )
+            if body.include_history:
+                # a deleted message's history is its tombstone alone: metadata, no content
+                found += await sources.tombstones_of(conn, body.channel_id, wanted)
     if body.source_kind:
         found = [v for v in found if v.key.source_kind == body.source_kind.lower()]
     by_id: dict[str, list[SourceMessageOut]] = {}

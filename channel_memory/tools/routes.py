@@ -442,9 +442,13 @@ async def _named(
         whole = ToolMessageOut.of_tool(found[0], trust).model_dump(mode="json")
         if len(compact({**_envelope(limit), "messages": [whole]})) > caller.budget:
             return _fragment(secret, found[0], 0, caller.budget)
+    readable = {(v.key.channel_id, v.key.message_id) for v in found}
+    # unknown, deleted and forgotten messages look alike: named, never described
+    missing = [source_handle(c, m) for c, m in wanted if (c, m) not in readable]
+    envelope = {**_envelope(limit), **not_found_listing(missing if start == 0 else [], caller)}
     page = found[start : start + limit + 1]
     fetched = page[:limit]
-    messages, locators = _fit_messages(fetched, principal, caller.budget, _envelope(limit))
+    messages, locators = _fit_messages(fetched, principal, caller.budget, envelope)
     has_more = len(page) > limit or len(messages) < len(fetched)
     next_cursor = (
         cursors.sign(secret, {"b": bound, "i": start + len(messages)})
@@ -455,10 +459,25 @@ async def _named(
         "status": "ok" if messages else "empty",
         "messages": messages,
         "read_content": locators,
+        "not_found": envelope["not_found"],
+        "not_found_omitted": envelope["not_found_omitted"],
         "omitted": len(fetched) - len(messages),
         "has_more": has_more,
         "next_cursor": next_cursor,
     }
+
+
+def not_found_listing(missing: list[str], caller: Caller) -> dict[str, Any]:
+    """``not_found`` (the handles, in the order asked) and ``not_found_omitted``.
+
+    The list takes at most a quarter of the result budget, so messages always fit
+    beside it; handles beyond that are counted, not listed.
+    """
+    share = caller.budget // 4
+    count = fitting_prefix(
+        {"not_found": [], "not_found_omitted": len(missing)}, "not_found", missing, share
+    )
+    return {"not_found": missing[:count], "not_found_omitted": len(missing) - count}
 
 
 async def _browse(
@@ -479,13 +498,22 @@ async def _browse(
         {"c": channels, "a": body.after, "b": body.before, "u": body.author},
         principal.agent_id,
     )
+    # before alone pages backwards from its anchor; otherwise pages run forwards
+    backwards = before is not None and after is None
     if body.cursor is not None:
         payload = _paging_cursor(secret, body.cursor, bound)
-        after = (int(payload["t"]), int(payload["i"]))
+        position = (int(payload["t"]), int(payload["i"]))
+        if backwards:
+            before = position
+        else:
+            after = position
     found: list[SourceVersion] = []
     for channel in channels:
-        found += await sources.browse_current(conn, channel, after, before, body.author, limit + 1)
-    found.sort(key=lambda v: (v.created_us, v.id))
+        found += await sources.browse_current(
+            conn, channel, after, before, body.author, limit + 1, newest_first=backwards
+        )
+    # nearest the anchor first: the budget keeps those, the cursor goes on from the rest
+    found.sort(key=lambda v: (v.created_us, v.id), reverse=backwards)
     page = found[: limit + 1]
     fetched = page[:limit]
     messages, locators = _fit_messages(fetched, principal, caller.budget, _envelope(limit))
@@ -494,6 +522,9 @@ async def _browse(
     if has_more and messages:
         last = fetched[len(messages) - 1]
         next_cursor = cursors.sign(secret, {"b": bound, "t": last.created_us, "i": last.id})
+    if backwards:  # results are in time order whichever way the pages run
+        messages.reverse()
+        locators.reverse()
     return {
         "status": "ok" if messages else "empty",
         "messages": messages,
@@ -519,6 +550,12 @@ async def expand_block(ctx: AppContext, principal: Principal, block_id: str) -> 
     async with ctx.store.read() as conn:
         block = await block_store.block_by_id(conn, block_id)
         if block is None or not principal.may_see(block.channel_id):
+            raise ApiError(404, "block_not_found", "no such block")
+        if block.kind != "tombstone" and await sources.deleted_messages(
+            conn, block.channel_id, [s.message_id for s in block.sources]
+        ):
+            # until the worker replaces it, a block citing a deleted message still
+            # holds its content: it answers as a block that no longer exists
             raise ApiError(404, "block_not_found", "no such block")
         status = await sources.version_status(
             conn, block.channel_id, [(s.message_id, s.content_hash) for s in block.sources]
