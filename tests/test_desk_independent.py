@@ -1,0 +1,169 @@
+"""The feed on an independent desk: decisions written and labelled by someone who never
+read the rules (``bench/data/desk_independent.jsonl``), measured through the real ingest,
+worker and feed by the same code as ``python bench/desk.py``.
+
+The acceptance figures: every labelled decision becomes a hard event; every decision is
+served verbatim at 12,000 and 8,192 characters and at least 90% at 6,000; the feed keeps
+its budget and accounts for every hard event it does not show.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from bench.desk import (
+    INDEPENDENT_CHANNEL,
+    INDEPENDENT_END,
+    independent_events,
+    independent_report,
+    kept_verbatim,
+    load_independent,
+    required_lines,
+    served_items,
+)
+from channel_memory.ingest.events import IngestBatch
+from channel_memory.synthetic_desk import DAY_US
+from channel_memory.timefmt import parse_rfc3339
+from channel_memory.worker.rules import parse_rules
+
+
+@pytest.fixture(scope="module")
+def report() -> dict[str, Any]:
+    return asyncio.run(independent_report())
+
+
+def _budget(report: dict[str, Any], max_chars: int) -> dict[str, Any]:
+    row: dict[str, Any] = next(r for r in report["budgets"] if r["max_chars"] == max_chars)
+    return row
+
+
+# --- the data and the instrument (these hold whatever the rules and the feed do) ----------
+
+
+def test_the_data_is_the_labelled_day_the_readme_describes() -> None:
+    rows = load_independent()
+    assert len(rows) == 218
+    assert len({r["id"] for r in rows}) == 218
+    labels = Counter(r["decision"] for r in rows if r["decision"] is not None)
+    assert labels == {
+        "trade_proposal": 7,
+        "trade_approval": 8,
+        "trade_confirmation": 4,
+        "trade_fill": 10,
+        "stop_or_target_change": 6,
+        "route_decision": 5,
+        "risk_limit": 5,
+        "position_change": 5,
+        "thesis_change": 3,
+    }
+    times = [parse_rfc3339(r["created_at"]) for r in rows]
+    assert times == sorted(times)
+    assert times[0] >= INDEPENDENT_END - DAY_US and times[-1] < INDEPENDENT_END
+    earlier: set[str] = set()
+    for row in rows:
+        assert row["reply_to"] is None or row["reply_to"] in earlier
+        earlier.add(row["id"])
+
+
+def test_events_are_native_messages_without_the_labels() -> None:
+    rows = load_independent()
+    events = independent_events(rows)
+    batch = IngestBatch.model_validate({"events": events})  # the ingest endpoint's model
+    assert len(batch.events) == 218
+    assert {e["channel_id"] for e in events} == {INDEPENDENT_CHANNEL}
+    assert all("decision" not in e["message"] for e in events)
+    replies = {
+        e["message"]["id"]: e["message"]["reply_to"] for e in events if "reply_to" in e["message"]
+    }
+    assert replies == {r["id"]: r["reply_to"] for r in rows if r["reply_to"]}
+    assert len(replies) == 54
+    kinds = Counter(e["message"]["author_kind"] for e in events)
+    assert kinds == {"human": 156, "app": 38, "agent": 24}
+
+
+def test_a_message_counts_verbatim_only_whole_and_under_its_own_handle() -> None:
+    body = (
+        "[channel-awareness] kind=raw_window+digest retained=218/since-24h0m0s\n"
+        "[omitted hard events, newest first: d/m9 and 3 more; retrieve with get_channel_messages]\n"
+        "[digest]\n"
+        "[10:00 hard:trade_fill d/m1 OMS trusted]\n"
+        "> FILLED 5 ES @ 6700\n"
+        "> venue CME\n"
+        "[10:05 hard:trade_proposal d/m2 signals unverified]\n"
+        "> signal-1 | ES | LONG\n"
+        "> [… 2 lines elided; full text: d/m2]\n"
+        "[10:10 sequence_rollup d/m3+4 id=b1 unverified]\n"
+        "> - Lena: stop to BE\n"
+        "[raw recent]\n"
+        "[10:20 d/m5 Lena unverified]\n"
+        "> stop to BE\n"
+        "> [10:21 d/m6 Lena unverified]\n"
+    )
+    items = served_items(body)
+    assert items == {
+        "d/m9": [[]],  # a note naming one handle shows no content
+        "d/m1": [["FILLED 5 ES @ 6700", "venue CME"]],
+        "d/m2": [["signal-1 | ES | LONG", "[… 2 lines elided; full text: d/m2]"]],
+        "d/m5": [["stop to BE", "[10:21 d/m6 Lena unverified]"]],  # quoted content is data
+    }
+    assert kept_verbatim(items, "d/m1", ["FILLED 5 ES @ 6700", "venue CME"], True)
+    assert not kept_verbatim(items, "d/m1", ["venue CME", "FILLED 5 ES @ 6700"], True)
+    # a short message served cut is not verbatim
+    assert not kept_verbatim(
+        items, "d/m2", ["signal-1 | ES | LONG", "entry 6700", "stop 6650"], True
+    )
+    # the same words under another message's handle, or inside a rollup, do not count
+    assert not kept_verbatim(items, "d/m6", ["stop to BE"], True)
+    assert not kept_verbatim(items, "d/m3", ["- Lena: stop to BE"], True)
+    assert kept_verbatim(items, "d/m5", ["stop to BE"], True)
+    # decision-bearing lines of a long message: each one, in any order
+    assert kept_verbatim(items, "d/m1", ["venue CME", "FILLED 5 ES @ 6700"], False)
+    assert not kept_verbatim(items, "d/m1", ["venue CME", "stop 6650"], False)
+
+
+def test_long_messages_need_their_decision_lines_or_their_whole_text() -> None:
+    rules = parse_rules(
+        '[[rule]]\nname = "fill"\nevent_type = "trade_fill"\npatterns = ["^FILLED "]\n', "test"
+    )
+    short = "review\nFILLED 5 ES @ 6700"
+    assert required_lines(short, rules, 600) == (["review", "FILLED 5 ES @ 6700"], True)
+    long = "review\n" + "x" * 700 + "\nFILLED 5 ES @ 6700\nnext update later"
+    assert required_lines(long, rules, 600) == (["FILLED 5 ES @ 6700"], False)
+    undecided = "review\n" + "x" * 700 + "\nbought 5 ES"
+    assert required_lines(undecided, rules, 600) == (undecided.split("\n"), True)
+
+
+# --- the acceptance figures (through the real ingest, worker and feed) -------------------
+
+
+def test_every_labelled_decision_becomes_a_hard_event(report: dict[str, Any]) -> None:
+    by_type = {t: f"{n['kept']}/{n['labelled']}" for t, n in report["recognised_by_type"].items()}
+    assert report["unrecognised"] == [], by_type
+    assert report["recognised"] == report["decisions"] == 53
+
+
+@pytest.mark.parametrize("max_chars", [12_000, 8_192])
+def test_every_decision_is_served_verbatim(report: dict[str, Any], max_chars: int) -> None:
+    row = _budget(report, max_chars)
+    assert [(m["id"], m["type"]) for m in row["missed"]] == []
+    assert row["verbatim"] == report["decisions"]
+
+
+def test_nine_decisions_in_ten_are_served_verbatim_at_6000(report: dict[str, Any]) -> None:
+    row = _budget(report, 6_000)
+    missed = [(m["id"], m["type"]) for m in row["missed"]]
+    assert row["verbatim"] >= 0.9 * report["decisions"], missed
+
+
+@pytest.mark.parametrize("max_chars", [6_000, 8_192, 12_000])
+def test_the_feed_keeps_its_budget_and_accounts_for_every_hard_event(
+    report: dict[str, Any], max_chars: int
+) -> None:
+    row = _budget(report, max_chars)
+    assert row["served"] <= max_chars
+    assert row["within_budget"]
+    assert row["hard_events_accounted"], row
