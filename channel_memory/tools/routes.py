@@ -597,8 +597,10 @@ ENDPOINTS = [
         "POST",
         "/v1/tools/get_channel_messages",
         get_channel_messages,
-        "Exact messages by handle or id, or browsed by time (after/before, exclusive), oldest "
-        "first, within the result budget; large messages are read in fragments.",
+        "Exact messages by handle or id (unknown, deleted and forgotten ones listed in "
+        "not_found), or browsed by time: after pages forwards, before alone backwards from "
+        "its anchor (after/before exclusive; results in time order), within the result "
+        "budget; large messages are read in fragments.",
         "read",
         MessagesRequest,
     ),
