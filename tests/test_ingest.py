@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -401,6 +404,31 @@ def test_saturated_writer_answers_503_with_retry_after(
         assert post(client, message_event("1", "x")).status_code == 200
 
 
+class HeldUntil(logging.Handler):
+    """Holds the thread emitting a record that contains ``text`` until ``released`` is
+    set, at most ``timeout`` seconds: the worst case of the line being written after
+    the response was received."""
+
+    def __init__(self, text: str, timeout: float = 2.0) -> None:
+        super().__init__()
+        self.text = text
+        self.released = threading.Event()
+        self.timeout = timeout
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.text in record.getMessage():
+            self.released.wait(self.timeout)
+
+
+def wait_for_log(caplog: pytest.LogCaptureFixture, text: str, timeout: float = 10.0) -> None:
+    """Wait (bounded) for a log line another thread writes: the server logs an unhandled
+    error after its 500 has gone out, so the client can hold the answer before the line."""
+    deadline = time.monotonic() + timeout
+    while text not in caplog.text:
+        assert time.monotonic() < deadline, f"no log line {text!r} within {timeout} s"
+        time.sleep(0.01)
+
+
 def test_internal_errors_answer_500_without_content_in_body_or_logs(
     client: httpx.Client, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -410,12 +438,21 @@ def test_internal_errors_answer_500_without_content_in_body_or_logs(
         raise RuntimeError(f"disk says no while writing {CANARY}")
 
     monkeypatch.setattr(sources, "write_versions", broken)
-    with caplog.at_level("DEBUG"):
-        response = post(client, message_event("1", CANARY))
+    line = "unhandled RuntimeError on /v1/ingest"
+    held = HeldUntil(line)
+    app_log = logging.getLogger("channel_memory.app")
+    app_log.addHandler(held)  # runs before the record reaches caplog's handler on the root
+    try:
+        with caplog.at_level("DEBUG"):
+            response = post(client, message_event("1", CANARY))
+            held.released.set()
+            wait_for_log(caplog, line)
+    finally:
+        held.released.set()
+        app_log.removeHandler(held)
     assert response.status_code == 500
     assert response.json()["error"]["code"] == "internal_error"
     assert CANARY not in response.text
-    assert "unhandled RuntimeError on /v1/ingest" in caplog.text
     assert CANARY not in caplog.text
     monkeypatch.undo()
     assert post(client, message_event("2", "after")).status_code == 200

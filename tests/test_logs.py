@@ -76,6 +76,7 @@ def test_no_content_reaches_logs_or_metrics(
         hit("GET", "/openapi.json")
         metrics = hit("GET", "/metrics").text
         server.drain()
+        server.__exit__()  # what it logs while stopping is checked too
 
     served = {(e.method, e.path) for e in endpoints()} | {("GET", "/openapi.json")}
     assert called == served  # every endpoint was exercised
