@@ -64,7 +64,9 @@ def _serve(args: argparse.Namespace) -> int:
         )
         return 2
     app = create_app(settings)
-    config = uvicorn.Config(app, access_log=False, log_level=args.log_level)
+    # log_config=None: the JSON-lines logging set up in main() stays; uvicorn's access
+    # records come out as JSON naming the route template, never the request target
+    config = uvicorn.Config(app, log_config=None, access_log=True, log_level=args.log_level)
     sock, url = listening_socket(args.host, args.port)
     print(f"channel-memory {__version__} listening on {url} (db: {settings.db})")
     print(
@@ -330,8 +332,24 @@ def parser() -> argparse.ArgumentParser:
     return root
 
 
+LOGGING_COMMANDS = ("serve", "worker", "mcp")
+"""The long-running commands: they log JSON lines to stderr."""
+
+
+def http_routes() -> list[str]:
+    """The path templates ``serve`` answers (access log lines name these)."""
+    from channel_memory.app import endpoints
+
+    return [e.path for e in endpoints()] + ["/openapi.json"]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if args.command in LOGGING_COMMANDS:
+        from channel_memory import logs
+
+        routes = http_routes() if args.command == "serve" else []
+        logs.configure(getattr(args, "log_level", "info"), routes)
     try:
         code: int = args.run(args)
     except (ConfigError, RulesError) as exc:

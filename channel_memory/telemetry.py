@@ -1,27 +1,50 @@
-"""Operations telemetry: one ``channel_context_op`` record per feed and tool call.
+"""Operations telemetry: one ``channel_context_op`` record per feed and tool call, and
+the ingest endpoints' counters.
 
-Each record is a JSON log line (logger ``channel_memory.ops``) and updates the
-Prometheus metrics served at ``/metrics``. Records hold counts, sizes, statuses
-and the consumer's agent id — never message content, author names, query text
-or channel ids in metric labels.
+Each ``channel_context_op`` record is a JSON log line (logger ``channel_memory.ops``)
+and updates the Prometheus metrics served at ``/metrics``. Records hold counts, sizes,
+statuses and the consumer's agent id — never message content, author names, query
+text or channel ids in metric labels.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import time
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import asdict, dataclass, field
+from functools import wraps
+from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
 
+from channel_memory.errors import ApiError
+from channel_memory.ingest.commands import (
+    AddCoverageGap,
+    Command,
+    DeleteMessage,
+    ForgetMessages,
+    PutMessage,
+    ResolveCoverageGap,
+)
+from channel_memory.store.database import StorageError
 from channel_memory.timefmt import format_rfc3339
+
+if TYPE_CHECKING:
+    from channel_memory.api import AppContext
+    from channel_memory.auth import Principal
+    from channel_memory.ingest.service import IngestReport
 
 log = logging.getLogger("channel_memory.ops")
 
 
 @dataclass(slots=True)
 class ContextOp:
-    """The fields of DESIGN section 8."""
+    """The fields of one ``channel_context_op`` line (the README lists them)."""
 
     ts: str
     type: str
@@ -89,6 +112,41 @@ class Telemetry:
             registry=self.registry,
         )
 
+        self.ingest_events = Counter(
+            "channel_memory_ingest_events",
+            "Events in accepted ingest requests, by event type",
+            ["type"],
+            registry=self.registry,
+        )
+        self.ingest_inserted = Counter(
+            "channel_memory_ingest_versions_inserted",
+            "Message versions stored by ingest (new messages, edits, delete markers)",
+            registry=self.registry,
+        )
+        self.ingest_duplicates = Counter(
+            "channel_memory_ingest_duplicates",
+            "Message events that were already stored (idempotent re-sends)",
+            registry=self.registry,
+        )
+        self.ingest_ignored_forgotten = Counter(
+            "channel_memory_ingest_ignored_forgotten",
+            "Message events for forgotten messages, not stored",
+            registry=self.registry,
+        )
+        self.ingest_refused = Counter(
+            "channel_memory_ingest_refused",
+            "Ingest requests answered with an error (nothing written), by endpoint and code",
+            ["endpoint", "code"],
+            registry=self.registry,
+        )
+        self.ingest_latency = Histogram(
+            "channel_memory_ingest_latency_seconds",
+            "Ingest request latency by endpoint and outcome (accepted, refused)",
+            ["endpoint", "outcome"],
+            buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+            registry=self.registry,
+        )
+
         self.llm_calls = Counter(
             "channel_memory_llm_calls",
             "LLM calls by outcome (ok, rejected, failed)",
@@ -131,14 +189,91 @@ class Telemetry:
         self.llm_capped.set(int(capped))
         self.llm_breaker_open.set(int(breaker))
 
+    def ingest_applied(self, commands: Iterable[Command], report: IngestReport) -> None:
+        """An ingest request was committed: its events by type, and what they stored."""
+        for command in commands:
+            self.ingest_events.labels(event_type(command)).inc()
+        self.ingest_inserted.inc(report.inserted)
+        self.ingest_duplicates.inc(report.duplicates)
+        self.ingest_ignored_forgotten.inc(report.ignored_forgotten)
+
     def record(self, op: ContextOp) -> None:
+        """Count the call in the metrics and write its one ``channel_context_op`` log line."""
         self.ops.labels(op.type, op.status or "-", str(op.status_code)).inc()
         self.latency.labels(op.type).observe(op.latency_ms / 1000)
         self.bytes.labels(op.type, "raw").inc(op.raw_bytes)
         self.bytes.labels(op.type, "digest").inc(op.digest_bytes)
         self.omitted.labels(op.type).inc(op.omitted)
-        log.info(json.dumps({"event": "channel_context_op", **asdict(op)}, sort_keys=True))
+        fields = {"event": "channel_context_op", **asdict(op)}
+        # the message is the line itself (for any handler); a JSON-lines formatter uses fields
+        log.info("%s", json.dumps(fields, sort_keys=True), extra={"fields": fields})
+
+
+_EVENT_TYPES: dict[type, str] = {
+    PutMessage: "message",
+    DeleteMessage: "delete",
+    ForgetMessages: "forget",
+    AddCoverageGap: "coverage_gap",
+    ResolveCoverageGap: "coverage_gap_resolved",
+}
+
+
+def event_type(command: Command) -> str:
+    """The native event type a write command stands for (the metric's ``type`` label)."""
+    return _EVENT_TYPES[type(command)]
+
+
+IngestHandler = Callable[[Request, "AppContext", "Principal"], Awaitable[Response]]
+
+
+def refusal_code(exc: Exception) -> str:
+    """The error code the answer to a request that raised ``exc`` carries."""
+    if isinstance(exc, ApiError | StorageError):
+        return exc.code
+    if isinstance(exc, HTTPException) and exc.status_code == 413:
+        return "body_too_large"  # the body outgrew the limit while it was read
+    return "internal_error"  # what the application answers to anything unexpected
+
+
+def metered(endpoint: str, handler: IngestHandler) -> IngestHandler:
+    """``handler`` with its latency observed and its refusals counted by error code.
+
+    What an accepted request stored is counted where it is committed
+    (:meth:`Telemetry.ingest_applied`).
+    """
+
+    @wraps(handler)
+    async def measured(request: Request, ctx: AppContext, principal: Principal) -> Response:
+        started = time.perf_counter()
+        outcome = "refused"
+        try:
+            response = await handler(request, ctx, principal)
+            outcome = "accepted"
+            return response
+        except Exception as exc:
+            ctx.telemetry.ingest_refused.labels(endpoint, refusal_code(exc)).inc()
+            raise
+        finally:
+            elapsed = time.perf_counter() - started
+            ctx.telemetry.ingest_latency.labels(endpoint, outcome).observe(elapsed)
+
+    return measured
 
 
 def now_stamp(micros: int) -> str:
     return format_rfc3339(micros)
+
+
+Build = Callable[[dict[str, str]], list[Command]]
+
+
+def counting(build: Build) -> tuple[Build, list[Command]]:
+    """``build``, keeping the commands of its last call in the returned list (for
+    :meth:`Telemetry.ingest_applied` once they are committed)."""
+    built: list[Command] = []
+
+    def kept(kinds: dict[str, str]) -> list[Command]:
+        built[:] = build(kinds)
+        return built
+
+    return kept, built

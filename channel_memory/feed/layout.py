@@ -112,6 +112,7 @@ class Body:
     content: str
     media_type: str
     numbers: dict[str, Any]
+    """What the header states (sizes included): the telemetry reports these, not a recount."""
     used_up: bool = False
     """Some tier had every candidate it was offered served: it might have taken more."""
 
@@ -351,7 +352,11 @@ def header_line(n: dict[str, Any]) -> str:
     )
 
 
-def _render_text(c: Candidates, chosen: Selection) -> str:
+Drawn = tuple[str, dict[str, Any]]
+"""A body and the numbers its header states (the one source of the feed's telemetry)."""
+
+
+def _render_text(c: Candidates, chosen: Selection) -> Drawn:
     long_window = c.to_us - c.from_us > 86_400_000_000
     digest = sorted(chosen.hard + chosen.digest_rest, key=lambda i: i.order)
     digest_text = ""
@@ -382,10 +387,10 @@ def _render_text(c: Candidates, chosen: Selection) -> str:
         notes += (
             f"[omitted hard events: {chosen.hard_unnamed}; retrieve with get_channel_messages]\n"
         )
-    return header_line(numbers) + notes + digest_text + raw_text
+    return header_line(numbers) + notes + digest_text + raw_text, numbers
 
 
-def _render_json(c: Candidates, chosen: Selection) -> str:
+def _render_json(c: Candidates, chosen: Selection) -> Drawn:
     digest = sorted(chosen.hard + chosen.digest_rest, key=lambda i: i.order)
     digest_json = "[" + ",".join(item_json(i, i.key in chosen.cut) for i in digest) + "]"
     raw_json = (
@@ -412,40 +417,41 @@ def _render_json(c: Candidates, chosen: Selection) -> str:
         + ',"raw_recent":'
         + raw_json
         + "}"
-    )
+    ), numbers
 
 
 def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
     """The body for ``c`` within ``max_chars`` code points, fitted iteratively.
 
-    Raises ``BudgetTooSmall`` when even the header does not fit.
+    The body's ``numbers`` are the ones its header states. Raises ``BudgetTooSmall``
+    when even the header does not fit.
     """
     _SIZES.clear()  # sizes are memoised by object identity, for this call only
     draw = _render_json if fmt == "json" else _render_text
     media = "application/json" if fmt == "json" else "text/plain; charset=utf-8"
     nothing = Selection(hard_unnamed=c.hard_total if c.kind == "raw_window+digest" else 0)
-    minimal = draw(c, nothing)
+    minimal, minimal_numbers = draw(c, nothing)
     needed = len(minimal.split("\n", 1)[0]) + 1 if fmt == "text" else len(minimal)
     if needed > max_chars:
         raise BudgetTooSmall(needed)
     if len(minimal) > max_chars:  # the header fits, its notes do not
-        return Body(minimal.split("\n", 1)[0] + "\n", media, _numbers(c, nothing, 0, 0))
+        return Body(minimal.split("\n", 1)[0] + "\n", media, minimal_numbers)
     # Start from the header alone; any overshoot (notes, longer numbers) shrinks the budget.
     budget = max_chars - needed
     for _ in range(64):
         chosen = select(c, budget, fmt)
         if c.kind == "raw_window+digest":
             chosen.hard_unnamed = c.hard_total - len(chosen.hard)
-        content = draw(c, chosen)
+        content, numbers = draw(c, chosen)
         if len(content) > max_chars:
             budget -= len(content) - max_chars
             continue
         if chosen.hard_unnamed:
             _name_omitted_hard(c, chosen, max_chars - len(content), fmt)
-            content = draw(c, chosen)
+            content, numbers = draw(c, chosen)
             while len(content) > max_chars and chosen.hard_named:
                 chosen.hard_named.pop()
                 chosen.hard_unnamed += 1
-                content = draw(c, chosen)
-        return Body(content, media, _numbers(c, chosen, 0, 0), _used_up(c, chosen))
-    return Body(minimal, media, _numbers(c, nothing, 0, 0))
+                content, numbers = draw(c, chosen)
+        return Body(content, media, numbers, _used_up(c, chosen))
+    return Body(minimal, media, minimal_numbers)

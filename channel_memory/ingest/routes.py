@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -31,6 +33,7 @@ from channel_memory.ingest.service import (
 from channel_memory.ingest.versions import ForgetResult, MessageResult
 from channel_memory.store import WriterBusy
 from channel_memory.store.gaps import CoverageGap
+from channel_memory.telemetry import counting, metered
 from channel_memory.timefmt import format_rfc3339
 from channel_memory.wire import ErrorDetail
 
@@ -53,6 +56,7 @@ async def _run(
                     )
                 ],
             )
+    build, commands = counting(build)
     try:
         report = await ingest(
             ctx.store,
@@ -74,6 +78,7 @@ async def _run(
             "the writer is saturated; retry shortly",
             headers={"Retry-After": "1"},
         ) from None
+    ctx.telemetry.ingest_applied(commands, report)
     ctx.wake()
     return report
 
@@ -267,3 +272,5 @@ ENDPOINTS = [
         202,
     ),
 ]
+# every ingest endpoint's latency and refusals, by error code, in /metrics
+ENDPOINTS = [replace(e, handler=metered(e.path, e.handler)) for e in ENDPOINTS]
