@@ -4,6 +4,7 @@ failures) at debug level, and appears in no log record and no metric."""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 
 from channel_memory.app import endpoints
+from channel_memory.logs import JsonLines, route_matcher
 from tests.conftest import LiveServer, at, ingest_ok, message_event
 from tests.fake_provider import FakeProvider, Reply, echoing
 
@@ -85,5 +87,11 @@ def test_no_content_reaches_logs_or_metrics(
         assert CANARY not in record.getMessage(), (record.name, record.levelname)
         assert CANARY not in repr(record.args)
     assert CANARY not in caplog.text
+    # and as the processes write them: one JSON object per line, still without the canary
+    lines = JsonLines(route_matcher(path for _, path in served))
+    for record in caplog.records:
+        line = lines.format(record)
+        assert "\n" not in line and CANARY not in line
+        assert json.loads(line)["logger"] == record.name
     assert CANARY not in metrics and "floor" not in metrics  # no content, no channel ids
     assert "channel_memory_llm_calls" in metrics

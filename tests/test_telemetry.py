@@ -23,6 +23,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from channel_memory.config import Settings
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import ingest, native_commands
+from channel_memory.logs import JsonLines
 from channel_memory.store import Store
 from channel_memory.timefmt import format_rfc3339
 from channel_memory.worker.runner import derive_hook, derive_settings
@@ -293,3 +294,19 @@ def test_ingest_metrics_count_events_versions_duplicates_and_refusals(
         ("/coverage-gaps", "accepted"): 1, ("/coverage-gaps", "refused"): 0,
     }  # fmt: skip
     assert CANARY not in text and "floor" not in text  # no content, no channel ids
+
+
+def test_a_logged_exception_gives_its_type_and_place_never_its_text() -> None:
+    try:
+        raise ValueError(f"could not parse {CANARY}")
+    except ValueError:
+        record = logging.LogRecord(
+            "channel_memory.worker", logging.ERROR, __file__, 1, "worker run failed", None,
+            sys.exc_info(),
+        )  # fmt: skip
+    line = JsonLines().format(record)
+    assert CANARY not in line and "\n" not in line
+    parsed = json.loads(line)
+    assert parsed["event"] == "log" and parsed["message"] == "worker run failed"
+    assert parsed["error_type"] == "ValueError"
+    assert parsed["error_at"].startswith("test_telemetry.py:")
