@@ -11,11 +11,8 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from channel_memory import __version__
 from channel_memory.config import ConfigError, Settings, load_settings
-from channel_memory.errors import validation_error
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import IngestRejected, ingest, native_commands
 from channel_memory.store import Store
@@ -92,66 +89,71 @@ def _ingest(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from channel_memory.app import wall_clock
+    from channel_memory.ingest.bounds import TimeBounds
+    from channel_memory.ingest.jsonl import line_problem
 
     settings = _settings(args)
     path = Path(args.file)
     limits = settings.ingest
-    # Pass 1: validate every line, so a bad line anywhere writes nothing at all.
+    # Pass 1: check every line, so a bad line anywhere writes nothing at all.
     errors = 0
-    total = 0
+    numbers: list[int] = []
+    checked_at = wall_clock()
     for number, line in _read_lines(path):
-        total += 1
-        try:
-            batch = IngestBatch.model_validate_json('{"events":[' + line.strip() + "]}")
-        except ValidationError as exc:
-            error = validation_error(exc, batch_field="events")
-            detail = error.details[0] if error.details else None
-            field = f", field {detail.field}" if detail and detail.field else ""
-            print(f"{path}:{number}: {error.code}{field}: {error.message}", file=sys.stderr)
-            errors += 1
-            continue
-        content = getattr(getattr(batch.events[0], "message", None), "content", "")
-        if len(content) > limits.max_content_chars:
-            print(f"{path}:{number}: content_too_long", file=sys.stderr)
+        numbers.append(number)
+        problem = line_problem(line, settings, checked_at)
+        if problem is not None:
+            print(f"{path}:{number}: {problem}", file=sys.stderr)
             errors += 1
     if errors:
         print(f"channel-memory: {errors} invalid line(s); nothing was imported", file=sys.stderr)
         return 1
 
     derive = derive_hook(derive_settings(settings))
+    counts = dict.fromkeys(("inserted", "duplicates", "ignored_forgotten", "ignored_expired"), 0)
 
-    async def run() -> tuple[int, int]:
+    async def run() -> None:
         store = await Store.open(settings.db)
-        inserted = duplicates = 0
         try:
-            with tqdm(total=total, unit="event", desc="ingest", disable=None) as bar:
-                pending: list[str] = []
+            with tqdm(total=len(numbers), unit="event", desc="ingest", disable=None) as bar:
                 lines = [line for _, line in _read_lines(path)]
                 for start in range(0, len(lines), limits.max_events):
                     pending = lines[start : start + limits.max_events]
                     batch = IngestBatch.model_validate_json(
                         '{"events":[' + ",".join(p.strip() for p in pending) + "]}"
                     )
-                    report = await ingest(
-                        store,
-                        [e.channel_id for e in batch.events],
-                        native_commands(batch.events),
-                        now_us=wall_clock(),
-                        derive=derive,
-                    )
-                    inserted += report.inserted
-                    duplicates += report.duplicates
+                    now_us = wall_clock()
+                    try:
+                        report = await ingest(
+                            store,
+                            [e.channel_id for e in batch.events],
+                            native_commands(batch.events),
+                            now_us=now_us,
+                            derive=derive,
+                            bounds=TimeBounds.of(settings, now_us),
+                        )
+                    except IngestRejected as exc:
+                        exc.index += start  # the event's position in the file
+                        raise
+                    counts["inserted"] += report.inserted
+                    counts["duplicates"] += report.duplicates
+                    counts["ignored_forgotten"] += report.ignored_forgotten
+                    counts["ignored_expired"] += report.ignored_expired
                     bar.update(len(pending))
         finally:
             await store.close()
-        return inserted, duplicates
 
     try:
-        inserted, duplicates = asyncio.run(run())
+        asyncio.run(run())
     except IngestRejected as exc:
-        print(f"channel-memory: rejected: {exc.code} ({exc.field})", file=sys.stderr)
+        imported = exc.index - exc.index % limits.max_events
+        print(
+            f"{path}:{numbers[exc.index]}: {exc.code}, field {exc.field} ({exc.detail_code}); "
+            f"its batch was not imported, the {imported} event(s) before that batch were",
+            file=sys.stderr,
+        )
         return 1
-    print(json.dumps({"events": total, "inserted": inserted, "duplicates": duplicates}))
+    print(json.dumps({"events": len(numbers), **counts}))
     return 0
 
 

@@ -60,6 +60,8 @@ class IngestSettings(_Section):
     """Longest message content accepted, in Unicode code points."""
     writer_wait: Seconds = 5.0
     """How long a batch waits for the single writer before ingest answers 503."""
+    max_future_skew: Seconds = 300.0
+    """How far ahead of the server clock an event time may be before ingest answers 422."""
 
 
 class WorkerSettings(_Section):
@@ -106,6 +108,10 @@ class ToolsSettings(_Section):
 class RetentionSettings(_Section):
     days: float = Field(default=30.0, gt=0)
     """Sources older than this are dropped, with everything derived from them."""
+
+    def cutoff_us(self, now_us: int) -> int:
+        """Messages created before this time, at ``now_us``, are past retention."""
+        return now_us - int(self.days * 86_400 * MICROS_PER_SECOND)
 
 
 class LlmSettings(_Section):

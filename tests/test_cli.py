@@ -40,9 +40,18 @@ def test_ingest_imports_a_jsonl_file(tmp_path: Path) -> None:
     source = tmp_path / "events.jsonl"
     source.write_text("\n".join(json.dumps(e) for e in events) + "\n\n")
     db = tmp_path / "cm.db"
-    result = run_cli("ingest", "--db", str(db), str(source))
+    # the fixtures' day is older than the default retention on the wall clock
+    result = run_cli(
+        "ingest", "--db", str(db), str(source), env={"CHANNEL_MEMORY_RETENTION__DAYS": "100000"}
+    )
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout) == {"events": 2501, "inserted": 2500, "duplicates": 1}
+    assert json.loads(result.stdout) == {
+        "events": 2501,
+        "inserted": 2500,
+        "duplicates": 1,
+        "ignored_forgotten": 0,
+        "ignored_expired": 0,
+    }
     assert query(db, "SELECT count(*) FROM source_messages") == [(2500,)]
 
 

@@ -13,7 +13,13 @@ from channel_memory.models import Attachment, MessageKey, Origin
 
 
 def compute_content_hash(key: MessageKey, content: str, deleted: bool) -> str:
-    """The content hash used when a client supplies none (DESIGN section 2)."""
+    """The server's digest of one version of a message: what decides version identity.
+
+    Two events of a message are the same version exactly when their digests
+    are equal, whatever ``content_hash`` the client sent. It is also the label
+    a version is reported under when the client gives none (or one that
+    another content of the message already carries).
+    """
     seed = "\0".join(
         (
             key.source_kind,
@@ -28,11 +34,15 @@ def compute_content_hash(key: MessageKey, content: str, deleted: bool) -> str:
 
 @dataclass(slots=True)
 class PutMessage:
-    """A message as the bridge saw it at one moment (create, edit or deleted marker)."""
+    """A message as the bridge saw it at one moment (create, edit or deleted marker).
+
+    ``content_hash`` is the client's label for this content, if it sent one: it
+    names the version on the wire but never decides whether the content is new.
+    """
 
     key: MessageKey
     content: str
-    content_hash: str
+    content_hash: str | None
     deleted: bool
     author_id: str | None
     author_name: str | None

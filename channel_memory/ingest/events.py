@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, model_validator
+from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from channel_memory.ingest.commands import (
     AddCoverageGap,
@@ -17,7 +18,6 @@ from channel_memory.ingest.commands import (
     ForgetMessages,
     PutMessage,
     ResolveCoverageGap,
-    compute_content_hash,
 )
 from channel_memory.models import ORIGINS, Attachment, MessageKey, Origin
 from channel_memory.wire import Id, LenientModel, SourceKind, StrictModel, Timestamp
@@ -42,6 +42,16 @@ def origin_for(author_kind: str | None, origin: Origin | None) -> Origin:
     return _ORIGIN_BY_AUTHOR_KIND.get((author_kind or "human").lower(), "human")
 
 
+def content_only_empty_when_deleted(content: str, info: ValidationInfo) -> str:
+    """The one content rule of every ingest path: empty content is only a deletion.
+
+    A field validator of ``content``; the model declares ``deleted`` before it.
+    """
+    if content == "" and info.data.get("deleted") is not True:
+        raise PydanticCustomError("empty_content", "content may be empty only when deleted is true")
+    return content
+
+
 class AttachmentIn(StrictModel):
     id: Annotated[str, Field(min_length=1, max_length=128)]
     name: Annotated[str, Field(max_length=1024)] | None = None
@@ -58,20 +68,20 @@ class NativeMessage(StrictModel):
     origin: Origin | None = None
     created_at: Timestamp
     edited_at: Timestamp | None = None
+    deleted: bool = False
     content: str
     content_hash: ContentHash | None = None
-    deleted: bool = False
     reply_to: Id | None = None
     thread_id: Id | None = None
     attachments: list[AttachmentIn] = Field(default_factory=list, max_length=100)
     tags: list[Tag] = Field(default_factory=list, max_length=32)
 
+    _content = field_validator("content")(content_only_empty_when_deleted)
+
     @model_validator(mode="after")
     def _required_together(self) -> NativeMessage:
         if self.author_id is None and self.author_name is None:
             raise ValueError("author_id or author_name is required")
-        if self.content == "" and not self.deleted:
-            raise ValueError("content may be empty only when deleted is true")
         return self
 
 
@@ -87,7 +97,7 @@ class MessageEvent(StrictModel):
         return PutMessage(
             key=key,
             content=m.content,
-            content_hash=m.content_hash or compute_content_hash(key, m.content, m.deleted),
+            content_hash=m.content_hash,
             deleted=m.deleted,
             author_id=m.author_id,
             author_name=m.author_name,
@@ -184,7 +194,8 @@ class EventResult(StrictModel):
     """What one event did; fields that do not apply to its type are left out.
 
     Message and delete events carry the version fields (``forgotten`` only when
-    the message was forgotten before); forget events the counts; gap events
+    the message was forgotten before, ``expired`` only when it is already past
+    retention: neither stores anything); forget events the counts; gap events
     ``gap_id``.
     """
 
@@ -196,6 +207,7 @@ class EventResult(StrictModel):
     inserted: bool | None = None
     current: bool | None = None
     forgotten: bool | None = None
+    expired: bool | None = None
     versions_forgotten: int | None = None
     messages_forgotten: int | None = None
     gap_id: int | None = None
@@ -206,6 +218,7 @@ class IngestBatchResponse(StrictModel):
     inserted: int
     duplicates: int
     ignored_forgotten: int
+    ignored_expired: int
 
 
 # --- peer-compatible bodies ---------------------------------------------------------------
@@ -227,8 +240,10 @@ class PeerMessage(LenientModel):
     created_at: Annotated[Timestamp | None, Optional] = None
     edited_at: Annotated[Timestamp | None, Optional] = None
     deleted: bool = False
-    content: str = ""
+    content: str = Field(default="", validate_default=True)
     content_hash: Annotated[ContentHash | None, Optional] = None
+
+    _content = field_validator("content")(content_only_empty_when_deleted)
 
 
 class PeerSource(LenientModel):
@@ -273,7 +288,7 @@ class PeerIngestRequest(LenientModel):
         return PutMessage(
             key=key,
             content=m.content,
-            content_hash=m.content_hash or compute_content_hash(key, m.content, m.deleted),
+            content_hash=m.content_hash,
             deleted=m.deleted,
             author_id=m.author_id,
             author_name=m.author_name,
@@ -294,6 +309,8 @@ class PeerIngestResponse(StrictModel):
     content_hash: str
     observed_seq: int
     current: bool
+    expired: bool | None = None
+    """Only ``true``, when the message is already past retention and was not stored."""
 
 
 class PeerForgetRequest(LenientModel):

@@ -10,6 +10,7 @@ from starlette.responses import Response
 from channel_memory.api import AppContext, Endpoint, json_response, read_json
 from channel_memory.auth import Principal
 from channel_memory.errors import ApiError
+from channel_memory.ingest.bounds import TimeBounds
 from channel_memory.ingest.commands import AddCoverageGap, Command, ForgetMessages
 from channel_memory.ingest.events import (
     EventResult,
@@ -56,18 +57,22 @@ async def _run(
                     )
                 ],
             )
+    now_us = ctx.clock()
     build, commands = counting(build)
     try:
         report = await ingest(
             ctx.store,
             channel_ids,
             build,
-            now_us=ctx.clock(),
+            now_us=now_us,
             derive=ctx.derive,
             writer_wait=ctx.settings.ingest.writer_wait,
+            bounds=TimeBounds.of(ctx.settings, now_us),
         )
     except IngestRejected as exc:
-        detail = ErrorDetail(index=exc.index, field=exc.field, code=exc.code, message=exc.message)
+        detail = ErrorDetail(
+            index=exc.index, field=exc.field, code=exc.detail_code, message=exc.message
+        )
         raise ApiError(
             422, exc.code, f"{exc.message} (event {exc.index}, field {exc.field})", [detail]
         ) from None
@@ -96,6 +101,7 @@ def _event_result(
             inserted=result.inserted,
             current=result.current,
             forgotten=True if result.forgotten else None,
+            expired=True if result.expired else None,
         )
     if isinstance(result, ForgetResult):
         return EventResult(
@@ -146,6 +152,7 @@ async def ingest_batch(request: Request, ctx: AppContext, principal: Principal) 
             inserted=report.inserted,
             duplicates=report.duplicates,
             ignored_forgotten=report.ignored_forgotten,
+            ignored_expired=report.ignored_expired,
         ),
         exclude_none=True,
     )
@@ -175,8 +182,10 @@ async def peer_ingest(request: Request, ctx: AppContext, principal: Principal) -
             content_hash=result.content_hash,
             observed_seq=result.observed_seq,
             current=result.current,
+            expired=True if result.expired else None,
         ),
         202,
+        exclude_none=True,
     )
 
 

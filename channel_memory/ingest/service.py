@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import aiosqlite
 
+from channel_memory.ingest.bounds import TimeBounds, first_too_far_ahead, is_expired
 from channel_memory.ingest.commands import (
     AddCoverageGap,
     Command,
@@ -42,14 +43,36 @@ NativeEventModel = (
 
 
 class IngestRejected(Exception):
-    """An event cannot be applied; the whole batch is rejected and nothing is written."""
+    """An event cannot be applied; the whole batch is rejected and nothing is written.
 
-    def __init__(self, index: int, field: str, code: str, message: str) -> None:
+    ``code`` is the answer's code; ``detail_code`` (default: the same) says what
+    is wrong with the named field.
+    """
+
+    def __init__(
+        self, index: int, field: str, code: str, message: str, detail_code: str | None = None
+    ) -> None:
         super().__init__(message)
         self.index = index
         self.field = field
         self.code = code
         self.message = message
+        self.detail_code = detail_code or code
+
+
+def check_not_ahead(commands: Sequence[Command], latest_us: int) -> None:
+    """Raise ``IngestRejected`` (``validation_failed``) naming the first event and time field
+    later than ``latest_us``: the server clock plus ``ingest.max_future_skew``."""
+    found = first_too_far_ahead(commands, latest_us)
+    if found is not None:
+        index, field = found
+        raise IngestRejected(
+            index,
+            field,
+            "validation_failed",
+            "the time is further ahead of the server clock than ingest.max_future_skew",
+            "too_far_ahead",
+        )
 
 
 @dataclass(slots=True)
@@ -67,12 +90,16 @@ class IngestReport:
         return sum(
             1
             for r in self.results
-            if isinstance(r, MessageResult) and not r.inserted and not r.forgotten
+            if isinstance(r, MessageResult) and not (r.inserted or r.forgotten or r.expired)
         )
 
     @property
     def ignored_forgotten(self) -> int:
         return sum(1 for r in self.results if isinstance(r, MessageResult) and r.forgotten)
+
+    @property
+    def ignored_expired(self) -> int:
+        return sum(1 for r in self.results if isinstance(r, MessageResult) and r.expired)
 
     @property
     def forgot(self) -> bool:
@@ -124,29 +151,40 @@ async def ingest(
     now_us: int,
     derive: DeriveHook,
     writer_wait: float | None = None,
+    bounds: TimeBounds | None = None,
 ) -> IngestReport:
     """Apply a batch atomically in one write transaction; erase at once after a forget.
 
     In the same transaction: the full-text index rows, the dirty markers, dirty
     flags on every block citing a changed message, and — for forgotten
     messages — their derivation, so no block cites them once this returns.
+    With ``bounds`` (a server's: the HTTP endpoints and the bulk import pass the
+    configured ones) a time too far ahead rejects the batch and a message past
+    retention is answered ``expired`` and not stored; without, any time is
+    taken as given (loading fixtures and benchmark data).
     Raises ``IngestRejected`` or ``WriterBusy``; in both cases nothing is written.
     """
     async with store.write(writer_wait) as conn:
         kinds = await sources.channel_kinds(conn, channel_ids)
         known = dict(kinds)
         commands = build(kinds)
+        if bounds is not None:
+            check_not_ahead(commands, bounds.latest_us)
+        expired_before_us = None if bounds is None else bounds.expired_before_us
         writing = (
             command_channel(c)
             for c in commands
             if isinstance(c, PutMessage | DeleteMessage | AddCoverageGap)
+            and not (expired_before_us is not None and is_expired(c, expired_before_us))
         )
         await sources.register_channels(
             conn, {channel: kind for kind, channel in writing if channel not in known}, now_us
         )
         gap_results = await _apply_gaps(conn, commands, now_us)
         message_commands = [c for c in commands if isinstance(c, _MESSAGE_COMMANDS)]
-        message_results = await _apply_messages(conn, message_commands, now_us, derive)
+        message_results = await _apply_messages(
+            conn, message_commands, now_us, derive, expired_before_us
+        )
     in_order = (iter(message_results), iter(gap_results))
     report = IngestReport(
         [next(in_order[0] if isinstance(c, _MESSAGE_COMMANDS) else in_order[1]) for c in commands]
@@ -188,6 +226,7 @@ async def _apply_messages(
     commands: Sequence[MessageCommand],
     now_us: int,
     derive: DeriveHook,
+    expired_before_us: int | None,
 ) -> list[MessageResult | ForgetResult]:
     if not commands:
         return []
@@ -204,7 +243,13 @@ async def _apply_messages(
         else:
             keys.add(command.key)
     stored = await sources.message_states(conn, keys)
-    outcome = apply_commands(stored, commands, now_us, await sources.next_version_id(conn))
+    outcome = apply_commands(
+        stored,
+        commands,
+        now_us,
+        await sources.next_version_id(conn),
+        expired_before_us=expired_before_us,
+    )
     changes = outcome.changes
     await sources.write_versions(
         conn,

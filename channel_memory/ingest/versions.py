@@ -10,13 +10,19 @@ Ordering rule: every version carries the latest event time seen for it
 (``edited_at``, else ``created_at``; ``deleted_at`` for a deletion). The newest
 version is current; at equal times a deletion wins, then the higher
 ``observed_seq``. Each other version is superseded by the next newer one.
+
+Identity rule: two events of a message are one version exactly when the
+server's digest of their content (:func:`compute_content_hash`) is equal. A
+client's ``content_hash`` is only the label a new version is reported under,
+and only while no other content of the message carries it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
+from channel_memory.ingest.bounds import is_expired
 from channel_memory.ingest.commands import (
     DeleteMessage,
     ForgetMessages,
@@ -37,6 +43,7 @@ class MessageResult:
     inserted: bool
     current: bool
     forgotten: bool = False
+    expired: bool = False
 
     @property
     def source_handle(self) -> str:
@@ -130,28 +137,61 @@ def _inherit_identity(versions: list[SourceVersion]) -> list[SourceVersion]:
     return completed
 
 
-class _Ids:
+def version_digest(version: SourceVersion) -> str:
+    """The server's digest of a stored version, computed from the content it stores."""
+    return compute_content_hash(version.key, version.content, version.deleted)
+
+
+def choose_label(asked: str | None, digest: str, taken: Collection[str]) -> str:
+    """The ``content_hash`` a new version is reported under.
+
+    ``taken`` holds the labels of the message's other (live) versions, all of
+    other contents. The client's label when it sent one that is not taken, else
+    the server digest; should a client label already hold the digest's text,
+    the digest with the first free ``~n`` suffix. Labels stay unique per
+    message, as the versions they name are distinct.
+    """
+    for candidate in (asked, digest):
+        if candidate and candidate not in taken:
+            return candidate
+    suffix = 2
+    while f"{digest}~{suffix}" in taken:
+        suffix += 1
+    return f"{digest}~{suffix}"
+
+
+class _Batch:
+    """Row ids handed out and server digests of the versions a batch compares."""
+
     def __init__(self, next_id: int) -> None:
         self._next = next_id
+        self._digests: dict[int, str] = {}
 
     def take(self) -> int:
         value = self._next
         self._next += 1
         return value
 
+    def digest(self, version: SourceVersion) -> str:
+        known = self._digests.get(version.id)
+        if known is None:
+            known = self._digests[version.id] = version_digest(version)
+        return known
+
+    def remember(self, version: SourceVersion, digest: str) -> None:
+        self._digests[version.id] = digest
+
 
 def _put(
-    state: MessageState, command: PutMessage, now_us: int, ids: _Ids
+    state: MessageState, command: PutMessage, now_us: int, batch: _Batch
 ) -> tuple[SourceVersion, bool]:
     if command.deleted:
         event_us = command.edited_us if command.edited_us is not None else now_us
     else:
         event_us = command.edited_us if command.edited_us is not None else command.created_us
-    existing = None
-    for candidate in state.versions:
-        if candidate.content_hash == command.content_hash and candidate.forgotten_us is None:
-            existing = candidate
-            break
+    digest = compute_content_hash(command.key, command.content, command.deleted)
+    live = [v for v in state.versions if v.forgotten_us is None]
+    existing = next((v for v in live if batch.digest(v) == digest), None)
     if existing is not None:
         if event_us > existing.event_us:
             newer = replace(
@@ -164,10 +204,10 @@ def _put(
             return newer, False
         return existing, False
     version = SourceVersion(
-        id=ids.take(),
+        id=batch.take(),
         key=state.key,
         observed_seq=1 + max((v.observed_seq for v in state.versions), default=0),
-        content_hash=command.content_hash,
+        content_hash=choose_label(command.content_hash, digest, {v.content_hash for v in live}),
         content=command.content,
         deleted=command.deleted,
         author_id=command.author_id,
@@ -188,6 +228,7 @@ def _put(
         meta=command.meta,
     )
     state.versions = [*state.versions, version]
+    batch.remember(version, digest)
     return version, True
 
 
@@ -196,7 +237,7 @@ def _delete_as_put(command: DeleteMessage, now_us: int) -> PutMessage:
     return PutMessage(
         key=command.key,
         content="",
-        content_hash=compute_content_hash(command.key, "", True),
+        content_hash=None,
         deleted=True,
         author_id=None,
         author_name=None,
@@ -212,19 +253,23 @@ def apply_commands(
     commands: Iterable[MessageCommand],
     now_us: int,
     next_id: int,
+    *,
+    expired_before_us: int | None = None,
 ) -> BatchOutcome:
     """Apply message, delete and forget commands, in order, to the stored states.
 
     ``stored`` must hold every message the commands name (absent ones count as
     never seen) and, for a forget by author, every stored message of that
-    author in the channel. ``next_id`` is the first free row id. The input is
-    not modified.
+    author in the channel. ``next_id`` is the first free row id. A message or
+    delete command of a message already past retention (created before
+    ``expired_before_us``) changes nothing and is answered ``expired``, as one
+    of a forgotten message is answered ``forgotten``. The input is not modified.
     """
     states = {
         key: MessageState(key, list(state.versions), state.forgotten)
         for key, state in stored.items()
     }
-    ids = _Ids(next_id)
+    batch = _Batch(next_id)
     pending: list[tuple[int, MessageKey, SourceVersion, bool]] = []
     results: list[MessageResult | ForgetResult | None] = []
     ledger: list[LedgerEntry] = []
@@ -242,8 +287,13 @@ def apply_commands(
                 MessageResult(command.key, "", 0, inserted=False, current=False, forgotten=True)
             )
             continue
+        if expired_before_us is not None and is_expired(command, expired_before_us):
+            results.append(
+                MessageResult(command.key, "", 0, inserted=False, current=False, expired=True)
+            )
+            continue
         put = command if isinstance(command, PutMessage) else _delete_as_put(command, now_us)
-        version, inserted = _put(state, put, now_us, ids)
+        version, inserted = _put(state, put, now_us, batch)
         state.versions = resolve_current(_inherit_identity(state.versions))
         pending.append((len(results), command.key, version, inserted))
         results.append(None)
