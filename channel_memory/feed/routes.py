@@ -15,7 +15,7 @@ from channel_memory.auth import Principal
 from channel_memory.errors import ApiError
 from channel_memory.feed import candidates
 from channel_memory.feed.candidates import ContextKind, FeedQuery
-from channel_memory.feed.layout import BudgetTooSmall, Format
+from channel_memory.feed.layout import Body, BudgetTooSmall, Format
 from channel_memory.models import ID_PATTERN
 from channel_memory.store import sources
 from channel_memory.telemetry import ContextOp, now_stamp
@@ -97,6 +97,37 @@ def etag_of(content: str) -> str:
     return '"' + hashlib.sha256(content.encode()).hexdigest()[:32] + '"'
 
 
+def feed_op(
+    ctx: AppContext,
+    principal: Principal,
+    query: FeedQuery,
+    body: Body,
+    started: float,
+    status_code: int = 200,
+) -> ContextOp:
+    """The ``channel_context_op`` of one feed served. Its numbers are the ones the body's
+    header states (``body.numbers``), so the log line and /metrics never disagree with it."""
+    numbers = body.numbers
+    return ContextOp(
+        ts=now_stamp(ctx.clock()),
+        type="feed",
+        consumer=principal.agent_id,
+        kind=query.kind,
+        channels=list(query.channels),
+        retained=numbers["retained"],
+        returned=numbers["messages"] + numbers["digest_blocks"],
+        omitted=numbers["omitted"],
+        raw_bytes=numbers["raw_bytes"],
+        digest_bytes=numbers["digest_bytes"],
+        digest_blocks=numbers["digest_blocks"],
+        coverage_gaps=numbers["coverage_gaps"],
+        deterministic_only=numbers["deterministic_only"],
+        status=numbers["digest"],
+        latency_ms=round((time.perf_counter() - started) * 1000, 3),
+        status_code=status_code,
+    )
+
+
 async def channel_awareness(request: Request, ctx: AppContext, principal: Principal) -> Response:
     started = time.perf_counter()
     query = parse_query(request, ctx)
@@ -110,28 +141,9 @@ async def channel_awareness(request: Request, ctx: AppContext, principal: Princi
         except BudgetTooSmall as exc:
             raise _invalid("max_chars", str(exc)) from None
     etag = etag_of(body.content)
-    numbers = body.numbers
     not_modified = etag in [t.strip() for t in request.headers.get("if-none-match", "").split(",")]
-    ctx.telemetry.record(
-        ContextOp(
-            ts=now_stamp(ctx.clock()),
-            type="feed",
-            consumer=principal.agent_id,
-            kind=query.kind,
-            channels=list(query.channels),
-            retained=numbers["retained"],
-            returned=numbers["messages"] + numbers["digest_blocks"],
-            omitted=numbers["omitted"],
-            raw_bytes=numbers["raw_bytes"],
-            digest_bytes=numbers["digest_bytes"],
-            digest_blocks=numbers["digest_blocks"],
-            coverage_gaps=numbers["coverage_gaps"],
-            deterministic_only=numbers["deterministic_only"],
-            status=numbers["digest"],
-            latency_ms=round((time.perf_counter() - started) * 1000, 3),
-            status_code=304 if not_modified else 200,
-        )
-    )
+    status_code = 304 if not_modified else 200
+    ctx.telemetry.record(feed_op(ctx, principal, query, body, started, status_code))
     headers = {"ETag": etag, "Cache-Control": "no-cache"}
     if not_modified:
         return Response(status_code=304, headers=headers)
