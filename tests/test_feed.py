@@ -252,13 +252,13 @@ def test_as_of_serves_what_an_agent_saw_then(desk: tuple[LiveServer, httpx.Clien
     )
     server.drain()
     seen = feed(client).text  # at 20:00
+    server.clock.advance(3600)  # the later events arrive after they happened
     ingest_ok(
         client,
         message_event("1", "stop moved to 410", created_at=at(10), edited_at=at(20, 30)),
         {"type": "delete", "channel_id": "floor", "message_id": "2", "deleted_at": at(20, 40)},
         message_event("3", "a later message", created_at=at(20, 50)),
     )
-    server.clock.advance(3600)
     server.drain()
     now = feed(client).text
     assert "410" in now and "watching the 2y" not in now and "a later message" in now
