@@ -21,9 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from channel_memory.config import Settings, load_settings
-from channel_memory.ingest.commands import PutMessage, compute_content_hash
+from channel_memory.ingest.commands import Command, PutMessage, compute_content_hash
 from channel_memory.ingest.service import ingest
-from channel_memory.ingest.versions import apply_commands, choose_label
+from channel_memory.ingest.versions import MessageResult, apply_commands, choose_label
 from channel_memory.models import MessageKey, MessageState
 from channel_memory.store import Store, sources
 from channel_memory.timefmt import format_rfc3339
@@ -205,9 +205,10 @@ def test_every_distinct_content_is_its_own_version(events: list[Event], data: An
             stored, [_put(position + i, e) for i, e in enumerate(chunk)], BASE_US, next_id
         )
         for (content, deleted, _), result in zip(chunk, outcome.results, strict=True):
+            assert isinstance(result, MessageResult)
             reported = [
                 v for v in outcome.states[KEY].versions if v.content_hash == result.content_hash
-            ]  # type: ignore[union-attr]
+            ]
             # the answer names the version holding exactly what was sent
             assert [(v.content, v.deleted) for v in reported] == [(content, deleted)]
         stored = outcome.states
@@ -219,13 +220,17 @@ def test_every_distinct_content_is_its_own_version(events: list[Event], data: An
 DERIVE = derive_hook(derive_settings(Settings()))
 
 
+def _one(command: Command) -> Callable[[dict[str, str]], list[Command]]:
+    """A batch builder of one command."""
+    return lambda kinds: [command]
+
+
 async def _through_the_store(path: Path, events: list[Event]) -> MessageState:
     store = await Store.open(path)
     try:
         for position, event in enumerate(events):
-            command = _put(position, event)
             await ingest(
-                store, ["floor"], lambda kinds, c=command: [c], now_us=BASE_US, derive=DERIVE
+                store, ["floor"], _one(_put(position, event)), now_us=BASE_US, derive=DERIVE
             )
         async with store.read() as conn:
             return (await sources.message_states(conn, [KEY]))[KEY]
