@@ -8,15 +8,24 @@
    ingest (batches of 100 every 100 ms) for ``--seconds``; a poller records, per
    batch, the time from the ingest's 200 until no message of the batch is dirty
    any more (its blocks are served).
+3. Long messages: the time to derive one message of 10k, 100k and 1M characters
+   (after one short message in the same channel) by shape: a blob without spaces
+   or digits, base64, prose, and a log of many lines that is a hard event.
+4. Requests during a long derivation: a served sidecar takes a 1,000,000-character
+   blob; while its worker derives it a client alternates small ingests and feed
+   reads, and the latency of each is recorded.
 
-Run: ``make bench`` or ``python bench/worker.py [--messages N] [--seconds S]``.
+Run: ``make bench`` or ``python bench/worker.py [--messages N] [--seconds S]``
+(``--long-only`` runs parts 3 and 4 alone).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import json
+import random
 import sqlite3
 import statistics
 import sys
@@ -169,11 +178,135 @@ def lag(folder: Path, seconds: float) -> tuple[list[float], int, float]:
         return lags, counter[0], counter[0] / elapsed
 
 
+LONG_SIZES = (10_000, 100_000, 1_000_000)
+
+
+def long_content(shape: str, size: int) -> str:
+    """A message of ``size`` characters of one shape (seeded, so runs compare)."""
+    rng = random.Random(size)
+    if shape == "blob":  # no spaces, no digits: a pasted token or minified blob
+        return "".join(rng.choice("abcdefghijklmnopqrstuvwxyzABCDEFGHIJ_-") for _ in range(size))
+    if shape == "base64":
+        return base64.b64encode(rng.randbytes(size))[:size].decode()
+    if shape == "prose":
+        words = ["the", "desk", "watched", "flows", "into", "close", "NVDA", "range", "held"]
+        text = " ".join(rng.choice(words) for _ in range(size // 4))
+        return (text + " " * size)[:size]
+    if shape == "log":  # many lines, some of them fills: a hard event cut to its decisions
+        lines = []
+        while sum(len(line) + 1 for line in lines) < size:
+            n = len(lines)
+            lines.append(f"FILLED {n % 900 + 100} ES @ 5{n % 1000:03d}" if n % 50 == 0 else
+                         f"{n:08d} INFO gateway heartbeat seq={n} latency_ms={n % 97}")  # fmt: skip
+        return "\n".join(lines)[:size]
+    raise ValueError(shape)
+
+
+def _message(i: int, content: str) -> dict[str, object]:
+    return {
+        "type": "message",
+        "channel_id": "floor",
+        "message": {
+            "id": f"m{i}",
+            "author_id": "u1",
+            "author_name": "analyst",
+            "created_at": "2026-05-21T16:00:00Z",
+            "content": content,
+        },
+    }
+
+
+async def long_derivation(folder: Path, shape: str, size: int) -> float:
+    """Seconds to derive one ``size``-character message after one short one."""
+    settings = Settings(db=folder / f"long-{shape}-{size}.db", retention={"days": 100_000})
+    store = await Store.open(settings.db)
+    try:
+        worker = Worker(store, settings, lambda: time.time_ns() // 1000)
+        await worker.prepare()
+        batch = IngestBatch.model_validate(
+            {"events": [_message(0, "Watching the range."), _message(1, long_content(shape, size))]}
+        )
+        await ingest(
+            store,
+            ["floor"],
+            native_commands(batch.events),
+            now_us=time.time_ns() // 1000,
+            derive=worker.hook,
+        )
+        started = time.perf_counter()
+        await worker.drain()
+        return time.perf_counter() - started
+    finally:
+        await store.close()
+
+
+def requests_during(folder: Path, size: int) -> tuple[list[float], list[float], float]:
+    """Ingest and feed latencies (s) seen while a served worker derives a ``size`` blob,
+    and how long that derivation took."""
+    db = folder / "during.db"
+    ingests: list[float] = []
+    feeds: list[float] = []
+    with served(db) as url, httpx.Client(base_url=url, timeout=120) as client:
+        client.post("/v1/ingest", json={"events": [_message(0, "Watching the range.")]})
+        started = time.perf_counter()
+        client.post(
+            "/v1/ingest", json={"events": [_message(1, long_content("blob", size))]}
+        ).raise_for_status()
+        conn = sqlite3.connect(db)
+        try:
+            i = 2
+            while conn.execute("SELECT count(*) FROM dirty_messages").fetchone()[0]:
+                if time.perf_counter() - started > 600:
+                    raise RuntimeError("derivation did not finish within 600 s")
+                t = time.perf_counter()
+                client.post(
+                    "/v1/ingest", json={"events": [_message(i, f"note {i}")]}
+                ).raise_for_status()
+                ingests.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                client.get("/channel-awareness", params={"channels": "floor"}).raise_for_status()
+                feeds.append(time.perf_counter() - t)
+                i += 1
+                time.sleep(0.01)
+        finally:
+            conn.close()
+        return ingests, feeds, time.perf_counter() - started
+
+
+def _ms(values: list[float]) -> str:
+    if not values:
+        return "none"
+    ordered = sorted(values)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return (
+        f"n {len(ordered)}  median {statistics.median(ordered) * 1000:.1f} ms  "
+        f"p99 {p99 * 1000:.1f} ms  max {ordered[-1] * 1000:.1f} ms"
+    )
+
+
+def long_messages(folder: Path) -> None:
+    print("derivation of one long message (after one short one), seconds:")
+    print(f"  {'shape':<8}" + "".join(f"{size:>12,}" for size in LONG_SIZES))
+    for shape in ("blob", "base64", "prose", "log"):
+        times = [asyncio.run(long_derivation(folder, shape, size)) for size in LONG_SIZES]
+        print(f"  {shape:<8}" + "".join(f"{t:>12.3f}" for t in times))
+    ingests, feeds, took = requests_during(folder, 1_000_000)
+    print(f"requests while a served worker derives a 1,000,000-character blob ({took:.1f} s):")
+    print(f"  ingest  {_ms(ingests)}")
+    print(f"  feed    {_ms(feeds)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--long-only", action="store_true")
     args = parser.parse_args()
+    if args.long_only:
+        print(f"machine: {machine()}")
+        with tempfile.TemporaryDirectory() as name:
+            long_messages(Path(name))
+        return
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         rate, baseline = asyncio.run(derivation(folder, args.messages))
@@ -189,6 +322,8 @@ def main() -> None:
         f"  batches {len(lags)}  median {statistics.median(lags) * 1000:.0f} ms  "
         f"p99 {p99 * 1000:.0f} ms  max {lags[-1] * 1000:.0f} ms"
     )
+    with tempfile.TemporaryDirectory() as name:
+        long_messages(Path(name))
 
 
 if __name__ == "__main__":

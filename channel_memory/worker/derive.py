@@ -10,9 +10,10 @@ snapshot of the sources as last processed.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
-from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections import OrderedDict, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import aiosqlite
@@ -22,8 +23,15 @@ from channel_memory.store import blocks as block_store
 from channel_memory.store import llm as llm_store
 from channel_memory.store import sources
 from channel_memory.store.blocks import DerivedRow
-from channel_memory.worker.classify import classify
-from channel_memory.worker.render import BlockPlan, RenderSettings, block_id, render
+from channel_memory.worker.classify import Classified, classify
+from channel_memory.worker.render import (
+    BlockPlan,
+    ContentFacts,
+    RenderSettings,
+    block_id,
+    content_facts,
+    render,
+)
 from channel_memory.worker.rules import RuleSet
 
 RENDER_VERSION = "6"
@@ -57,6 +65,99 @@ class DeriveSettings:
 
     def render_settings(self) -> RenderSettings:
         return RenderSettings(self.rules, self.hard_event_max_chars, self.fingerprint)
+
+
+VersionId = tuple[object, ...]
+
+
+def version_id(version: SourceVersion) -> VersionId:
+    """Everything classification and rendering read from a version, its content by hash."""
+    return (
+        version.key,
+        version.content_hash,
+        version.deleted,
+        version.tags,
+        version.author_id,
+        version.author_name,
+        version.created_us,
+        version.thread_id,
+        version.reply_to,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """A version's class and the content facts its blocks are rendered from."""
+
+    classified: Classified
+    facts: ContentFacts
+
+
+def analyse(version: SourceVersion, settings: DeriveSettings) -> Analysis:
+    """Classify a version and compute its content facts: pure, linear in its content."""
+    classified = classify(version, settings.rules, settings.bucket_us)
+    hard = classified.cls == "hard_event"
+    return Analysis(classified, content_facts(version, settings.render_settings(), hard))
+
+
+def analyse_all(
+    versions: Iterable[SourceVersion], settings: DeriveSettings
+) -> dict[VersionId, Analysis]:
+    return {version_id(v): analyse(v, settings) for v in versions}
+
+
+class Analyses:
+    """Analyses of recently derived versions, computed in a worker thread, kept in a bounded
+    LRU (by entries and by characters of text held).
+
+    The content-bound work of derivation (rule regexes, rendering facts) happens in
+    :meth:`ensure`, never on the event loop thread; the worker calls it before it takes
+    the writer, so that work does not hold up ingest either. Only the event loop
+    thread touches the cache itself.
+    """
+
+    def __init__(
+        self, settings: DeriveSettings, max_entries: int = 8192, max_chars: int = 16_000_000
+    ) -> None:
+        self.settings = settings
+        self.max_entries = max_entries
+        self.max_chars = max_chars
+        self._cache: OrderedDict[VersionId, Analysis] = OrderedDict()
+        self._chars = 0
+
+    @staticmethod
+    def _weight(analysis: Analysis) -> int:
+        facts = analysis.facts
+        return (
+            64
+            + len(facts.key_line)
+            + len(facts.latest_line)
+            + len(facts.hard_text or "")
+            + (len(facts.cut_text or ""))
+        )
+
+    async def ensure(self, versions: Iterable[SourceVersion]) -> dict[VersionId, Analysis]:
+        """The analyses of ``versions``; those not cached are computed in a worker thread."""
+        wanted = {version_id(v): v for v in versions}
+        found = {k: self._cache[k] for k in wanted if k in self._cache}
+        for key in found:
+            self._cache.move_to_end(key)
+        missing = [v for k, v in wanted.items() if k not in found]
+        if missing:
+            computed = await asyncio.to_thread(analyse_all, missing, self.settings)
+            found.update(computed)
+            for key, analysis in computed.items():
+                self._put(key, analysis)
+        return found
+
+    def _put(self, key: VersionId, analysis: Analysis) -> None:
+        if key in self._cache:
+            return
+        self._cache[key] = analysis
+        self._chars += self._weight(analysis)
+        while self._cache and (len(self._cache) > self.max_entries or self._chars > self.max_chars):
+            _, evicted = self._cache.popitem(last=False)
+            self._chars -= self._weight(evicted)
 
 
 def group_key_of(row: DerivedRow) -> str | None:
@@ -128,18 +229,36 @@ async def derive(
     keys: Iterable[MessageKey],
     settings: DeriveSettings,
     now_us: int,
+    analyses: Analyses | None = None,
 ) -> int:
     """Bring derived rows and blocks up to date for ``keys``; returns blocks written.
 
-    Runs inside the caller's write transaction.
+    Runs inside the caller's write transaction. Content-bound work runs in a worker
+    thread (see :class:`Analyses`); what ``analyses`` already holds is not recomputed.
     """
+    analyses = analyses if analyses is not None else Analyses(settings)
     by_channel: dict[tuple[str, str], set[str]] = defaultdict(set)
     for key in keys:
         by_channel[(key.source_kind, key.channel_id)].add(key.message_id)
     written = 0
     for (kind, channel), message_ids in sorted(by_channel.items()):
-        written += await _derive_channel(conn, kind, channel, message_ids, settings, now_us)
+        written += await _derive_channel(
+            conn, kind, channel, message_ids, settings, now_us, analyses
+        )
     return written
+
+
+async def pending_versions(
+    conn: aiosqlite.Connection, keys: Iterable[MessageKey]
+) -> list[SourceVersion]:
+    """The current versions of ``keys`` (what :func:`derive` will classify first)."""
+    by_channel: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for key in keys:
+        by_channel[(key.source_kind, key.channel_id)].add(key.message_id)
+    found: list[SourceVersion] = []
+    for (kind, channel), message_ids in sorted(by_channel.items()):
+        found += (await sources.current_versions(conn, kind, channel, message_ids)).values()
+    return found
 
 
 async def _derive_channel(
@@ -149,12 +268,14 @@ async def _derive_channel(
     message_ids: set[str],
     settings: DeriveSettings,
     now_us: int,
+    analyses: Analyses,
 ) -> int:
     current = await sources.current_versions(conn, source_kind, channel, message_ids)
     old = await block_store.derived_rows(conn, channel, message_ids)
+    analysed = await analyses.ensure(current.values())
     new: dict[str, DerivedRow] = {}
     for message_id, version in current.items():
-        c = classify(version, settings.rules, settings.bucket_us)
+        c = analysed[version_id(version)].classified
         new[message_id] = DerivedRow(
             source_kind,
             channel,
@@ -219,7 +340,7 @@ async def _derive_channel(
         plans += tail_plans
         existing += tail_existing
     return await _apply_plans(
-        conn, source_kind, channel, existing, plans, current, settings, now_us
+        conn, source_kind, channel, existing, plans, current, settings, now_us, analyses
     )
 
 
@@ -319,6 +440,7 @@ async def _apply_plans(
     current: dict[str, SourceVersion],
     settings: DeriveSettings,
     now_us: int,
+    analyses: Analyses,
 ) -> int:
     fingerprint = settings.fingerprint
     desired = {block_id(channel, plan, fingerprint): plan for plan in plans}
@@ -337,12 +459,21 @@ async def _apply_plans(
     )
     built: list[RecallBlock] = []
     render_settings = settings.render_settings()
-    for bid, plan in to_create:
-        by_id = {
-            m: known[m] if m in known and known[m].content_hash == h else exact[(m, h)]
-            for m, h in plan.members
-        }
-        block = render(plan, bid, source_kind, channel, by_id, render_settings, now_us)
+    chosen = [
+        (
+            bid,
+            plan,
+            {
+                m: known[m] if m in known and known[m].content_hash == h else exact[(m, h)]
+                for m, h in plan.members
+            },
+        )
+        for bid, plan in to_create
+    ]
+    analysed = await analyses.ensure(v for _, _, by_id in chosen for v in by_id.values())
+    for bid, plan, by_id in chosen:
+        facts = _facts_for(by_id, analysed)
+        block = render(plan, bid, source_kind, channel, by_id, render_settings, now_us, facts)
         # A member whose newer version is not yet processed makes the block stale.
         stale = any(m not in known or known[m].content_hash != h for m, h in plan.members)
         built.append(replace(block, dirty=True) if stale else block)
@@ -352,3 +483,9 @@ async def _apply_plans(
         conn, [ref.seq for ref in existing if ref.id in desired and ref.dirty]
     )
     return len(built)
+
+
+def _facts_for(
+    versions: Mapping[str, SourceVersion], analysed: Mapping[VersionId, Analysis]
+) -> dict[str, ContentFacts]:
+    return {m: analysed[version_id(v)].facts for m, v in versions.items()}

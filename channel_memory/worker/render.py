@@ -73,12 +73,53 @@ def _first_line(text: str, limit: int = KEY_LINE_CHARS) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-_SIGNAL = re.compile(r"\S*\d\S*|\b[A-Z]{2,}\b")
+# A token (a run of non-space characters) holding a digit counts once; so does each
+# all-caps word of a token without one. The look-behind lets the first branch start at
+# the beginning of a token only: without it the branch was retried at every character
+# of a long digit-free token, each try scanning to the token's end (quadratic).
+_SIGNAL = re.compile(r"(?<!\S)\S*\d\S*|\b[A-Z]{2,}\b")
+
+
+def signal_count(content: str) -> int:
+    """How many numbers and tickers ``content`` holds; linear in its length."""
+    return sum(1 for _ in _SIGNAL.finditer(content))
 
 
 def _informativeness(content: str) -> tuple[int, int]:
     """Numbers and tickers first, then vocabulary: how much a line says."""
-    return (len(_SIGNAL.findall(content)), len(set(content.lower().split())))
+    return (signal_count(content), len(set(content.lower().split())))
+
+
+@dataclass(frozen=True, slots=True)
+class ContentFacts:
+    """Everything rendering reads from one version's content, computed in one pass.
+
+    Computing it costs time linear in the content's length (the only such cost in
+    rendering), so the worker computes it off the event loop and before it takes
+    the writer; :func:`render` then only assembles text.
+    """
+
+    informativeness: tuple[int, int]
+    key_line: str
+    """The first non-blank line, cut to ``KEY_LINE_CHARS``."""
+    latest_line: str
+    """The first non-blank line, cut to 240 characters."""
+    hard_text: str | None = None
+    """For a hard event: the text as served (verbatim, or cut when too long)."""
+    cut_text: str | None = None
+    """For a hard event: its decision-bearing lines (see :func:`decision_cut`)."""
+
+
+def content_facts(version: SourceVersion, settings: RenderSettings, hard: bool) -> ContentFacts:
+    """The facts of ``version`` that rendering needs; ``hard`` adds the hard-event texts."""
+    content = version.content
+    hard_text = cut = None
+    if hard:
+        cut = decision_cut(content, version.key.handle, settings)
+        hard_text = content if len(content) <= settings.hard_event_max_chars else cut
+    return ContentFacts(
+        _informativeness(content), _first_line(content), _first_line(content, 240), hard_text, cut
+    )
 
 
 def _authors(versions: Sequence[SourceVersion]) -> str:
@@ -88,13 +129,13 @@ def _authors(versions: Sequence[SourceVersion]) -> str:
     )
 
 
-def _key_lines(versions: Sequence[SourceVersion]) -> list[str]:
+def _key_lines(versions: Sequence[SourceVersion], facts: Sequence[ContentFacts]) -> list[str]:
     ranked = sorted(
         range(len(versions)),
-        key=lambda i: (_informativeness(versions[i].content), -i),
+        key=lambda i: (facts[i].informativeness, -i),
         reverse=True,
     )[:KEY_LINES]
-    return [f"- {_author(versions[i])}: {_first_line(versions[i].content)}" for i in sorted(ranked)]
+    return [f"- {_author(versions[i])}: {facts[i].key_line}" for i in sorted(ranked)]
 
 
 def near_verbatim(content: str, handle: str, settings: RenderSettings) -> str:
@@ -125,11 +166,12 @@ def _elision(count: int, handle: str) -> str:
     return f"[… {count} {noun} elided; full text: {handle}]"
 
 
-def _text(plan: BlockPlan, versions: Sequence[SourceVersion], settings: RenderSettings) -> str:
+def _text(plan: BlockPlan, versions: Sequence[SourceVersion], facts: Sequence[ContentFacts]) -> str:
     kind = plan.kind
     first = versions[0]
     if kind == "hard_event":
-        return near_verbatim(first.content, first.key.handle, settings)
+        assert facts[0].hard_text is not None
+        return facts[0].hard_text
     if kind == "raw_excerpt":
         return first.content
     if kind == "tombstone":
@@ -149,12 +191,12 @@ def _text(plan: BlockPlan, versions: Sequence[SourceVersion], settings: RenderSe
         latest = versions[-1]
         return (
             f"{_author(latest)} repeated a no-change conclusion {len(versions)} times "
-            f"{_span(versions)}; latest: {_first_line(latest.content, 240)}"
+            f"{_span(versions)}; latest: {facts[-1].latest_line}"
         )
     head = "thread" if kind == "topic_rollup" else "sequence"
     lines = [
         f"{head} of {len(versions)} messages {_span(versions)} by {_authors(versions)}; key lines:",
-        *_key_lines(versions),
+        *_key_lines(versions, facts),
     ]
     return "\n".join(lines)
 
@@ -167,13 +209,27 @@ def render(
     versions: Mapping[str, SourceVersion],
     settings: RenderSettings,
     generated_us: int,
+    facts: Mapping[str, ContentFacts] | None = None,
 ) -> RecallBlock:
-    """Build the block a plan describes (its id already computed) from the covered versions."""
+    """Build the block a plan describes (its id already computed) from the covered versions.
+
+    ``facts`` (by message id) are the covered versions' precomputed
+    :func:`content_facts`; those missing are computed here.
+    """
     covered = [versions[message_id] for message_id, _ in plan.members]
-    text = _text(plan, covered, settings)
+    hard = plan.kind == "hard_event"
+    known = facts or {}
+    covered_facts = [
+        known[v.key.message_id]
+        if v.key.message_id in known and (not hard or known[v.key.message_id].cut_text is not None)
+        else content_facts(v, settings, hard)
+        for v in covered
+    ]
+    text = _text(plan, covered, covered_facts)
     cut = None
-    if plan.kind == "hard_event":
-        shorter = decision_cut(covered[0].content, covered[0].key.handle, settings)
+    if hard:
+        shorter = covered_facts[0].cut_text
+        assert shorter is not None
         cut = shorter if len(shorter) < len(text) else None
     return RecallBlock(
         id=block,

@@ -26,7 +26,7 @@ from channel_memory.store import blocks as block_store
 from channel_memory.store import llm as llm_store
 from channel_memory.store import retention as retention_store
 from channel_memory.timefmt import MICROS_PER_SECOND
-from channel_memory.worker.derive import DeriveSettings, derive
+from channel_memory.worker.derive import Analyses, DeriveSettings, derive, pending_versions
 from channel_memory.worker.llm import LlmMetrics, LlmProcessor, ModelClient
 from channel_memory.worker.rules import RuleSet, load_rules
 
@@ -45,11 +45,12 @@ def derive_settings(settings: Settings, rules: RuleSet | None = None) -> DeriveS
     )
 
 
-def derive_hook(settings: DeriveSettings) -> DeriveHook:
+def derive_hook(settings: DeriveSettings, analyses: Analyses | None = None) -> DeriveHook:
     """Derivation inside a caller's transaction (ingest uses it for forgets)."""
+    shared = analyses if analyses is not None else Analyses(settings)
 
     async def hook(conn: aiosqlite.Connection, keys: Sequence[MessageKey], now_us: int) -> int:
-        return await derive(conn, keys, settings, now_us)
+        return await derive(conn, keys, settings, now_us, shared)
 
     return hook
 
@@ -71,6 +72,7 @@ class Worker:
         self.settings = settings
         self.clock = clock
         self.derive_settings = derive_with or derive_settings(settings)
+        self.analyses = Analyses(self.derive_settings)
         self.holder = holder or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
@@ -91,7 +93,7 @@ class Worker:
 
     @property
     def hook(self) -> DeriveHook:
-        return derive_hook(self.derive_settings)
+        return derive_hook(self.derive_settings, self.analyses)
 
     def wake(self) -> None:
         """Ask for a prompt run (called after every ingest; cheap and idempotent)."""
@@ -118,14 +120,29 @@ class Worker:
                     log.info("derivation settings changed: every block is queued again")
 
     async def run_once(self, limit: int | None = None) -> int:
-        """Derive one batch of dirty messages in one transaction; returns how many."""
+        """Derive one batch of dirty messages in one transaction; returns how many.
+
+        The batch's versions are analysed first, from a read snapshot and in a worker
+        thread: the event loop keeps serving, and the writer is taken only for the
+        bookkeeping, so a long message delays neither reads nor ingest.
+        """
         batch = limit or self.settings.worker.batch_size
+        async with self.store.read() as conn:
+            markers = await block_store.pending_dirty(conn, batch)
+            if not markers:
+                return 0
+            versions = await pending_versions(conn, [key for _, key in markers])
+        await self.analyses.ensure(versions)
         async with self.store.write() as conn:
             markers = await block_store.pending_dirty(conn, batch)
             if not markers:
                 return 0
             written = await derive(
-                conn, [key for _, key in markers], self.derive_settings, self.clock()
+                conn,
+                [key for _, key in markers],
+                self.derive_settings,
+                self.clock(),
+                self.analyses,
             )
             await block_store.clear_markers(conn, [seq for seq, _ in markers])
         self.processed += len(markers)
@@ -146,7 +163,7 @@ class Worker:
         cutoff = now - int(self.settings.retention.days * 86_400 * MICROS_PER_SECOND)
         async with self.store.write() as conn:
             dropped = await retention_store.drop_sources_before(conn, cutoff)
-            await derive(conn, dropped, self.derive_settings, now)
+            await derive(conn, dropped, self.derive_settings, now, self.analyses)
             await llm_store.forget_cached(conn, dropped)
         return len(dropped)
 
