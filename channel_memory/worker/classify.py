@@ -1,10 +1,11 @@
 """Pure per-message classification: which block family a message belongs to.
 
-A message's class depends on that message alone (and the rules), so it can be
-computed for each dirty message without looking at its neighbours:
+A message's class depends on that message alone (and the rules; a reply also on
+the message it replies to, when the caller passes it):
 
 - ``tombstone``  — the current version is a deletion;
-- ``hard_event`` — a hard-event rule (or a bridge tag) matches: kept faithful;
+- ``hard_event`` — a hard-event rule (or a bridge tag) matches, or the message is a
+  short reply deciding on its parent (a proposal): kept faithful;
 - ``telemetry``  — short runtime/status noise, collapsed per time bucket;
 - ``ack``        — nothing but a short acknowledgement, collapsed per bucket;
 - ``repeat``     — a no-change conclusion, collapsed when one author repeats it;
@@ -133,13 +134,23 @@ def bucket_start(micros: int, bucket_us: int) -> int:
     return micros - micros % bucket_us
 
 
-def classify(version: SourceVersion, rules: RuleSet, bucket_us: int) -> Classified:
-    """Classify the current version of a message (see the module docstring)."""
+def classify(
+    version: SourceVersion, rules: RuleSet, bucket_us: int, parent: str | None = None
+) -> Classified:
+    """Classify the current version of a message (see the module docstring).
+
+    ``parent`` is the content of the message this one replies to, when known: a short
+    reply ("yes", "👍 send it", "denied, too correlated") to a proposal is a decision
+    (a ``trade_approval`` hard event under the default rules), where without a parent
+    it is an acknowledgement.
+    """
     if version.deleted:
         return Classified("tombstone", None, 0.3, None)
-    rule = rules.first_match(version.content, version.tags, version.author_id, version.author_name)
-    if rule is not None:
-        return Classified("hard_event", rule.event_type, rule.score, None)
+    decision = rules.decide(
+        version.content, version.tags, version.author_id, version.author_name, parent
+    )
+    if decision is not None:
+        return Classified("hard_event", decision.event_type, decision.score, None)
     bucket = str(bucket_start(version.created_us, bucket_us))
     if telemetry_kind(version.content) is not None:
         return Classified("telemetry", None, 0.1, bucket)

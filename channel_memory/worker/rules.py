@@ -1,9 +1,23 @@
-"""Hard-event rules: data (a TOML file), compiled once, matched per message.
+"""Hard-event rules: data (a TOML file), compiled once, matched per clause.
 
-A rule set is a TOML file of ``[[rule]]`` tables (patterns are searched over the
-whole message with ``^``/``$`` anchoring at each line); the shipped defaults
-(``default_rules.toml``) describe a trading desk. See the README section
-"Hard-event rules" for writing rules for another domain.
+A rules file has four parts (see the README section "Hard-event rules"):
+
+- ``[define]`` — named sub-patterns (an instrument, a size, the action verbs of a
+  language…), referenced in any pattern as ``{name}`` and expanded when the file is
+  compiled; a definition may use other definitions.
+- ``[[rule]]`` — a decision: an event type and the patterns (the *shape* of the
+  decision: an action with its object) that recognise it.
+- ``[[ignore]]`` — guards: a clause one of them matches (a question, a conditional,
+  a plan, a restatement that nothing changed, another sense of a word) is ordinary,
+  whatever the rules say.
+- ``[[reply]]`` — decisions made by replying: a short reply ("approved", "send
+  it", "desk B") is a decision when the message it answers has a given shape.
+
+Messages are cut into clauses (lines, and sentences ending in ``.``, ``!``, ``?``
+or ``;`` before a space); a rule matches a message when one of its patterns
+matches a clause that no guard makes ordinary and none of its own ``unless``
+patterns matches that clause. Every pattern is bounded, so matching stays linear
+in the length of the message.
 """
 
 from __future__ import annotations
@@ -12,13 +26,29 @@ import hashlib
 import json
 import re
 import tomllib
-from collections.abc import Sequence
+import bisect
+import functools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+_REFERENCE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+"""``{name}`` in a pattern; regex repetitions (``{2}``, ``{1,3}``) start with a digit."""
+
+_CLAUSE_BREAK = re.compile(r"\n|(?<=[.!?;])[ \t]+")
+"""Where a message is cut into clauses: at each line end, and after a sentence's
+closing ``.``, ``!``, ``?`` or ``;`` followed by a space (``1.0849`` stays whole)."""
+
+MAX_REFERENCE_DEPTH = 8
+CLAUSE_EDGE_CHARS = 1000
+"""A clause longer than twice this is matched on its first and last this many characters."""
+
+_INLINE_FLAGS = re.compile(r"\(\?[aiLmsux]*-?[aiLmsux]+[:)]")
+"""An inline flag group (``(?i)``, ``(?-i:…)``): such a pattern cannot run on lowered text."""
 
 
 class RuleSpec(BaseModel):
@@ -37,21 +67,46 @@ class RuleSpec(BaseModel):
     """Optional fast gate: the patterns are only tried on messages containing one of these
     (case-insensitive substrings). Every match of the patterns must contain one."""
 
-    @field_validator("patterns", "unless")
-    @classmethod
-    def _compiles(cls, values: list[str]) -> list[str]:
-        for value in values:
-            try:
-                re.compile(value)
-            except re.error as exc:
-                raise ValueError(f"invalid regular expression: {exc}") from None
-        return values
+
+class GuardSpec(BaseModel):
+    """A guard: a clause one of its patterns matches (and none of its ``unless``) is ordinary."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: Annotated[str, Field(min_length=1, max_length=64)]
+    patterns: list[str] = Field(min_length=1)
+    unless: list[str] = Field(default_factory=list)
+
+
+class ReplySpec(BaseModel):
+    """A decision made by a short reply to a message of a given shape."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: Annotated[str, Field(min_length=1, max_length=64)]
+    event_type: Annotated[str, Field(pattern=r"^[a-z0-9_]{1,64}$")]
+    score: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0
+    patterns: list[str] = Field(min_length=1)
+    """The reply (its first clause that no guard makes ordinary) matches one of these."""
+    unless: list[str] = Field(default_factory=list)
+    parent_types: list[str] = Field(default_factory=list)
+    """The parent is a hard event of one of these types (by the ``[[rule]]`` tables)…"""
+    parent_patterns: list[str] = Field(default_factory=list)
+    """…or its text (guards aside: it is often a question) matches one of these."""
+    max_chars: Annotated[int, Field(ge=1, le=2000)] = 120
 
 
 class RuleFile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    ignore_case: bool = False
+    """Compile every pattern case-insensitively (``(?-i:…)`` for a case-sensitive part)."""
+    define: dict[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")], str] = Field(
+        default_factory=dict
+    )
     rule: list[RuleSpec] = Field(default_factory=list)
+    ignore: list[GuardSpec] = Field(default_factory=list)
+    reply: list[ReplySpec] = Field(default_factory=list)
 
 
 class RulesError(Exception):
@@ -60,25 +115,45 @@ class RulesError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Pattern:
-    """A compiled rule pattern, and whether it runs on the lower-cased message.
+    """A compiled rule pattern, and whether it runs on the lower-cased text.
 
     A case-insensitive pattern without upper-case characters (no ``\\S``, no
     ``(?-i:…)``) matches the lower-cased text exactly as it matches the original
-    case-insensitively, and runs about twice as fast there.
+    case-insensitively, and runs faster there.
     """
 
     regex: re.Pattern[str]
     on_lowered: bool
+    source: str
+    """The pattern with every ``{name}`` expanded (flags included)."""
 
     @classmethod
-    def compile(cls, source: str) -> Pattern:
+    def compile(cls, source: str, ignore_case: bool = False) -> Pattern:
+        if ignore_case and not source.startswith("(?i)"):
+            source = "(?i)" + source
         body = source[4:] if source.startswith("(?i)") else None
-        if body is not None and body == body.lower() and "(?" not in body:
-            return cls(re.compile(body, re.MULTILINE), True)
-        return cls(re.compile(source, re.MULTILINE), False)  # ^ and $ anchor at each line
+        # case-insensitive matching defeats the regex engine's first-character
+        # skipping: matching the lowered text case-sensitively is many times faster
+        if body is not None and body == body.lower() and not _INLINE_FLAGS.search(body):
+            return cls(re.compile(body, re.MULTILINE), True, source)
+        return cls(re.compile(source, re.MULTILINE), False, source)  # ^/$ at each line
 
     def search(self, content: str, lowered: str) -> bool:
         return self.regex.search(lowered if self.on_lowered else content) is not None
+
+
+def _any(patterns: Sequence[Pattern], text: str, lowered: str) -> bool:
+    return any(p.search(text, lowered) for p in patterns)
+
+
+@dataclass(frozen=True, slots=True)
+class Guard:
+    name: str
+    patterns: tuple[Pattern, ...]
+    unless: tuple[Pattern, ...]
+
+    def applies(self, clause: str, lowered: str) -> bool:
+        return _any(self.patterns, clause, lowered) and not _any(self.unless, clause, lowered)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,41 +169,107 @@ class HardEventRule:
     gate: re.Pattern[str] | None
     """``keywords`` as one literal alternation, searched in the lower-cased message."""
 
-    def matches(
-        self,
-        content: str,
-        lowered: str,
-        tags: Sequence[str],
-        author_id: str | None,
-        author_name: str | None,
-    ) -> bool:
-        """Whether the rule matches; ``lowered`` is ``content.lower()``, computed once."""
-        if self.authors and not (
+    def allows(self, author_id: str | None, author_name: str | None) -> bool:
+        return not self.authors or (
             (author_id or "").lower() in self.authors or (author_name or "").lower() in self.authors
-        ):
-            return False
-        if self.tags.intersection(tags):
-            return True
-        if self.gate is not None and not self.gate.search(lowered):
-            return False
-        if not any(p.search(content, lowered) for p in self.patterns):
-            return False
-        return not any(u.search(content, lowered) for u in self.unless)
-
-    def line_matches(self, line: str) -> bool:
-        lowered = line.lower()
-        return any(p.search(line, lowered) for p in self.patterns) and not any(
-            u.search(line, lowered) for u in self.unless
         )
+
+    def clause_matches(self, clause: str, lowered: str) -> bool:
+        """Whether one of the patterns, and none of the ``unless``, matches the clause."""
+        return _any(self.patterns, clause, lowered) and not _any(self.unless, clause, lowered)
 
 
 @dataclass(frozen=True, slots=True)
-class RuleMatch:
-    rule: HardEventRule
+class ReplyRule:
+    name: str
+    event_type: str
+    score: float
+    patterns: tuple[Pattern, ...]
+    unless: tuple[Pattern, ...]
+    parent_types: frozenset[str]
+    parent_patterns: tuple[Pattern, ...]
+    max_chars: int
 
-    @property
-    def event_type(self) -> str:
-        return self.rule.event_type
+
+Decision = HardEventRule | ReplyRule
+
+
+@dataclass(frozen=True, slots=True)
+class Clause:
+    text: str
+    lowered: str
+    line: int
+
+
+class _View:
+    """A message cut into clauses, one per line of two texts (original and lowered).
+
+    Each pattern is searched once over the whole text (one regex scan instead of one
+    per clause); a match is placed in its clause by position. A guard is evaluated
+    only for a clause where some pattern matched, once.
+    """
+
+    __slots__ = ("clauses", "text", "lowered", "_starts", "_lowered_starts", "_guarded", "_guards")
+
+    def __init__(self, content: str, guards: tuple[Guard, ...]) -> None:
+        clauses: list[Clause] = []
+        for number, line in enumerate(content.split("\n")):
+            for part in _CLAUSE_BREAK.split(line):
+                if not part or part.isspace():
+                    continue
+                # a run-on clause longer than any sentence (a data dump, a pasted blob)
+                # is looked at by its head and tail: bounded work per clause
+                pieces = (
+                    [part[:CLAUSE_EDGE_CHARS], part[-CLAUSE_EDGE_CHARS:]]
+                    if len(part) > 2 * CLAUSE_EDGE_CHARS
+                    else [part]
+                )
+                for piece in pieces:
+                    clauses.append(Clause(piece, piece.lower(), number))
+        self.clauses = clauses
+        self.text = "\n".join(c.text for c in clauses)
+        self.lowered = "\n".join(c.lowered for c in clauses)
+        self._starts = _line_starts(c.text for c in clauses)
+        self._lowered_starts = _line_starts(c.lowered for c in clauses)
+        self._guarded: dict[int, bool] = {}
+        self._guards = guards
+
+    def guarded(self, index: int) -> bool:
+        """Whether a guard makes clause ``index`` ordinary."""
+        known = self._guarded.get(index)
+        if known is None:
+            c = self.clauses[index]
+            known = any(g.applies(c.text, c.lowered) for g in self._guards)
+            self._guarded[index] = known
+        return known
+
+    def hits(self, pattern: Pattern) -> Iterator[int]:
+        """The clauses (by index) where ``pattern`` matches and no guard applies."""
+        text, starts = (
+            (self.lowered, self._lowered_starts) if pattern.on_lowered else (self.text, self._starts)
+        )
+        last = -1
+        for match in pattern.regex.finditer(text):
+            index = bisect.bisect_right(starts, match.start()) - 1
+            if index != last and not self.guarded(index):
+                yield index
+            last = index
+
+    def matches(self, rule: HardEventRule) -> Iterator[int]:
+        """The clauses where ``rule`` matches (a pattern, and none of its ``unless``)."""
+        for pattern in rule.patterns:
+            for index in self.hits(pattern):
+                c = self.clauses[index]
+                if not _any(rule.unless, c.text, c.lowered):
+                    yield index
+
+
+def _line_starts(lines: Iterable[str]) -> list[int]:
+    starts, at = [], 0
+    for line in lines:
+        starts.append(at)
+        at += len(line) + 1
+    return starts
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +277,17 @@ class RuleSet:
     rules: tuple[HardEventRule, ...]
     fingerprint: str
     source: str
+    guards: tuple[Guard, ...] = ()
+    replies: tuple[ReplyRule, ...] = ()
+
+    def clauses(self, content: str) -> list[Clause]:
+        """The clauses of ``content`` no guard makes ordinary, with their line numbers."""
+        view = _View(content, self.guards)
+        return [c for i, c in enumerate(view.clauses) if not view.guarded(i)]
+
+    def _gated(self, rules: Iterable[HardEventRule], lowered: str) -> list[HardEventRule]:
+        """The rules whose ``keywords`` gate lets them try their patterns on ``lowered``."""
+        return [r for r in rules if r.gate is None or r.gate.search(lowered)]
 
     def first_match(
         self,
@@ -144,41 +296,152 @@ class RuleSet:
         author_id: str | None = None,
         author_name: str | None = None,
     ) -> HardEventRule | None:
-        """The first rule (in file order) the message matches, if any."""
-        lowered = content.lower()
-        for rule in self.rules:
-            if rule.matches(content, lowered, tags, author_id, author_name):
+        """The first rule (in file order) that a bridge tag or a clause of the message matches."""
+        allowed = [r for r in self.rules if r.allows(author_id, author_name)]
+        for rule in allowed:
+            if rule.tags.intersection(tags):
+                return rule
+        view = _View(content, self.guards)
+        for rule in self._gated(allowed, view.lowered):
+            for _ in view.matches(rule):
                 return rule
         return None
 
+    def reply_decision(self, reply: str, parent: str) -> ReplyRule | None:
+        """The ``[[reply]]`` decision a short ``reply`` to ``parent`` makes, if any.
+
+        The reply must be at most the rule's ``max_chars``, and its first clause that no
+        guard makes ordinary must match one of the rule's patterns; the parent must be a
+        hard event of one of ``parent_types`` or its text must match ``parent_patterns``.
+        A reply that is a question, or whose parent is not such a message, decides nothing
+        (it stays an acknowledgement or an ordinary message).
+        """
+        text = reply.strip()
+        if not text or not self.replies:
+            return None
+        clauses = self.clauses(text)
+        if not clauses:
+            return None
+        head = clauses[0]
+        parent_rule = self.first_match(parent)
+        # the parent is often a question ("where do we route it?"): its patterns are
+        # searched in its whole text, guards aside
+        parent_lowered = parent.lower()
+        for reply_rule in self.replies:
+            if len(text) > reply_rule.max_chars:
+                continue
+            if not _any(reply_rule.patterns, head.text, head.lowered):
+                continue
+            if _any(reply_rule.unless, text, text.lower()):
+                continue
+            by_type = parent_rule is not None and parent_rule.event_type in reply_rule.parent_types
+            if by_type or _any(reply_rule.parent_patterns, parent, parent_lowered):
+                return reply_rule
+        return None
+
+    def decide(
+        self,
+        content: str,
+        tags: Sequence[str] = (),
+        author_id: str | None = None,
+        author_name: str | None = None,
+        parent: str | None = None,
+    ) -> Decision | None:
+        """The decision a message makes: by its own rules, else as a reply to ``parent``."""
+        rule = self.first_match(content, tags, author_id, author_name)
+        if rule is not None or parent is None:
+            return rule
+        return self.reply_decision(content, parent)
+
     def decision_lines(self, content: str) -> list[bool]:
-        """For each line of ``content``, whether some rule's pattern matches it."""
-        return [any(rule.line_matches(line) for rule in self.rules) for line in content.split("\n")]
+        """For each line of ``content``, whether a rule matches one of its clauses."""
+        keep = [False] * (content.count("\n") + 1)
+        view = _View(content, self.guards)
+        for rule in self._gated(self.rules, view.lowered):
+            for index in view.matches(rule):
+                keep[view.clauses[index].line] = True
+        return keep
+
+
+def _expand(source: str, define: Mapping[str, str], where: str) -> str:
+    """``source`` with every ``{name}`` replaced by its (expanded) definition, grouped."""
+    text = source
+    for _ in range(MAX_REFERENCE_DEPTH):
+        missing = [m.group(1) for m in _REFERENCE.finditer(text) if m.group(1) not in define]
+        if missing:
+            raise RulesError(f"{where}: undefined name {{{missing[0]}}}")
+        expanded = _REFERENCE.sub(lambda m: "(?:" + define[m.group(1)] + ")", text)
+        if expanded == text:
+            return text
+        text = expanded
+    if _REFERENCE.search(text):
+        raise RulesError(f"{where}: definitions nested deeper than {MAX_REFERENCE_DEPTH}")
+    return text
+
+
+def _patterns(
+    sources: Sequence[str], spec: RuleFile, where: str
+) -> tuple[tuple[Pattern, ...], list[str]]:
+    compiled: list[Pattern] = []
+    expanded: list[str] = []
+    for i, source in enumerate(sources):
+        text = _expand(source, spec.define, f"{where}.{i}")
+        try:
+            compiled.append(Pattern.compile(text, spec.ignore_case))
+        except re.error as exc:
+            raise RulesError(f"{where}.{i}: invalid regular expression: {exc}") from None
+        expanded.append(text)
+    return tuple(compiled), expanded
 
 
 def _compile(spec: RuleFile, source: str) -> RuleSet:
     canonical = json.dumps(spec.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
-    rules = tuple(
-        HardEventRule(
+    rules: list[HardEventRule] = []
+    for i, r in enumerate(spec.rule):
+        patterns, _ = _patterns(r.patterns, spec, f"{source}: rule.{i}.patterns")
+        unless, _ = _patterns(r.unless, spec, f"{source}: rule.{i}.unless")
+        rules.append(
+            HardEventRule(
+                name=r.name,
+                event_type=r.event_type,
+                score=r.score,
+                patterns=patterns,
+                unless=unless,
+                tags=frozenset(r.tags),
+                authors=frozenset(a.lower() for a in r.authors),
+                keywords=tuple(k.lower() for k in r.keywords),
+                gate=re.compile("|".join(re.escape(k.lower()) for k in r.keywords))
+                if r.keywords
+                else None,
+            )
+        )
+    guards = tuple(
+        Guard(
+            g.name,
+            _patterns(g.patterns, spec, f"{source}: ignore.{i}.patterns")[0],
+            _patterns(g.unless, spec, f"{source}: ignore.{i}.unless")[0],
+        )
+        for i, g in enumerate(spec.ignore)
+    )
+    replies = tuple(
+        ReplyRule(
             name=r.name,
             event_type=r.event_type,
             score=r.score,
-            patterns=tuple(Pattern.compile(p) for p in r.patterns),
-            unless=tuple(Pattern.compile(u) for u in r.unless),
-            tags=frozenset(r.tags),
-            authors=frozenset(a.lower() for a in r.authors),
-            keywords=tuple(k.lower() for k in r.keywords),
-            gate=re.compile("|".join(re.escape(k.lower()) for k in r.keywords))
-            if r.keywords
-            else None,
+            patterns=_patterns(r.patterns, spec, f"{source}: reply.{i}.patterns")[0],
+            unless=_patterns(r.unless, spec, f"{source}: reply.{i}.unless")[0],
+            parent_types=frozenset(r.parent_types),
+            parent_patterns=_patterns(r.parent_patterns, spec, f"{source}: reply.{i}.parent")[0],
+            max_chars=r.max_chars,
         )
-        for r in spec.rule
+        for i, r in enumerate(spec.reply)
     )
-    return RuleSet(rules, hashlib.sha256(canonical.encode()).hexdigest()[:16], source)
+    fingerprint = hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    return RuleSet(tuple(rules), fingerprint, source, guards, replies)
 
 
 def parse_rules(text: str, source: str) -> RuleSet:
-    """Parse a rules file's text. Raises ``RulesError`` naming the rule and field."""
+    """Parse a rules file's text. Raises ``RulesError`` naming the table and field."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -194,7 +457,9 @@ def parse_rules(text: str, source: str) -> RuleSet:
     return _compile(spec, source)
 
 
+@functools.cache
 def default_rules() -> RuleSet:
+    """The shipped rules (compiled once: a ``RuleSet`` is immutable)."""
     text = resources.files("channel_memory.worker").joinpath("default_rules.toml").read_text()
     return parse_rules(text, "default rules")
 

@@ -15,6 +15,9 @@ Change = tuple[SourceVersion, str, str]
 
 @dataclass(slots=True)
 class RulesReport:
+    """What ``candidate`` matches and how that differs from ``current`` (same rules: just
+    what they match, with examples)."""
+
     current: RuleSet
     candidate: RuleSet
     limit: int
@@ -24,15 +27,25 @@ class RulesReport:
         default_factory=lambda: {"gained": [], "lost": [], "retyped": []}
     )
     counts: dict[str, int] = field(default_factory=lambda: {"gained": 0, "lost": 0, "retyped": 0})
+    examples: list[Change] = field(default_factory=list)
+
+    @property
+    def same_rules(self) -> bool:
+        return self.current is self.candidate
 
     def add(self, version: SourceVersion) -> None:
         self.scanned += 1
         args = (version.content, version.tags, version.author_id, version.author_name)
-        before, after = self.current.first_match(*args), self.candidate.first_match(*args)
-        old = before.event_type if before else ""
+        after = self.candidate.first_match(*args)
         new = after.event_type if after else ""
         if new:
             self.matched[new] = self.matched.get(new, 0) + 1
+        if self.same_rules:
+            if new and len(self.examples) < self.limit:
+                self.examples.append((version, new, new))
+            return
+        before = self.current.first_match(*args)
+        old = before.event_type if before else ""
         if old == new:
             return
         kind = "gained" if not old else "lost" if not new else "retyped"
@@ -42,6 +55,15 @@ class RulesReport:
 
     def render(self) -> str:
         matched = ", ".join(f"{k} {v}" for k, v in sorted(self.matched.items())) or "nothing"
+        if self.same_rules:
+            lines = [
+                f"rules test: {self.candidate.source} (the current rules)",
+                f"messages scanned: {self.scanned}",
+                f"matches: {matched}",
+                f"matched messages (first {self.limit}):",
+            ]
+            lines += [f"  * {v.key.handle} {new}: {_line(v)}" for v, _, new in self.examples]
+            return "\n".join(lines)
         lines = [
             f"rules test: {self.candidate.source} against {self.current.source}",
             f"messages scanned: {self.scanned}",
@@ -65,10 +87,13 @@ def _line(version: SourceVersion) -> str:
 
 
 async def compare_rules(
-    store: Store, current: RuleSet, candidate: RuleSet, *, limit: int = 20
+    store: Store, current: RuleSet, candidate: RuleSet | None = None, *, limit: int = 20
 ) -> RulesReport:
-    """Classify every current message with both rule sets and collect the differences."""
-    report = RulesReport(current, candidate, limit)
+    """Classify every current message with both rule sets and collect the differences.
+
+    Without a ``candidate``, report what the current rules match, with examples.
+    """
+    report = RulesReport(current, candidate if candidate is not None else current, limit)
     after = 0
     while True:
         async with store.read() as conn:

@@ -1,0 +1,146 @@
+"""Decision recall of the hard-event rules on an independently written evaluation set.
+
+    .venv/bin/python bench/decisions.py                  # the held-out split
+    .venv/bin/python bench/decisions.py --split tune --show-misses
+
+Each line of ``tests/data/decisions/<split>.jsonl`` is a desk message with its label (a
+decision type, or null for a look-alike that is not a decision). Every line is
+classified with the rules (the shipped defaults unless ``--rules FILE``); replies are
+classified with their parent. Prints recall per decision type, per style and per
+language, overall recall, the share of negatives kept (false positives) and the share
+of decisions recognised with the right type. ``--show-misses`` (tune only: the
+held-out split is for measuring, never for writing rules) lists what went wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from channel_memory.worker.rules import RuleSet, default_rules, load_rules
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "decisions"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    id: str
+    label: str | None
+    style: str
+    lang: str
+    found: str | None
+    """The event type the rules give the message (None: not a hard event)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Scores:
+    outcomes: list[Outcome]
+
+    @property
+    def decisions(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.label is not None]
+
+    @property
+    def negatives(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.label is None]
+
+    @property
+    def recall(self) -> float:
+        return _share(self.decisions, lambda o: o.found is not None)
+
+    @property
+    def typed(self) -> float:
+        return _share(self.decisions, lambda o: o.found == o.label)
+
+    @property
+    def negatives_kept(self) -> float:
+        return _share(self.negatives, lambda o: o.found is not None)
+
+    def recall_by(self, field: str) -> dict[str, tuple[int, int]]:
+        """``value -> (recognised, decisions)`` for a field of the lines."""
+        out: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for o in self.decisions:
+            key = str(getattr(o, field))
+            out[key][1] += 1
+            out[key][0] += o.found is not None
+        return {k: (v[0], v[1]) for k, v in sorted(out.items())}
+
+
+def _share(items: list[Outcome], hit: Any) -> float:
+    return sum(1 for o in items if hit(o)) / len(items) if items else 1.0
+
+
+def load(split: str) -> list[dict[str, Any]]:
+    path = DATA / f"{split}.jsonl"
+    with path.open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def evaluate(rows: list[dict[str, Any]], rules: RuleSet) -> Scores:
+    """Classify every line (a reply with its parent) and keep what the rules found."""
+    outcomes = []
+    for row in rows:
+        decision = rules.decide(row["text"], parent=row.get("parent"))
+        outcomes.append(
+            Outcome(
+                row["id"],
+                row["label"],
+                row["style"],
+                row["lang"],
+                decision.event_type if decision else None,
+            )
+        )
+    return Scores(outcomes)
+
+
+def report(scores: Scores) -> str:
+    lines = []
+    for field in ("label", "style", "lang"):
+        lines.append(f"recall by {'type' if field == 'label' else field}:")
+        for key, (hit, total) in scores.recall_by(field).items():
+            lines.append(f"  {key:24} {hit:3}/{total:<3} {hit / total:6.1%}")
+    decisions, negatives = scores.decisions, scores.negatives
+    kept = sum(1 for o in negatives if o.found is not None)
+    lines += [
+        f"overall recall: {sum(1 for o in decisions if o.found)}/{len(decisions)} "
+        f"{scores.recall:.1%}",
+        f"recognised with the right type: {scores.typed:.1%}",
+        f"negatives kept (false positives): {kept}/{len(negatives)} {scores.negatives_kept:.1%}",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--split", choices=["tune", "heldout"], default="heldout")
+    parser.add_argument("--rules", help="a rules file (default: the shipped rules)")
+    parser.add_argument(
+        "--show-misses", action="store_true", help="list missed, mistyped and kept lines (tune)"
+    )
+    args = parser.parse_args(argv)
+    if args.show_misses and args.split != "tune":
+        parser.error("--show-misses is for the tune split only")
+    rules = load_rules(args.rules) if args.rules else default_rules()
+    rows = load(args.split)
+    scores = evaluate(rows, rules)
+    print(f"decision recall on {args.split} ({len(rows)} lines, rules: {rules.source})")
+    print(report(scores))
+    if args.show_misses:
+        texts = {r["id"]: r for r in rows}
+        for o in scores.outcomes:
+            if o.found == o.label:
+                continue
+            kind = "MISS" if o.found is None else "KEPT" if o.label is None else "TYPE"
+            row = texts[o.id]
+            parent = f"  <- {row['parent']!r}" if row.get("parent") else ""
+            print(f"{kind} {o.id} {o.label} -> {o.found}: {row['text']!r}{parent}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
