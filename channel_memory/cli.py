@@ -201,8 +201,9 @@ def _rules_test(args: argparse.Namespace) -> int:
     from channel_memory.worker.rules_report import compare_rules
 
     settings = _settings(args)
-    candidate = load_rules(args.file)
     current = load_rules(settings.worker.rules_file)
+    # without a file: what the current rules (configured or default) match
+    candidate = load_rules(args.file) if args.file is not None else None
 
     async def run() -> int:
         store = await Store.open(settings.db)
@@ -300,10 +301,19 @@ def parser() -> argparse.ArgumentParser:
     rules = commands.add_parser("rules", help="hard-event rules")
     rule_commands = rules.add_subparsers(dest="rules_command", required=True)
     rules_test = rule_commands.add_parser(
-        "test", help="show what a rules file would match on the stored messages"
+        "test",
+        help="show what the current rules, or a rules file, match on the stored messages",
+        description="Without FILE: what the current rules (worker.rules_file, or the shipped "
+        "defaults) match on the stored messages, with examples. With FILE: what that file "
+        "would match, and what would start matching, stop matching or change type.",
     )
     common(rules_test)
-    rules_test.add_argument("file", help="a rules file (TOML) to compare with the current rules")
+    rules_test.add_argument(
+        "file",
+        nargs="?",
+        help="a rules file (TOML) to compare with the current rules (default: none, show "
+        "what the current rules match)",
+    )
     rules_test.add_argument(
         "--limit", type=int, default=20, help="examples listed per change (default 20)"
     )
