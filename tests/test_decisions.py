@@ -18,11 +18,22 @@ from tests.conftest import LiveServer, message_event
 
 RULES = default_rules()
 
-# Measured once, after the rules were final (see bench/decisions.py); floors sit a
-# little under the measured figures so that a regression fails and noise does not.
-HELDOUT_RECALL_FLOOR = 0.0
-HELDOUT_TYPE_FLOORS: dict[str, float] = {}
-HELDOUT_NEGATIVES_KEPT_CEILING = 1.0
+# Measured once on the held-out split, after the rules were final (bench/decisions.py):
+# recall 145/175 (82.9%), negatives kept 7/118 (5.9%); the shipped rules before the
+# redesign recognised 24.6%. Floors sit a little under the measured figures.
+HELDOUT_RECALL_FLOOR = 0.82
+HELDOUT_TYPE_FLOORS = {
+    "position_change": 0.85,  # 15/17
+    "risk_limit": 0.80,  # 16/19
+    "route_decision": 0.45,  # 8/17
+    "stop_or_target_change": 0.70,  # 14/19
+    "thesis_change": 0.85,  # 14/16
+    "trade_approval": 0.85,  # 26/29
+    "trade_confirmation": 0.85,  # 17/19
+    "trade_fill": 0.85,  # 19/22
+    "trade_proposal": 0.90,  # 16/17
+}
+HELDOUT_NEGATIVES_KEPT_CEILING = 0.07
 
 
 def _type(text: str, parent: str | None = None) -> str | None:
@@ -190,7 +201,9 @@ def test_look_alikes_stay_ordinary(text: str) -> None:
 
 
 def test_a_guard_applies_to_its_own_clause() -> None:
-    assert _type("should we move the stop? Moved the stop to 410 anyway.") == "stop_or_target_change"
+    assert (
+        _type("should we move the stop? Moved the stop to 410 anyway.") == "stop_or_target_change"
+    )
     assert _type("What a day. Stop moved to 410.") == "stop_or_target_change"
     report = "\n".join(["Desk report"] + [f"context line {i}, no change" for i in range(20)])
     assert _type(report) is None
@@ -325,7 +338,7 @@ parent_types = ["rollback_decision"]
     ],
 )  # fmt: skip
 def test_rules_file_errors_name_the_place(text: str, where: str) -> None:
-    with pytest.raises(RulesError, match="rules.toml") as error:
+    with pytest.raises(RulesError, match=r"rules\.toml") as error:
         parse_rules(text, "rules.toml")
     assert where in str(error.value)
 

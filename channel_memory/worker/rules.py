@@ -22,19 +22,19 @@ in the length of the message.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import hashlib
 import json
 import re
 import tomllib
-import bisect
-import functools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 _REFERENCE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 """``{name}`` in a pattern; regex repetitions (``{2}``, ``{1,3}``) start with a digit."""
@@ -209,7 +209,7 @@ class _View:
     only for a clause where some pattern matched, once.
     """
 
-    __slots__ = ("clauses", "text", "lowered", "_starts", "_lowered_starts", "_guarded", "_guards")
+    __slots__ = ("_guarded", "_guards", "_lowered_starts", "_starts", "clauses", "lowered", "text")
 
     def __init__(self, content: str, guards: tuple[Guard, ...]) -> None:
         clauses: list[Clause] = []
@@ -246,7 +246,9 @@ class _View:
     def hits(self, pattern: Pattern) -> Iterator[int]:
         """The clauses (by index) where ``pattern`` matches and no guard applies."""
         text, starts = (
-            (self.lowered, self._lowered_starts) if pattern.on_lowered else (self.text, self._starts)
+            (self.lowered, self._lowered_starts)
+            if pattern.on_lowered
+            else (self.text, self._starts)
         )
         last = -1
         for match in pattern.regex.finditer(text):
