@@ -163,3 +163,5 @@ class RecallBlock:
     trust_authors: tuple[str, ...] = ()
     """Distinct author ids ("" for none) of the sources not of system origin; empty when
     every source is system. Enough to compute the block's trust for any caller."""
+    answers: str | None = None
+    """Decisions by reply: the source handle of the proposal this block's reply answers."""
