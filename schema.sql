@@ -4,7 +4,7 @@
 -- that both paths give the same schema.
 -- Times are integer microseconds since the Unix epoch, UTC (columns ending _us).
 
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;
 
 -- Every channel seen, with the source kind it belongs to: channel ids are unique
 -- across source kinds, so a handle "<channel_id>/<message_id>" is unambiguous.
@@ -116,7 +116,9 @@ CREATE TABLE pending_erasures (
 );
 
 -- Derived: each current message's class and group (see worker/classify.py).
--- Recomputable from the sources and the rules at any time.
+-- Recomputable from the sources and the rules at any time. A reply's class may read
+-- the message it replies to (parent_id, stored or not yet); a reply deciding on it
+-- answers it (answers: its source handle). Added by migration 0004, hence their place.
 CREATE TABLE derived_messages (
     source_kind TEXT NOT NULL,
     channel_id TEXT NOT NULL,
@@ -127,13 +129,17 @@ CREATE TABLE derived_messages (
     class TEXT NOT NULL,
     event_type TEXT,
     score REAL NOT NULL,
-    group_key TEXT,
+    group_key TEXT, parent_id TEXT, answers TEXT,
     PRIMARY KEY (channel_id, message_id)
 ) WITHOUT ROWID;
 CREATE INDEX derived_messages_by_group
     ON derived_messages (channel_id, class, group_key, created_us, message_id);
+CREATE INDEX derived_messages_by_parent
+    ON derived_messages (channel_id, parent_id) WHERE parent_id IS NOT NULL;
 
 -- Derived recall blocks; id is stable while the block's inputs are unchanged.
+-- answers: a decision by reply, the source handle of the message it decides on
+-- (added by migration 0004, hence its place).
 CREATE TABLE recall_blocks (
     seq INTEGER PRIMARY KEY,
     id TEXT NOT NULL UNIQUE,
@@ -162,12 +168,13 @@ CREATE TABLE recall_blocks (
     generated_us INTEGER NOT NULL,
     dirty INTEGER NOT NULL DEFAULT 0,
     processor TEXT NOT NULL
-);
+, answers TEXT);
 CREATE INDEX recall_blocks_by_group ON recall_blocks (channel_id, group_key);
 CREATE INDEX recall_blocks_by_window ON recall_blocks (channel_id, to_us);
 CREATE INDEX recall_blocks_by_kind ON recall_blocks (channel_id, kind, from_us);
 CREATE INDEX recall_blocks_sparse_by_window
     ON recall_blocks (channel_id, to_us) WHERE sparse = 1;
+CREATE INDEX recall_blocks_by_answers ON recall_blocks (answers) WHERE answers IS NOT NULL;
 
 -- Provenance: the exact source versions each block covers (many to many).
 CREATE TABLE block_sources (

@@ -87,7 +87,7 @@ async def test_a_failed_migration_leaves_the_old_version(tmp_path: Path) -> None
     assert version == (1,)
 
 
-@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("version", [1, 2, 3])
 async def test_migrating_an_older_schema_gives_schema_sql(tmp_path: Path, version: int) -> None:
     """A database created by an older version and migrated equals one from schema.sql."""
     old = (Path(__file__).parent / "schemas" / f"v{version}.sql").read_text()
