@@ -12,6 +12,7 @@ import pytest
 
 from bench.decisions import evaluate, load
 from channel_memory.models import MessageKey, SourceVersion
+from channel_memory.synthetic_desk import desk_events
 from channel_memory.worker.classify import classify
 from channel_memory.worker.rules import RulesError, default_rules, parse_rules
 from tests.conftest import LiveServer, message_event
@@ -324,6 +325,8 @@ parent_types = ["rollback_decision"]
     decided = rules.decide("yes", parent="propose we roll back checkout")
     assert decided is not None and decided.event_type == "rollback_decision"
     assert rules.decide("yes", parent="lunch?") is None
+    literal = parse_rules("[[rule]]\nname='x'\nevent_type='x'\npatterns=['\\{name}']\n", "x")
+    assert literal.first_match("a {name} here") is not None
 
 
 @pytest.mark.parametrize(
@@ -404,3 +407,25 @@ def test_rules_test_without_a_file_shows_what_the_current_rules_match(
     assert "matches: position_change 1" in out
     assert "  * floor/1 position_change: We're out of the USDJPY position." in out
     assert "floor/2" not in out and "floor/3" not in out
+
+
+def _reference_type(text: str) -> str | None:
+    """What the rules say by the plain definition: each pattern searched in each clause that
+    no guard makes ordinary, no keyword gate, no combined scan."""
+    clauses = RULES.clauses(text)
+    for rule in RULES.rules:
+        for c in clauses:
+            if any(p.search(c.text, c.lowered) for p in rule.patterns) and not any(
+                u.search(c.text, c.lowered) for u in rule.unless
+            ):
+                return rule.event_type
+    return None
+
+
+def test_gates_and_combined_scans_never_change_what_matches() -> None:
+    """Keyword gates, prefix-factored definitions and one scan per rule only save time."""
+    texts = [t for texts in DECISIONS.values() for t in texts] + ORDINARY
+    texts += [row["text"] for row in load("tune")]
+    texts += [e["message"]["content"] for e in desk_events()]
+    for text in texts:
+        assert _type(text) == _reference_type(text), text

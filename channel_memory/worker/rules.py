@@ -32,12 +32,13 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-_REFERENCE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
-"""``{name}`` in a pattern; regex repetitions (``{2}``, ``{1,3}``) start with a digit."""
+_REFERENCE = re.compile(r"(?<!\\)\{([A-Za-z_][A-Za-z0-9_]*)\}")
+"""``{name}`` in a pattern (``\\{name}`` is the literal text); regex repetitions
+(``{2}``, ``{1,3}``) start with a digit."""
 
 _CLAUSE_BREAK = re.compile(r"\n|(?<=[.!?;])[ \t]+")
 """Where a message is cut into clauses: at each line end, and after a sentence's
@@ -47,6 +48,7 @@ MAX_REFERENCE_DEPTH = 8
 CLAUSE_EDGE_CHARS = 1000
 """A clause longer than twice this is matched on its first and last this many characters."""
 
+_GLOBAL_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
 _INLINE_FLAGS = re.compile(r"\(\?[aiLmsux]*-?[aiLmsux]+[:)]")
 """An inline flag group (``(?i)``, ``(?-i:…)``): such a pattern cannot run on lowered text."""
 
@@ -119,7 +121,8 @@ class Pattern:
 
     A case-insensitive pattern without upper-case characters (no ``\\S``, no
     ``(?-i:…)``) matches the lower-cased text exactly as it matches the original
-    case-insensitively, and runs faster there.
+    case-insensitively, and runs many times faster there (case-insensitive matching
+    defeats the regex engine's first-character skipping).
     """
 
     regex: re.Pattern[str]
@@ -132,14 +135,38 @@ class Pattern:
         if ignore_case and not source.startswith("(?i)"):
             source = "(?i)" + source
         body = source[4:] if source.startswith("(?i)") else None
-        # case-insensitive matching defeats the regex engine's first-character
-        # skipping: matching the lowered text case-sensitively is many times faster
         if body is not None and body == body.lower() and not _INLINE_FLAGS.search(body):
             return cls(re.compile(body, re.MULTILINE), True, source)
-        return cls(re.compile(source, re.MULTILINE), False, source)  # ^/$ at each line
+        return cls(re.compile(source, re.MULTILINE), False, source)  # ^/$ at each clause
 
     def search(self, content: str, lowered: str) -> bool:
         return self.regex.search(lowered if self.on_lowered else content) is not None
+
+
+def _combined(patterns: Sequence[Pattern]) -> tuple[Pattern, ...]:
+    """The patterns as one alternation per text they run on: one scan instead of many.
+
+    A clause matches the alternation exactly when it matches one of the patterns. A
+    pattern with a global flag other than a leading ``(?i)`` stays on its own.
+    """
+    lowered = [p.regex.pattern for p in patterns if p.on_lowered]
+    cased, alone = [], []
+    for p in patterns:
+        if p.on_lowered:
+            continue
+        body = p.source[4:] if p.source.startswith("(?i)") else p.source
+        if _GLOBAL_FLAGS.match(body):
+            alone.append(p)
+        else:
+            cased.append(f"(?i:{body})" if p.source.startswith("(?i)") else f"(?:{body})")
+    out = list(alone)
+    if lowered:
+        source = "|".join(f"(?:{s})" for s in lowered)
+        out.append(Pattern(re.compile(source, re.MULTILINE), True, source))
+    if cased:
+        source = "|".join(cased)
+        out.append(Pattern(re.compile(source, re.MULTILINE), False, source))
+    return tuple(out)
 
 
 def _any(patterns: Sequence[Pattern], text: str, lowered: str) -> bool:
@@ -168,6 +195,8 @@ class HardEventRule:
     keywords: tuple[str, ...]
     gate: re.Pattern[str] | None
     """``keywords`` as one literal alternation, searched in the lower-cased message."""
+    scans: tuple[Pattern, ...] = ()
+    """``patterns`` combined (see ``_combined``): what a message is searched with."""
 
     def allows(self, author_id: str | None, author_name: str | None) -> bool:
         return not self.authors or (
@@ -259,7 +288,7 @@ class _View:
 
     def matches(self, rule: HardEventRule) -> Iterator[int]:
         """The clauses where ``rule`` matches (a pattern, and none of its ``unless``)."""
-        for pattern in rule.patterns:
+        for pattern in rule.scans:
             for index in self.hits(pattern):
                 c = self.clauses[index]
                 if not _any(rule.unless, c.text, c.lowered):
@@ -365,6 +394,74 @@ class RuleSet:
         return keep
 
 
+_LITERAL = re.compile(r"[^\\()\[\]{}.*+?^$|]+")
+"""An alternative with no regex syntax at all: a word or phrase."""
+
+
+def _top_level_alternatives(source: str) -> list[str] | None:
+    """``source`` split at its top-level ``|``, or None if it is not plain alternation text."""
+    parts, depth, in_class, start, i = [], 0, False, 0, 0
+    while i < len(source):
+        c = source[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            parts.append(source[start:i])
+            start = i + 1
+        i += 1
+    if depth != 0 or in_class:
+        return None
+    parts.append(source[start:])
+    return parts
+
+
+def _trie(words: Sequence[str]) -> str:
+    """One regex matching exactly ``words``, shared prefixes factored (``clos(?:e[ds]?|ing)``)."""
+    root: dict[str, Any] = {}
+    for word in words:
+        node = root
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def emit(node: dict[str, Any]) -> str:
+        ends = "" in node
+        branches = [re.escape(c) + emit(child) for c, child in sorted(node.items()) if c]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if ends else body
+
+    return emit(root)
+
+
+def _factored(source: str) -> str:
+    """A definition with its word alternatives merged into a prefix tree.
+
+    Python's regex engine tries alternatives one by one at each position; a tree of
+    shared prefixes fails after a character or two. The set of strings matched is
+    unchanged (only the order alternatives are tried in, which a search that just
+    asks whether and where a clause matches does not depend on).
+    """
+    parts = _top_level_alternatives(source)
+    if parts is None or len(parts) < 3:
+        return source
+    words = [p for p in parts if p and _LITERAL.fullmatch(p)]
+    if len(words) < 3:
+        return source
+    rest = [p for p in parts if not (p and _LITERAL.fullmatch(p))]
+    return "|".join([_trie(words), *rest])
+
+
 def _expand(source: str, define: Mapping[str, str], where: str) -> str:
     """``source`` with every ``{name}`` replaced by its (expanded) definition, grouped."""
     text = source
@@ -398,6 +495,7 @@ def _patterns(
 
 def _compile(spec: RuleFile, source: str) -> RuleSet:
     canonical = json.dumps(spec.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    spec = spec.model_copy(update={"define": {k: _factored(v) for k, v in spec.define.items()}})
     rules: list[HardEventRule] = []
     for i, r in enumerate(spec.rule):
         patterns, _ = _patterns(r.patterns, spec, f"{source}: rule.{i}.patterns")
@@ -415,6 +513,7 @@ def _compile(spec: RuleFile, source: str) -> RuleSet:
                 gate=re.compile("|".join(re.escape(k.lower()) for k in r.keywords))
                 if r.keywords
                 else None,
+                scans=_combined(patterns),
             )
         )
     guards = tuple(
