@@ -361,7 +361,7 @@ def test_heldout_recall_does_not_regress() -> None:
         assert hit / total >= floor, event_type
 
 
-def test_tune_split_is_fully_recognised() -> None:
+def test_tune_split_meets_the_recall_target() -> None:
     scores = evaluate(load("tune"), RULES)
     assert scores.recall >= 0.97
     assert scores.negatives_kept <= 0.15
