@@ -4,7 +4,7 @@
 -- that both paths give the same schema.
 -- Times are integer microseconds since the Unix epoch, UTC (columns ending _us).
 
-PRAGMA user_version = 4;
+PRAGMA user_version = 5;
 
 -- Every channel seen, with the source kind it belongs to: channel ids are unique
 -- across source kinds, so a handle "<channel_id>/<message_id>" is unambiguous.
@@ -247,3 +247,81 @@ CREATE TABLE llm_usage (
     capped TEXT,
     PRIMARY KEY (day_us, channel_id)
 ) WITHOUT ROWID;
+
+-- Relevance search (see channel_memory/store/search.py). Each channel's slot makes its
+-- postings one rowid range of search_index; docs and tokens are the channel's
+-- indexed documents and their tokens, for BM25's statistics.
+CREATE TABLE search_channels (
+    channel_id TEXT PRIMARY KEY,
+    slot INTEGER NOT NULL UNIQUE,
+    docs INTEGER NOT NULL,
+    tokens INTEGER NOT NULL
+) WITHOUT ROWID;
+-- Contentless stemming index over current readable messages and sparse blocks;
+-- rowid = slot << 41 | kind << 40 | id (kind 0: source_messages.id, 1: recall_blocks.seq).
+CREATE VIRTUAL TABLE search_index USING fts5(
+    content,
+    content = '',
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+-- The triggers keep the index and the totals in step with every write path (ingest,
+-- edits, deletes, forgets, retention, the worker's blocks). A document's length is
+-- its space-separated words.
+CREATE TRIGGER search_channel_slot AFTER INSERT ON channels BEGIN
+    INSERT OR IGNORE INTO search_channels (channel_id, slot, docs, tokens)
+    VALUES (NEW.channel_id, (SELECT coalesce(max(slot), 0) + 1 FROM search_channels), 0, 0);
+END;
+CREATE TRIGGER search_message_added AFTER INSERT ON source_messages
+WHEN NEW.is_current = 1 AND NEW.deleted = 0 AND NEW.forgotten_us IS NULL BEGIN
+    INSERT INTO search_index (rowid, content) SELECT (slot << 41) | NEW.id, NEW.content
+        FROM search_channels WHERE channel_id = NEW.channel_id;
+    UPDATE search_channels SET docs = docs + 1,
+        tokens = tokens + length(NEW.content) - length(replace(NEW.content, ' ', '')) + 1
+        WHERE channel_id = NEW.channel_id;
+END;
+CREATE TRIGGER search_message_removed AFTER DELETE ON source_messages
+WHEN OLD.is_current = 1 AND OLD.deleted = 0 AND OLD.forgotten_us IS NULL BEGIN
+    INSERT INTO search_index (search_index, rowid, content)
+        SELECT 'delete', (slot << 41) | OLD.id, OLD.content
+        FROM search_channels WHERE channel_id = OLD.channel_id;
+    UPDATE search_channels SET docs = max(0, docs - 1),
+        tokens = max(0, tokens - (length(OLD.content) - length(replace(OLD.content, ' ', '')) + 1))
+        WHERE channel_id = OLD.channel_id;
+END;
+CREATE TRIGGER search_message_changed_out AFTER UPDATE ON source_messages
+WHEN OLD.is_current = 1 AND OLD.deleted = 0 AND OLD.forgotten_us IS NULL
+    AND NOT (NEW.is_current = 1 AND NEW.deleted = 0 AND NEW.forgotten_us IS NULL
+             AND NEW.content = OLD.content AND NEW.channel_id = OLD.channel_id) BEGIN
+    INSERT INTO search_index (search_index, rowid, content)
+        SELECT 'delete', (slot << 41) | OLD.id, OLD.content
+        FROM search_channels WHERE channel_id = OLD.channel_id;
+    UPDATE search_channels SET docs = max(0, docs - 1),
+        tokens = max(0, tokens - (length(OLD.content) - length(replace(OLD.content, ' ', '')) + 1))
+        WHERE channel_id = OLD.channel_id;
+END;
+CREATE TRIGGER search_message_changed_in AFTER UPDATE ON source_messages
+WHEN NEW.is_current = 1 AND NEW.deleted = 0 AND NEW.forgotten_us IS NULL
+    AND NOT (OLD.is_current = 1 AND OLD.deleted = 0 AND OLD.forgotten_us IS NULL
+             AND NEW.content = OLD.content AND NEW.channel_id = OLD.channel_id) BEGIN
+    INSERT INTO search_index (rowid, content) SELECT (slot << 41) | NEW.id, NEW.content
+        FROM search_channels WHERE channel_id = NEW.channel_id;
+    UPDATE search_channels SET docs = docs + 1,
+        tokens = tokens + length(NEW.content) - length(replace(NEW.content, ' ', '')) + 1
+        WHERE channel_id = NEW.channel_id;
+END;
+CREATE TRIGGER search_block_added AFTER INSERT ON recall_blocks WHEN NEW.sparse = 1 BEGIN
+    INSERT INTO search_index (rowid, content)
+        SELECT (slot << 41) | (1 << 40) | NEW.seq, NEW.text
+        FROM search_channels WHERE channel_id = NEW.channel_id;
+    UPDATE search_channels SET docs = docs + 1,
+        tokens = tokens + length(NEW.text) - length(replace(NEW.text, ' ', '')) + 1
+        WHERE channel_id = NEW.channel_id;
+END;
+CREATE TRIGGER search_block_removed AFTER DELETE ON recall_blocks WHEN OLD.sparse = 1 BEGIN
+    INSERT INTO search_index (search_index, rowid, content)
+        SELECT 'delete', (slot << 41) | (1 << 40) | OLD.seq, OLD.text
+        FROM search_channels WHERE channel_id = OLD.channel_id;
+    UPDATE search_channels SET docs = max(0, docs - 1),
+        tokens = max(0, tokens - (length(OLD.text) - length(replace(OLD.text, ' ', '')) + 1))
+        WHERE channel_id = OLD.channel_id;
+END;

@@ -1,7 +1,8 @@
 """Physical erasure after a forget: no forgotten byte may stay in the database files.
 
 ``secure_delete`` zeroes the freed cells and pages of the blanked rows; what can
-remain is (1) the full-text indexes' old segments (sources and block text),
+remain is (1) the full-text indexes' old segments (sources, block text and the
+relevance index),
 which still hold the terms until they are merged, and (2) the old page images
 in the WAL file. Erasure
 merges the index (``optimize``) and checkpoints with ``TRUNCATE``. A pending
@@ -34,7 +35,7 @@ async def erase(conn: aiosqlite.Connection) -> bool:
         return True
     await conn.execute("BEGIN IMMEDIATE")
     try:
-        for index in ("source_fts", "block_fts"):
+        for index in ("source_fts", "block_fts", "search_index"):
             await conn.execute(f"INSERT INTO {index} ({index}) VALUES ('optimize')")
         await conn.execute("COMMIT")
     except BaseException:

@@ -427,6 +427,36 @@ async def search_current(
     return [version_from_row(row) for row in fetched]
 
 
+async def readable_by_ids(
+    conn: aiosqlite.Connection,
+    channel_id: str,
+    ids: Sequence[int],
+    author: str | None,
+    from_us: int,
+) -> list[SourceVersion]:
+    """The versions among ``ids`` a reader may see: the channel's current, readable,
+    not deleted messages created at or after ``from_us``, by ``author`` when given."""
+    if not ids:
+        return []
+    conditions = [
+        "id IN (SELECT value FROM json_each(?))",
+        "channel_id = ?",
+        "is_current = 1",
+        "deleted = 0",
+        "forgotten_us IS NULL",
+        "created_us >= ?",
+        MESSAGE_NOT_DELETED,
+    ]
+    params: list[Any] = [json.dumps(list(ids)), channel_id, from_us]
+    if author:
+        conditions.append(AUTHOR_MATCHES)
+        params += [author.lower(), author.lower()]
+    fetched = await conn.execute_fetchall(
+        f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE {' AND '.join(conditions)}", params
+    )
+    return [version_from_row(row) for row in fetched]
+
+
 _WORD = re.compile(r"\w+")
 
 

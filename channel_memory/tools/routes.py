@@ -9,10 +9,9 @@ is read in fragments through ``content_cursor``s bound to its exact content.
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import aiosqlite
 from pydantic import Field, model_validator
@@ -24,15 +23,15 @@ from channel_memory.auth import Principal
 from channel_memory.errors import ApiError
 from channel_memory.models import RecallBlock, SourceVersion, source_handle
 from channel_memory.store import blocks as block_store
+from channel_memory.store import search as search_index
 from channel_memory.store import sources
-from channel_memory.store.sources import literal_match
 from channel_memory.telemetry import ContextOp, now_stamp
 from channel_memory.timefmt import TimeFormatError, format_rfc3339, parse_rfc3339, parse_since
 from channel_memory.tools import cursors
 from channel_memory.tools.budget import compact, fitting_prefix, fragment_length
 from channel_memory.tools.cursors import CursorError
 from channel_memory.trust import block_trust, trust_of
-from channel_memory.wire import BlockOut, Id, StrictModel, ToolMessageOut
+from channel_memory.wire import BlockOut, ErrorDetail, Id, StrictModel, ToolMessageOut
 
 Handle = Annotated[str, Field(pattern=r"^[A-Za-z0-9._:-]{1,128}/[A-Za-z0-9._:-]{1,128}$")]
 Cursor = Annotated[str, Field(min_length=1, max_length=2048)]
@@ -48,6 +47,7 @@ class SearchRequest(StrictModel):
     author: Annotated[str, Field(min_length=1, max_length=256)] | None = None
     limit: Annotated[int, Field(ge=1)] | None = None
     cursor: Cursor | None = None
+    sort: Literal["relevance", "newest"] = "relevance"
 
 
 class MessagesRequest(StrictModel):
@@ -147,18 +147,13 @@ def _paging_cursor(secret: bytes, token: str, bound: str) -> dict[str, Any]:
 # --- search_channel_context -------------------------------------------------------------
 
 
-def excerpt(text: str, words: list[str]) -> str:
-    """A bounded excerpt of ``text`` around the first of ``words`` it contains."""
-    lowered = text.lower()
-    hits = [i for i in (lowered.find(w.lower()) for w in words) if i >= 0]
-    at = min(hits) if hits else 0
-    start = max(0, at - EXCERPT_CHARS // 3)
-    end = min(len(text), start + EXCERPT_CHARS)
-    start = max(0, end - EXCERPT_CHARS)
-    return ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")
+MAX_UNITS = 16
+"""Query units (words and phrases) searched at most; a question rarely has more."""
 
 
-def _message_hit(version: SourceVersion, words: list[str], principal: Principal) -> dict[str, Any]:
+def _message_hit(
+    version: SourceVersion, units: list[search_index.Unit], principal: Principal
+) -> dict[str, Any]:
     return {
         "source_handle": version.key.handle,
         "message_id": version.key.message_id,
@@ -166,12 +161,19 @@ def _message_hit(version: SourceVersion, words: list[str], principal: Principal)
         "author_name": version.author_name or version.author_id,
         "created_at": format_rfc3339(version.created_us),
         "trust": trust_of(version.origin, version.author_id, principal),
-        "excerpt": excerpt(version.content, words),
+        "excerpt": search_index.excerpt(version.content, units, EXCERPT_CHARS),
     }
 
 
-def _block_hit(block: RecallBlock, words: list[str], principal: Principal) -> dict[str, Any]:
+COVERS_SHOWN = 8
+"""Handles a block hit lists of the messages it covers (``covers_count`` has them all)."""
+
+
+def _block_hit(
+    block: RecallBlock, units: list[search_index.Unit], principal: Principal
+) -> dict[str, Any]:
     first = block.sources[0].message_id
+    covers = [source_handle(block.channel_id, s.message_id) for s in block.sources]
     return {
         "source_handle": source_handle(block.channel_id, first),
         "message_id": first,
@@ -180,7 +182,9 @@ def _block_hit(block: RecallBlock, words: list[str], principal: Principal) -> di
         "author_name": block.author,
         "created_at": format_rfc3339(block.from_us),
         "trust": block_trust(block, principal),
-        "excerpt": excerpt(block.text, words),
+        "covers": covers[:COVERS_SHOWN],
+        "covers_count": len(covers),
+        "excerpt": search_index.excerpt(block.text, units, EXCERPT_CHARS),
     }
 
 
@@ -193,8 +197,50 @@ async def search_channel_context(
     return _respond(Caller(ctx, principal), "search_channel_context", started, result)
 
 
+async def _ranked_in(
+    conn: aiosqlite.Connection,
+    channel: str,
+    units: list[search_index.Unit],
+    body: SearchRequest,
+    from_us: int,
+    principal: Principal,
+) -> list[search_index.Ranked]:
+    """A channel's candidates for ``units``, each scored (relevance) or dated (newest)."""
+    found = await search_index.postings(conn, channel, units)
+    message_ids = [c.row_id for c in found.candidates if not c.is_block]
+    block_seqs = [c.row_id for c in found.candidates if c.is_block]
+    relevance = body.sort == "relevance"
+    items = []
+    for version in await sources.readable_by_ids(conn, channel, message_ids, body.author, from_us):
+        score = search_index.score(units, version.content, found) if relevance else 0.0
+        if relevance and score <= 0:
+            continue  # matched through a stem FTS5 and this scorer disagree on: rank it not
+        items.append(
+            search_index.Ranked(
+                (-score, -version.created_us, f"m{version.id:015d}"),
+                (version.key.handle,),
+                _message_hit(version, units, principal),
+            )
+        )
+    if body.author is None:  # a block has many authors: author filters messages
+        for block in await search_index.fresh_blocks(conn, channel, block_seqs, from_us):
+            score = search_index.score(units, block.text, found) if relevance else 0.0
+            if relevance and score <= 0:
+                continue
+            items.append(
+                search_index.Ranked(
+                    (-score, -block.to_us, f"b{block.id}"),
+                    tuple(source_handle(channel, s.message_id) for s in block.sources),
+                    _block_hit(block, units, principal),
+                )
+            )
+    return items
+
+
 async def search(ctx: AppContext, principal: Principal, body: SearchRequest) -> dict[str, Any]:
-    """``search_channel_context``: hits newest first, within the result budget."""
+    """``search_channel_context``: hits ranked by relevance (BM25 over the channel, any
+    word, stemmed, phrases exact, newest first among equals) or newest first, each
+    message at most once, within the result budget."""
     caller = Caller(ctx, principal)
     limit = caller.limit(body.limit)
     channels = sorted(set(body.channels))
@@ -202,39 +248,42 @@ async def search(ctx: AppContext, principal: Principal, body: SearchRequest) -> 
         from_us = parse_since(body.since, ctx.clock()) if body.since else 0  # all retained
     except TimeFormatError as exc:
         raise ApiError(422, "validation_failed", f"since {exc}") from None
+    units = search_index.parse_query(body.query)[:MAX_UNITS]
+    if not units:
+        raise ApiError(
+            422,
+            "validation_failed",
+            "query has no word to search for (only stop words or punctuation)",
+            [
+                ErrorDetail(
+                    field="query",
+                    code="no_search_terms",
+                    message="only stop words or punctuation",
+                )
+            ],
+        )
     bound = cursors.binding(
         "search",
-        {"c": channels, "q": body.query, "s": body.since, "a": body.author},
+        {"c": channels, "q": body.query, "s": body.since, "a": body.author, "o": body.sort},
         principal.agent_id,
     )
-    match = literal_match(body.query)
-    words = re.findall(r"\w+", body.query)
     secret = await cursors.cursor_secret(ctx.store)
-    position: tuple[int, str] | None = None
+    position: tuple[float, int, str] | None = None
     if body.cursor is not None:
         payload = _paging_cursor(secret, body.cursor, bound)
-        position = (int(payload["t"]), str(payload["k"]))
-    found: list[tuple[int, str, dict[str, Any]]] = []
+        try:
+            position = (float(payload["r"]), int(payload["t"]), str(payload["k"]))
+        except (KeyError, TypeError, ValueError):
+            raise ApiError(400, "cursor_invalid", "the cursor is malformed") from None
+    items: list[search_index.Ranked] = []
     async with ctx.store.read() as conn:
         await visible(conn, principal, channels)
-        if match is not None:
-            until = position[0] if position else None
-            for channel in channels:
-                for version in await sources.search_current(
-                    conn, channel, match, body.author, from_us, limit + 9, until
-                ):
-                    key = f"m{version.id:015d}"
-                    found.append((version.created_us, key, _message_hit(version, words, principal)))
-                if body.author is None:  # a block has many authors: author filters messages
-                    for block in await block_store.search_blocks(
-                        conn, channel, match, from_us, limit + 9, until
-                    ):
-                        key = f"b{block.id}"
-                        found.append((block.to_us, key, _block_hit(block, words, principal)))
-    found.sort(key=lambda f: (f[0], f[1]), reverse=True)
+        for channel in channels:
+            items += await _ranked_in(conn, channel, units, body, from_us, principal)
+    ranking = search_index.deduplicated(items)
     if position is not None:
-        found = [f for f in found if (f[0], f[1]) < position]
-    page = found[: limit + 1]
+        ranking = [r for r in ranking if r.rank > position]
+    page = ranking[: limit + 1]
     fetched = page[:limit]
     envelope = {
         "status": "ok",
@@ -243,16 +292,16 @@ async def search(ctx: AppContext, principal: Principal, body: SearchRequest) -> 
         "has_more": True,
         "next_cursor": LONGEST_CURSOR,
     }
-    count = fitting_prefix(envelope, "hits", [f[2] for f in fetched], caller.budget)
+    count = fitting_prefix(envelope, "hits", [r.payload for r in fetched], caller.budget)
     included = fetched[:count]
     has_more = len(page) > limit or count < len(fetched)
     next_cursor = None
     if has_more and included:
-        last = included[-1]
-        next_cursor = cursors.sign(secret, {"b": bound, "t": last[0], "k": last[1]})
+        last = included[-1].rank
+        next_cursor = cursors.sign(secret, {"b": bound, "r": last[0], "t": last[1], "k": last[2]})
     return {
         "status": "ok" if included else "empty",
-        "hits": [f[2] for f in included],
+        "hits": [r.payload for r in included],
         "omitted": len(fetched) - count,
         "has_more": has_more,
         "next_cursor": next_cursor,

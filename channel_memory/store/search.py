@@ -1,0 +1,435 @@
+"""Relevance search: a stemming full-text index over messages and sparse blocks, ranked
+by BM25 with per-channel statistics.
+
+The index ``search_index`` is a contentless FTS5 table with the ``porter`` tokenizer.
+Its rowid packs the channel's slot, the kind and the row id
+(``slot << 41 | kind << 40 | id``), so a channel's postings are one rowid range
+and FTS5 reads only that range (a channel filter costs nothing). Messages and
+blocks share the index, so they are ranked with the same statistics.
+
+Every unit of a query (a content word, or a quoted phrase) reads at most
+``CAP + 1`` postings of the channel, newest first: the cost follows the result
+size, not the number of matches. A unit with more matches than ``CAP`` is common;
+its document frequency is estimated from how much of the channel its newest
+``CAP`` matches span, and only those newest matches are candidates through it
+(candidates found through rarer units still count it in their score). Below
+the cap, the ranking is exactly BM25 over the channel. Scores are computed here
+from the candidates' text, tokenized and stemmed as FTS5 does.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import aiosqlite
+
+from channel_memory.models import RecallBlock
+from channel_memory.store.blocks import BLOCK_COLUMNS, block_from_row
+
+CAP = 400
+"""Postings read per query unit and channel; more matches make a unit common."""
+K1 = 1.2
+B = 0.75
+_KIND_BIT = 1 << 40
+_SLOT_SHIFT = 41
+
+_STOP_TEXT = """
+    a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for
+    from further had has have having he her here hers herself him himself his how i if in
+    into is it its itself just me more most my myself no nor not now of off on once only or
+    other our ours ourselves out over own same she should so some such than that the their
+    theirs them themselves then there these they this those through to too under until up
+    very was we were what when where which while who whom why will with would you your yours
+    yourself yourselves s t d ll m o re ve y did didn doesn don isn wasn weren won wouldn
+    shouldn couldn hasn haven hadn aren ever tell said say says
+"""
+STOP_WORDS = frozenset(_STOP_TEXT.split())
+"""A small English stop list: words that carry no topic in a question."""
+
+_TOKEN = re.compile(r"[^\W_]+")
+_PHRASE = re.compile(r'"([^"]*)"')
+
+
+def _fold(text: str) -> str:
+    """Lower case without diacritics, as ``unicode61 remove_diacritics 2`` folds."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def tokens(text: str) -> list[str]:
+    """The folded tokens of ``text`` (runs of letters and digits)."""
+    return _TOKEN.findall(_fold(text))
+
+
+# --- the Porter stemmer (as FTS5's ``porter`` tokenizer applies it) ------------------------
+
+
+def _cons(word: str, i: int) -> bool:
+    c = word[i]
+    if c in "aeiou":
+        return False
+    if c == "y":
+        return i == 0 or not _cons(word, i - 1)
+    return True
+
+
+def _measure(stem: str) -> int:
+    n, i, size = 0, 0, len(stem)
+    while i < size and _cons(stem, i):
+        i += 1
+    while i < size:
+        while i < size and not _cons(stem, i):
+            i += 1
+        if i >= size:
+            break
+        while i < size and _cons(stem, i):
+            i += 1
+        n += 1
+    return n
+
+
+def _has_vowel(stem: str) -> bool:
+    return any(not _cons(stem, i) for i in range(len(stem)))
+
+
+def _double(word: str) -> bool:
+    return len(word) >= 2 and word[-1] == word[-2] and _cons(word, len(word) - 1)
+
+
+def _cvc(word: str) -> bool:
+    return (
+        len(word) >= 3
+        and _cons(word, len(word) - 3)
+        and not _cons(word, len(word) - 2)
+        and _cons(word, len(word) - 1)
+        and word[-1] not in "wxy"
+    )
+
+
+_STEP2 = (
+    ("ational", "ate"), ("tional", "tion"), ("enci", "ence"), ("anci", "ance"),
+    ("izer", "ize"), ("bli", "ble"), ("alli", "al"), ("entli", "ent"), ("eli", "e"),
+    ("ousli", "ous"), ("ization", "ize"), ("ation", "ate"), ("ator", "ate"), ("alism", "al"),
+    ("iveness", "ive"), ("fulness", "ful"), ("ousness", "ous"), ("aliti", "al"),
+    ("iviti", "ive"), ("biliti", "ble"), ("logi", "log"),
+)  # fmt: skip
+_STEP3 = (
+    ("icate", "ic"), ("ative", ""), ("alize", "al"), ("iciti", "ic"), ("ical", "ic"),
+    ("ful", ""), ("ness", ""),
+)  # fmt: skip
+_STEP4 = (
+    "al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent", "ion",
+    "ou", "ism", "ate", "iti", "ous", "ive", "ize",
+)  # fmt: skip
+
+
+def _replace(word: str, rules: Iterable[tuple[str, str]], least: int) -> str:
+    best: tuple[str, str] | None = None
+    for suffix, repl in rules:
+        if word.endswith(suffix) and (best is None or len(suffix) > len(best[0])):
+            best = (suffix, repl)
+    if best is not None:
+        stem = word[: -len(best[0])]
+        if _measure(stem) > least:
+            return stem + best[1]
+    return word
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The Porter stem of a folded token (tokens under 3 characters stay as they are)."""
+    if len(word) < 3 or len(word) > 64 or not word.isascii():
+        return word
+    w = word
+    if w.endswith("sses") or w.endswith("ies"):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith("ss"):
+        w = w[:-1]
+    if w.endswith("eed"):
+        if _measure(w[:-3]) > 0:
+            w = w[:-1]
+    else:
+        for suffix in ("ed", "ing"):
+            if w.endswith(suffix) and _has_vowel(w[: -len(suffix)]):
+                w = w[: -len(suffix)]
+                if w.endswith(("at", "bl", "iz")):
+                    w += "e"
+                elif _double(w) and w[-1] not in "lsz":
+                    w = w[:-1]
+                elif _measure(w) == 1 and _cvc(w):
+                    w += "e"
+                break
+    if w.endswith("y") and _has_vowel(w[:-1]):
+        w = w[:-1] + "i"
+    w = _replace(w, _STEP2, 0)
+    w = _replace(w, _STEP3, 0)
+    for suffix in sorted(_STEP4, key=len, reverse=True):
+        if w.endswith(suffix):
+            stem_ = w[: -len(suffix)]
+            if _measure(stem_) > 1 and (suffix != "ion" or stem_.endswith(("s", "t"))):
+                w = stem_
+            break
+    if w.endswith("e"):
+        stem_ = w[:-1]
+        m = _measure(stem_)
+        if m > 1 or (m == 1 and not _cvc(stem_)):
+            w = stem_
+    if w.endswith("ll") and _measure(w) > 1:
+        w = w[:-1]
+    return w
+
+
+# --- queries ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One scoring unit of a query: a word, or a quoted phrase matched word for word."""
+
+    words: tuple[str, ...]
+    phrase: bool
+
+    @property
+    def stems(self) -> tuple[str, ...]:
+        return tuple(stem(w) for w in self.words)
+
+    def fts(self) -> str:
+        return '"' + " ".join(self.words).replace('"', '""') + '"'
+
+
+def parse_query(query: str) -> list[Unit]:
+    """The query's units: each quoted phrase, then each distinct content word outside
+    quotes (stop words and punctuation dropped). Empty when nothing is searchable."""
+    units: list[Unit] = []
+    for quoted in _PHRASE.findall(query):
+        words = tuple(tokens(quoted))
+        if len(words) > 1:
+            units.append(Unit(words, True))
+        elif words and words[0] not in STOP_WORDS:
+            units.append(Unit(words, False))
+    seen = {u.stems for u in units}
+    for word in tokens(_PHRASE.sub(" ", query)):
+        unit = Unit((word,), False)
+        if word in STOP_WORDS or unit.stems in seen:
+            continue
+        seen.add(unit.stems)
+        units.append(unit)
+    return units
+
+
+def occurrences(unit: Unit, text_tokens: Sequence[str], text: str) -> int:
+    """How often ``unit`` occurs in a text: a word by its stem, a phrase literally."""
+    if not unit.phrase:
+        target = unit.stems[0]
+        return sum(1 for t in text_tokens if stem(t) == target)
+    pattern = r"(?<![^\W_])" + r"[\W_]+".join(map(re.escape, unit.words)) + r"(?![^\W_])"
+    return len(re.findall(pattern, _fold(text)))
+
+
+def bm25(
+    tfs: Sequence[int], length: int, dfs: Sequence[float], docs: int, avg_length: float
+) -> float:
+    """Okapi BM25 of one document (k1 1.2, b 0.75; idf = ln(1 + (N - df + 0.5)/(df + 0.5)))."""
+    score = 0.0
+    norm = K1 * (1 - B + B * length / max(avg_length, 1.0))
+    for tf, df in zip(tfs, dfs, strict=True):
+        if tf:
+            idf = math.log(1 + (docs - df + 0.5) / (df + 0.5))
+            score += idf * tf * (K1 + 1) / (tf + norm)
+    return score
+
+
+def excerpt(text: str, units: Sequence[Unit], size: int) -> str:
+    """At most ``size`` characters of ``text`` around its densest run of matched words."""
+    if len(text) <= size:
+        return text
+    targets = {u.stems[0] for u in units if not u.phrase}
+    spots: list[int] = []
+    lowered = _fold(text)
+    folded_same = len(lowered) == len(text)
+    for unit in units:
+        if unit.phrase and folded_same:
+            pattern = r"[\W_]+".join(map(re.escape, unit.words))
+            spots += [m.start() for m in re.finditer(pattern, lowered)]
+    for match in _TOKEN.finditer(text):
+        if stem(_fold(match.group())) in targets:
+            spots.append(match.start())
+    spots.sort()
+    at = 0
+    best = -1
+    for i, spot in enumerate(spots):  # the window starting a little before the most matches
+        count = sum(1 for s in spots[i:] if s < spot + size * 2 // 3)
+        if count > best:
+            best, at = count, spot
+    width = size - 2  # room for the two ellipses
+    start = max(0, at - width // 4)
+    end = min(len(text), start + width)
+    start = max(0, end - width)
+    return ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")
+
+
+# --- the index --------------------------------------------------------------------------
+
+
+def message_key(slot: int, source_id: int) -> int:
+    return (slot << _SLOT_SHIFT) | source_id
+
+
+def block_key(slot: int, seq: int) -> int:
+    return (slot << _SLOT_SHIFT) | _KIND_BIT | seq
+
+
+def split_key(key: int) -> tuple[bool, int]:
+    """(is a block, row id) of an index rowid."""
+    return bool(key & _KIND_BIT), key & (_KIND_BIT - 1)
+
+
+def length(text: str) -> int:
+    """A document's length for BM25: its words as separated by spaces (the triggers that
+    keep the per-channel totals compute the same in SQL)."""
+    return text.count(" ") + 1
+
+
+# --- ranking ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A document that matched at least one unit, before it is read."""
+
+    key: int
+    is_block: bool
+    row_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Postings:
+    """What the index says about a query in one channel."""
+
+    candidates: list[Candidate]
+    dfs: list[float]
+    docs: int
+    avg_length: float
+
+
+async def postings(conn: aiosqlite.Connection, channel: str, units: Sequence[Unit]) -> Postings:
+    """Candidates and statistics of ``units`` in a channel; at most ``CAP + 1`` postings
+    per unit are read, newest first."""
+    fetched = list(
+        await conn.execute_fetchall(
+            "SELECT slot, docs, tokens FROM search_channels WHERE channel_id = ?", (channel,)
+        )
+    )
+    if not fetched:
+        return Postings([], [0.0] * len(units), 1, 1.0)
+    slot, docs, total_tokens = (int(x) for x in fetched[0])
+    low, high = slot << _SLOT_SHIFT, ((slot + 1) << _SLOT_SHIFT) - 1
+    found: dict[int, None] = {}
+    dfs: list[float] = []
+    span: tuple[int, int] | None = None
+    for unit in units:
+        keys = [
+            int(row[0])
+            for row in await conn.execute_fetchall(
+                "SELECT rowid FROM search_index WHERE search_index MATCH ? "
+                "AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT ?",
+                (unit.fts(), low, high, CAP + 1),
+            )
+        ]
+        if len(keys) <= CAP:
+            dfs.append(float(len(keys)))
+        else:
+            keys = keys[:CAP]
+            if span is None:
+                span = await _span(conn, low)
+            dfs.append(estimated_df(keys, span, docs))
+        for key in keys:
+            found.setdefault(key, None)
+    candidates = []
+    for key in found:
+        is_block, row_id = split_key(key)
+        candidates.append(Candidate(key, is_block, row_id))
+    return Postings(candidates, dfs, max(docs, 1), total_tokens / docs if docs else 1.0)
+
+
+async def _span(conn: aiosqlite.Connection, low: int) -> tuple[int, int]:
+    """The lowest and highest message rowid of a channel's range (two index seeks)."""
+    first = list(
+        await conn.execute_fetchall(
+            "SELECT rowid FROM search_index WHERE rowid BETWEEN ? AND ? ORDER BY rowid LIMIT 1",
+            (low, low | (_KIND_BIT - 1)),
+        )
+    )
+    last = list(
+        await conn.execute_fetchall(
+            "SELECT rowid FROM search_index WHERE rowid BETWEEN ? AND ? "
+            "ORDER BY rowid DESC LIMIT 1",
+            (low, low | (_KIND_BIT - 1)),
+        )
+    )
+    return (int(first[0][0]), int(last[0][0])) if first and last else (low, low)
+
+
+def estimated_df(newest: Sequence[int], span: tuple[int, int], docs: int) -> float:
+    """A common unit's document frequency: its newest ``CAP`` matches cover part of the
+    channel's rowid span; the same density over the whole span, within ``[CAP + 1, docs]``."""
+    first, last = span
+    messages = [k for k in newest if not k & _KIND_BIT]
+    if not messages:
+        return float(min(max(docs, CAP + 1), CAP + 1))
+    covered = max(1, last - min(messages) + 1)
+    whole = max(covered, last - first + 1)
+    return float(min(max(docs, CAP + 1), max(CAP + 1, len(newest) * whole / covered)))
+
+
+def score(units: Sequence[Unit], text: str, postings_: Postings) -> float:
+    """The BM25 score of one candidate's text for ``units`` (0 when none occurs)."""
+    words = tokens(text)
+    tfs = [occurrences(unit, words, text) for unit in units]
+    return bm25(tfs, length(text), postings_.dfs, postings_.docs, postings_.avg_length)
+
+
+async def fresh_blocks(
+    conn: aiosqlite.Connection, channel_id: str, seqs: Sequence[int], from_us: int
+) -> list[RecallBlock]:
+    """The servable blocks among ``seqs``: the channel's fresh sparse blocks ending at or
+    after ``from_us``."""
+    if not seqs:
+        return []
+    fetched = await conn.execute_fetchall(
+        f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE seq IN "
+        "(SELECT value FROM json_each(?)) AND channel_id = ? AND sparse = 1 AND dirty = 0 "
+        "AND to_us >= ?",
+        (json.dumps(list(seqs)), channel_id, from_us),
+    )
+    return [block_from_row(row) for row in fetched]
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """One ranked item: ``rank`` orders best first (lower sorts first)."""
+
+    rank: tuple[float, int, str]
+    names: tuple[str, ...]
+    """The message handles this hit stands for (a block: every message it covers)."""
+    payload: Any
+
+
+def deduplicated(items: Iterable[Ranked]) -> list[Ranked]:
+    """Best first, each message at most once: an item is kept only when none of the
+    messages it names was named by a better kept item."""
+    named: set[str] = set()
+    kept = []
+    for item in sorted(items, key=lambda r: r.rank):
+        if named.isdisjoint(item.names):
+            kept.append(item)
+            named.update(item.names)
+    return kept
