@@ -1,0 +1,260 @@
+"""search_channel_context ranks by relevance: BM25 per channel, stemming, any word,
+exact phrases, recency among equals; each message once; bounded excerpts; stable pages;
+forgotten content gone from the ranking index and the files."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from channel_memory.store import search as search_index
+from tests.conftest import LiveServer, at, ingest_ok, message_event, query
+
+READ = "read-token-0123456789ab"
+ADMIN = "admin-token-0123456789a"
+BUDGET = 20_000
+TOKENS = [
+    {"token": ADMIN, "scopes": ["admin"], "agent_id": "ops"},
+    {"token": READ, "scopes": ["read"], "agent_id": "analyst", "channels": ["floor", "ops"]},
+]
+CANARY = "Okapicanary5521"
+STEM_CASES = """
+fills filled filling fill caresses ponies ties caress cats feed agreed plastered
+motoring sing conflated troubled sized hopping tanned falling hissing fizzed failing
+filing happy sky relational conditional rational valenci hesitanci digitizer
+conformabli radicalli differentli vileli analogousli vietnamization predication
+operator feudalism decisiveness hopefulness callousness formaliti sensitiviti
+sensibiliti triplicate formative formalize electriciti electrical hopeful goodness
+revival allowance inference airliner gyroscopic adjustable defensible irritant
+replacement adjustment dependent adoption homologou communism activate angulariti
+homologous effective bowdlerize probate rate cease controll roll generously meetings
+"""
+
+
+@pytest.fixture
+def desk(make_server: Callable[..., LiveServer]) -> Iterator[tuple[LiveServer, httpx.Client]]:
+    server = make_server(
+        worker={"enabled": False}, tokens=TOKENS, tools={"result_budget_chars": BUDGET}
+    )
+    with server.client(READ) as client:
+        yield server, client
+
+
+def push(server: LiveServer, *events: dict[str, Any]) -> None:
+    with server.client(ADMIN) as admin:
+        ingest_ok(admin, *events)
+
+
+def search(client: httpx.Client, query_text: str, **body: Any) -> dict[str, Any]:
+    response = client.post(
+        "/v1/tools/search_channel_context",
+        json={"channels": ["floor"], "query": query_text, **body},
+    )
+    assert response.status_code == 200, response.text
+    assert len(response.text) <= BUDGET
+    result: dict[str, Any] = response.json()
+    return result
+
+
+def ids(result: dict[str, Any]) -> list[str]:
+    return [hit["message_id"] for hit in result["hits"]]
+
+
+def messages(*contents: str, channel: str = "floor") -> list[dict[str, Any]]:
+    """One message per content, a minute apart in this order (the last is the newest)."""
+    return [
+        message_event(f"m{i}", text, channel=channel, created_at=at(i))
+        for i, text in enumerate(contents)
+    ]
+
+
+def test_a_rarer_word_outranks_a_common_one(desk: tuple[LiveServer, httpx.Client]) -> None:
+    server, client = desk
+    push(
+        server,
+        *messages(
+            "the volcano report is out",  # m0: the rare word, oldest
+            *[f"the weekly report number {n}" for n in range(1, 8)],
+        ),
+    )
+    found = ids(search(client, "report volcano"))
+    assert found[0] == "m0"
+    assert set(found) == {f"m{i}" for i in range(8)}  # any word matches
+
+
+def test_more_matched_words_outrank_fewer(desk: tuple[LiveServer, httpx.Client]) -> None:
+    server, client = desk
+    push(
+        server,
+        *messages(
+            "alpha beta gamma together here",
+            "alpha only in this line here",
+            "beta only in this line here",
+            "alpha beta in this line here",
+            "nothing relevant in this one",
+        ),
+    )
+    assert ids(search(client, "alpha beta gamma")) == ["m0", "m3", "m2", "m1"]
+
+
+def test_a_quoted_phrase_matches_exactly(desk: tuple[LiveServer, httpx.Client]) -> None:
+    server, client = desk
+    push(
+        server,
+        *messages(
+            "a blue whale was sighted",
+            "the whale was blue and large",
+            "two blue whales passed",
+            "blue skies, whale songs",
+        ),
+    )
+    assert ids(search(client, 'sightings of "blue whale"')) == ["m0"]
+
+
+def test_words_match_by_their_stem(desk: tuple[LiveServer, httpx.Client]) -> None:
+    server, client = desk
+    push(server, *messages("FILLED 200 NVDA", "fills came in slowly", "nothing here", "filling"))
+    assert set(ids(search(client, "fill"))) == {"m0", "m1", "m3"}
+    assert set(ids(search(client, "were the orders filled?"))) == {"m0", "m1", "m3"}
+
+
+def test_equal_scores_go_newest_first_and_newest_sorts_by_time(
+    desk: tuple[LiveServer, httpx.Client],
+) -> None:
+    server, client = desk
+    push(
+        server,
+        *messages(
+            "stop moved to 408",
+            "stop moved to 408",
+            "stop stop stop moved to 408 said the lead",
+            "stop moved to 408",
+        ),
+    )
+    ranked = ids(search(client, "stop"))
+    assert ranked[0] == "m2"  # most occurrences
+    assert ranked[1:] == ["m3", "m1", "m0"]  # identical texts: newest first
+    assert ids(search(client, "stop", sort="newest")) == ["m3", "m2", "m1", "m0"]
+
+
+def test_a_query_without_a_searchable_word_is_422(desk: tuple[LiveServer, httpx.Client]) -> None:
+    server, client = desk
+    push(server, *messages("what is it"))
+    for text in ("what is the?", "!!! ... ???", '"" of and'):
+        response = client.post(
+            "/v1/tools/search_channel_context", json={"channels": ["floor"], "query": text}
+        )
+        assert response.status_code == 422
+        error = response.json()["error"]
+        assert error["code"] == "validation_failed"
+        assert [d["field"] for d in error["details"]] == ["query"]
+        assert text not in response.text
+
+
+def test_excerpts_are_bounded_and_show_the_match(desk: tuple[LiveServer, httpx.Client]) -> None:
+    server, client = desk
+    long = "filler words here. " * 60 + "The KEYSTONE decision was taken. " + "more padding. " * 80
+    push(server, *messages(long))
+    hit = search(client, "keystone")["hits"][0]
+    assert len(hit["excerpt"]) <= 240
+    assert "KEYSTONE decision" in hit["excerpt"]
+    assert hit["excerpt"].startswith("…") and hit["excerpt"].endswith("…")
+
+
+def test_pages_hold_every_hit_exactly_once_in_ranking_order(
+    desk: tuple[LiveServer, httpx.Client],
+) -> None:
+    server, client = desk
+    contents = [
+        " ".join(["apple"] * (1 + i % 3) + ["banana"] * (i % 2) + [f"word{i}"] * (i % 5))
+        for i in range(23)
+    ]
+    push(server, *messages(*contents))
+    whole = ids(search(client, "apple banana", limit=50))
+    assert len(whole) == 23
+    seen: list[str] = []
+    cursor = None
+    while True:
+        body = search(client, "apple banana", limit=4, **({"cursor": cursor} if cursor else {}))
+        seen += ids(body)
+        if not body["has_more"]:
+            break
+        cursor = body["next_cursor"]
+    assert seen == whole
+
+
+def test_a_block_and_its_messages_appear_once(make_server: Callable[..., LiveServer]) -> None:
+    server = make_server(worker={"enabled": False}, tokens=TOKENS)
+    with server.client(READ) as client:
+        push(
+            server,
+            *[
+                message_event(str(i), "HEARTBEAT_OK runtime", author="bot", created_at=at(i))
+                for i in range(3)
+            ],
+        )
+        server.drain()
+        body = search(client, "runtime status heartbeat", limit=20)
+        named: list[str] = []
+        for hit in body["hits"]:
+            named += hit.get("covers", [hit["source_handle"]])
+        kinds = {hit["kind"] for hit in body["hits"]}
+        assert "telemetry_count" in kinds  # the block matched ("runtime status")
+        assert sorted(named) == ["floor/0", "floor/1", "floor/2"]  # each message once
+
+
+def test_deduplication_keeps_the_better_of_a_block_and_its_messages() -> None:
+    Ranked = search_index.Ranked
+    items = [
+        Ranked((-1.0, -5, "m1"), ("c/1",), "message 1"),
+        Ranked((-3.0, -9, "bX"), ("c/1", "c/2"), "block X"),
+        Ranked((-2.0, -4, "m2"), ("c/2",), "message 2"),
+        Ranked((-0.5, -3, "bY"), ("c/3", "c/2"), "block Y"),
+        Ranked((-0.4, -3, "m3"), ("c/3",), "message 3"),
+    ]
+    assert [r.payload for r in search_index.deduplicated(items)] == ["block X", "message 3"]
+
+
+def test_deleted_and_forgotten_content_never_ranks_and_leaves_the_files(
+    desk: tuple[LiveServer, httpx.Client],
+) -> None:
+    server, client = desk
+    db = server.settings.db
+    push(
+        server,
+        *messages(f"budget {CANARY} leaked", "budget approved", "budget deleted soon"),
+    )
+    assert query(db, "SELECT count(*) FROM search_index WHERE search_index MATCH ?", CANARY) == [
+        (1,)
+    ]
+    assert set(ids(search(client, f"budget {CANARY}"))) == {"m0", "m1", "m2"}
+    push(server, {"type": "delete", "channel_id": "floor", "message_id": "m2"})
+    push(server, {"type": "forget", "channel_id": "floor", "message_ids": ["m0"]})
+    assert ids(search(client, f"budget {CANARY}")) == ["m1"]
+    assert query(db, "SELECT count(*) FROM search_index WHERE search_index MATCH ?", CANARY) == [
+        (0,)
+    ]
+    assert query(db, "SELECT docs FROM search_channels WHERE channel_id = 'floor'") == [(1,)]
+    data = b"".join(
+        Path(str(db) + suffix).read_bytes()
+        for suffix in ("", "-wal", "-shm")
+        if Path(str(db) + suffix).exists()
+    )
+    assert re.search(re.escape(CANARY.encode()), data, re.IGNORECASE) is None
+
+
+def test_the_scorer_stems_as_the_index_does() -> None:
+    words = STEM_CASES.split()
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize = 'porter unicode61')")
+    conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'row')")
+    for i, word in enumerate(words):
+        conn.execute("INSERT INTO t (rowid, x) VALUES (?, ?)", (i, word))
+    indexed = {row[0] for row in conn.execute("SELECT term FROM v")}
+    assert {search_index.stem(w) for w in words} == indexed
