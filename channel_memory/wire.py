@@ -139,6 +139,12 @@ class BlockOut(BaseModel):
     stale: bool
     dirty: bool
     processor: str
+    answers: str | None = Field(
+        None,
+        exclude_if=lambda value: value is None,
+        description="A decision by reply: the source handle of the message it decides on "
+        "(present only then).",
+    )
 
     @classmethod
     def of(cls, block: RecallBlock, trust: str) -> BlockOut:
@@ -162,6 +168,7 @@ class BlockOut(BaseModel):
             stale=block.dirty,
             dirty=block.dirty,
             processor=block.processor,
+            answers=block.answers,
         )
 
 

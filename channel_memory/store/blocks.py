@@ -9,7 +9,7 @@ from typing import Any
 
 import aiosqlite
 
-from channel_memory.models import BlockSource, MessageKey, RecallBlock
+from channel_memory.models import BlockSource, MessageKey, RecallBlock, source_handle
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,15 +27,21 @@ class DerivedRow:
     event_type: str | None
     score: float
     group_key: str | None
+    parent_id: str | None = None
+    """The message a reply's class was derived with (stored or not): its change re-derives
+    this one."""
+    answers: str | None = None
+    """A decision by reply: the source handle of the message it decides on."""
 
 
 _DERIVED_COLUMNS = (
     "source_kind, channel_id, message_id, content_hash, created_us, author, class, event_type, "
-    "score, group_key"
+    "score, group_key, parent_id, answers"
 )
 BLOCK_COLUMNS = (
     "seq, id, source_kind, channel_id, group_key, kind, event_type, text, from_us, to_us, sparse, "
-    "score, generated_us, dirty, processor, cut_text, author, trust_authors, sources, origin"
+    "score, generated_us, dirty, processor, cut_text, author, trust_authors, sources, origin, "
+    "answers"
 )
 
 
@@ -55,6 +61,19 @@ async def derived_rows(
         )
     )
     return {row[2]: DerivedRow(*row) for row in fetched}
+
+
+async def replies_to(
+    conn: aiosqlite.Connection, channel_id: str, message_ids: Iterable[str]
+) -> set[str]:
+    """Messages of a channel whose derived class was read with one of ``message_ids`` as
+    the message they reply to."""
+    fetched = await conn.execute_fetchall(
+        "SELECT message_id FROM derived_messages WHERE channel_id = ? AND parent_id IN "
+        "(SELECT value FROM json_each(?))",
+        (channel_id, _ids(message_ids)),
+    )
+    return {str(row[0]) for row in fetched}
 
 
 async def group_members(
@@ -127,7 +146,7 @@ async def write_derived(
     if upserts:
         await conn.executemany(
             f"INSERT OR REPLACE INTO derived_messages ({_DERIVED_COLUMNS}) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     r.source_kind,
@@ -140,6 +159,8 @@ async def write_derived(
                     r.event_type,
                     r.score,
                     r.group_key,
+                    r.parent_id,
+                    r.answers,
                 )
                 for r in upserts
             ],
@@ -233,6 +254,7 @@ async def insert_blocks(conn: aiosqlite.Connection, blocks: Sequence[RecallBlock
                 json.dumps(list(block.trust_authors)),
                 json.dumps([[x.message_id, x.content_hash] for x in block.sources]),
                 block.origin,
+                block.answers,
             )
         )
         sources += [
@@ -243,7 +265,7 @@ async def insert_blocks(conn: aiosqlite.Connection, blocks: Sequence[RecallBlock
             fts.append((seq, block.text))
     await conn.executemany(
         f"INSERT INTO recall_blocks ({BLOCK_COLUMNS}) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         rows,
     )
     await conn.executemany(
@@ -265,11 +287,19 @@ async def clear_block_dirty(conn: aiosqlite.Connection, seqs: Sequence[int]) -> 
 async def mark_blocks_citing_dirty(
     conn: aiosqlite.Connection, channel_id: str, message_ids: Iterable[str]
 ) -> None:
-    """Blocks citing a changed message are never served as fresh until recomputed."""
+    """Blocks citing a changed message, or deciding on it by reply, are never served as
+    fresh until recomputed."""
+    ids = _ids(message_ids)
     await conn.execute(
         "UPDATE recall_blocks SET dirty = 1 WHERE dirty = 0 AND seq IN (SELECT block_seq FROM "
         "block_sources WHERE channel_id = ? AND message_id IN (SELECT value FROM json_each(?)))",
-        (channel_id, _ids(message_ids)),
+        (channel_id, ids),
+    )
+    handles = _ids(source_handle(channel_id, m) for m in json.loads(ids))
+    await conn.execute(
+        "UPDATE recall_blocks SET dirty = 1 WHERE dirty = 0 AND answers IN "
+        "(SELECT value FROM json_each(?))",
+        (handles,),
     )
 
 
@@ -294,6 +324,7 @@ def block_from_row(row: Sequence[Any]) -> RecallBlock:
         cut_text=row[15],
         author=row[16],
         trust_authors=tuple(json.loads(row[17])),
+        answers=row[20],
     )
 
 

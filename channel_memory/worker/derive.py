@@ -2,10 +2,14 @@
 
 For each changed message the worker re-classifies its current version, then
 rebuilds every group its old or new class belongs to, plus its own per-message
-block. A block is kept when its id (a hash of its inputs) is unchanged, so
-unchanged blocks keep their ``generated_at``. Derived rows and blocks are
-written in the caller's transaction, so together they are always a consistent
-snapshot of the sources as last processed.
+block. A short reply is classified with the current version of the message it
+answers (its ``reply_to`` target, else its thread's root): a reply deciding on a
+proposal is a hard event that ``answers`` it. Its derived row records the message
+it read, so a change of that message (an edit, a delete, a forget, or its late
+arrival) re-derives every reply that read it. A block is kept when its id (a hash
+of its inputs) is unchanged, so unchanged blocks keep their ``generated_at``.
+Derived rows and blocks are written in the caller's transaction, so together they
+are always a consistent snapshot of the sources as last processed.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from channel_memory.worker.render import (
 )
 from channel_memory.worker.rules import RuleSet
 
-RENDER_VERSION = "6"
+RENDER_VERSION = "7"
 """Bump when rendering changes, so every block is rebuilt with the new text."""
 
 GROUP_PREFIX = {
@@ -85,25 +89,84 @@ def version_id(version: SourceVersion) -> VersionId:
     )
 
 
+def parent_id(version: SourceVersion, rules: RuleSet) -> str | None:
+    """The message whose content could make ``version`` a decision by reply, if any.
+
+    That is its ``reply_to`` target, else the root of its thread (a thread reply
+    carries the root's id as ``thread_id``). None for a deletion, for a message
+    outside any reply chain, and for one longer than every reply rule allows: its
+    class cannot depend on another message, so no other message's change re-derives it.
+    """
+    if version.deleted or not rules.replies:
+        return None
+    target = version.reply_to or version.thread_id
+    if target is None or target == version.key.message_id:
+        return None
+    limit = max(r.max_chars for r in rules.replies)
+    if len(version.content) > limit and len(version.content.strip()) > limit:
+        return None
+    return target
+
+
+@dataclass(frozen=True, slots=True)
+class Subject:
+    """A version to classify, with the message it replies to (see :func:`parent_id`)."""
+
+    version: SourceVersion
+    reads: str | None = None
+    """The id of the message whose content could decide its class, stored or not."""
+    parent: SourceVersion | None = None
+    """The current version of ``reads``, when there is one and it is not deleted."""
+
+
+SubjectId = tuple[VersionId, str | None, str | None]
+
+
+def subject_id(subject: Subject) -> SubjectId:
+    """Everything a subject's analysis reads: the version, and its parent's version."""
+    parent = subject.parent
+    if parent is None:
+        return (version_id(subject.version), None, None)
+    return (version_id(subject.version), parent.key.message_id, parent.content_hash)
+
+
 @dataclass(frozen=True, slots=True)
 class Analysis:
     """A version's class and the content facts its blocks are rendered from."""
 
     classified: Classified
     facts: ContentFacts
+    answers: str | None = None
+    """A decision by reply: the source handle of the message it decides on."""
 
 
-def analyse(version: SourceVersion, settings: DeriveSettings) -> Analysis:
-    """Classify a version and compute its content facts: pure, linear in its content."""
-    classified = classify(version, settings.rules, settings.bucket_us)
+def analyse(
+    version: SourceVersion, settings: DeriveSettings, parent: SourceVersion | None = None
+) -> Analysis:
+    """Classify a version and compute its content facts: pure, linear in its content.
+
+    With ``parent`` (the current version of the message it replies to), a reply that
+    no rule makes a hard event by itself may be a decision on that message: then it
+    is a hard event that ``answers`` the parent's handle. A deleted parent decides
+    nothing, and nothing of the parent but its handle reaches the analysis.
+    """
+    rules, bucket = settings.rules, settings.bucket_us
+    classified = classify(version, rules, bucket)
+    answers = None
+    if parent is not None and not parent.deleted and classified.cls not in _OWN_DECISIONS:
+        by_reply = classify(version, rules, bucket, parent=parent.content)
+        if by_reply.cls == "hard_event":
+            classified, answers = by_reply, parent.key.handle
     hard = classified.cls == "hard_event"
-    return Analysis(classified, content_facts(version, settings.render_settings(), hard))
+    return Analysis(classified, content_facts(version, settings.render_settings(), hard), answers)
 
 
-def analyse_all(
-    versions: Iterable[SourceVersion], settings: DeriveSettings
-) -> dict[VersionId, Analysis]:
-    return {version_id(v): analyse(v, settings) for v in versions}
+_OWN_DECISIONS = ("hard_event", "tombstone")
+"""Classes a message has by itself, whatever it replies to."""
+
+
+def analyse_all(subjects: Iterable[Subject], settings: DeriveSettings) -> dict[SubjectId, Analysis]:
+    return {subject_id(s): analyse(s.version, settings, s.parent) for s in subjects}
 
 
 class Analyses:
@@ -122,7 +185,7 @@ class Analyses:
         self.settings = settings
         self.max_entries = max_entries
         self.max_chars = max_chars
-        self._cache: OrderedDict[VersionId, Analysis] = OrderedDict()
+        self._cache: OrderedDict[SubjectId, Analysis] = OrderedDict()
         self._chars = 0
 
     @staticmethod
@@ -134,15 +197,16 @@ class Analyses:
             + len(facts.latest_line)
             + len(facts.hard_text or "")
             + (len(facts.cut_text or ""))
+            + len(analysis.answers or "")
         )
 
-    async def ensure(self, versions: Iterable[SourceVersion]) -> dict[VersionId, Analysis]:
-        """The analyses of ``versions``; those not cached are computed in a worker thread."""
-        wanted = {version_id(v): v for v in versions}
+    async def ensure(self, subjects: Iterable[Subject]) -> dict[SubjectId, Analysis]:
+        """The analyses of ``subjects``; those not cached are computed in a worker thread."""
+        wanted = {subject_id(s): s for s in subjects}
         found = {k: self._cache[k] for k in wanted if k in self._cache}
         for key in found:
             self._cache.move_to_end(key)
-        missing = [v for k, v in wanted.items() if k not in found]
+        missing = [s for k, s in wanted.items() if k not in found]
         if missing:
             computed = await asyncio.to_thread(analyse_all, missing, self.settings)
             found.update(computed)
@@ -150,7 +214,7 @@ class Analyses:
                 self._put(key, analysis)
         return found
 
-    def _put(self, key: VersionId, analysis: Analysis) -> None:
+    def _put(self, key: SubjectId, analysis: Analysis) -> None:
         if key in self._cache:
             return
         self._cache[key] = analysis
@@ -168,10 +232,15 @@ def group_key_of(row: DerivedRow) -> str | None:
 
 
 def _plan(
-    kind: str, key: str, rows: Sequence[DerivedRow], event_type: str | None, score: float
+    kind: str,
+    key: str,
+    rows: Sequence[DerivedRow],
+    event_type: str | None,
+    score: float,
+    answers: str | None = None,
 ) -> BlockPlan:
     members = tuple((r.message_id, r.content_hash) for r in rows)
-    return BlockPlan(kind, key, members, event_type, score, _stamp(rows))
+    return BlockPlan(kind, key, members, event_type, score, _stamp(rows), answers)
 
 
 def _stamp(rows: Sequence[DerivedRow]) -> str:
@@ -192,7 +261,7 @@ def plan_message(row: DerivedRow | None, repeat_active: bool) -> list[BlockPlan]
     if row.cls == "tombstone":
         return [_plan("tombstone", key, [row], None, row.score)]
     if row.cls == "hard_event":
-        return [_plan("hard_event", key, [row], row.event_type, row.score)]
+        return [_plan("hard_event", key, [row], row.event_type, row.score, row.answers)]
     if row.cls in ("telemetry", "ack") or (row.cls == "repeat" and repeat_active):
         return []
     return [_plan("raw_excerpt", key, [row], None, 0.5)]
@@ -248,17 +317,45 @@ async def derive(
     return written
 
 
-async def pending_versions(
-    conn: aiosqlite.Connection, keys: Iterable[MessageKey]
-) -> list[SourceVersion]:
-    """The current versions of ``keys`` (what :func:`derive` will classify first)."""
+async def pending_subjects(
+    conn: aiosqlite.Connection, keys: Iterable[MessageKey], rules: RuleSet
+) -> list[Subject]:
+    """What :func:`derive` will classify first for ``keys`` (see :func:`channel_subjects`)."""
     by_channel: dict[tuple[str, str], set[str]] = defaultdict(set)
     for key in keys:
         by_channel[(key.source_kind, key.channel_id)].add(key.message_id)
-    found: list[SourceVersion] = []
+    found: list[Subject] = []
     for (kind, channel), message_ids in sorted(by_channel.items()):
-        found += (await sources.current_versions(conn, kind, channel, message_ids)).values()
+        _, subjects = await channel_subjects(conn, kind, channel, message_ids, rules)
+        found += subjects.values()
     return found
+
+
+async def channel_subjects(
+    conn: aiosqlite.Connection,
+    source_kind: str,
+    channel: str,
+    message_ids: Iterable[str],
+    rules: RuleSet,
+) -> tuple[set[str], dict[str, Subject]]:
+    """The messages a change of ``message_ids`` re-derives, and what each is classified from.
+
+    Those are the messages themselves and every message whose derived class was read
+    with one of them as its parent (a reply to it). The subjects (by message id) are
+    those of them with a current version, each with its parent's current version when
+    there is one: the parent's deletion or forgetting leaves the reply on its own.
+    """
+    ids = set(message_ids) | await block_store.replies_to(conn, channel, message_ids)
+    current = await sources.current_versions(conn, source_kind, channel, ids)
+    reads = {m: parent_id(v, rules) for m, v in current.items()}
+    wanted = {p for p in reads.values() if p is not None}
+    found = await sources.current_versions(conn, source_kind, channel, wanted)
+    parents = {m: v for m, v in found.items() if not v.deleted}
+    subjects = {
+        m: Subject(v, reads[m], None if reads[m] is None else parents.get(reads[m] or ""))
+        for m, v in current.items()
+    }
+    return ids, subjects
 
 
 async def _derive_channel(
@@ -270,12 +367,17 @@ async def _derive_channel(
     now_us: int,
     analyses: Analyses,
 ) -> int:
-    current = await sources.current_versions(conn, source_kind, channel, message_ids)
+    message_ids, subjects = await channel_subjects(
+        conn, source_kind, channel, message_ids, settings.rules
+    )
+    current = {m: s.version for m, s in subjects.items()}
     old = await block_store.derived_rows(conn, channel, message_ids)
-    analysed = await analyses.ensure(current.values())
+    analysed = await analyses.ensure(subjects.values())
     new: dict[str, DerivedRow] = {}
-    for message_id, version in current.items():
-        c = analysed[version_id(version)].classified
+    for message_id, subject in subjects.items():
+        version = subject.version
+        analysis = analysed[subject_id(subject)]
+        c = analysis.classified
         new[message_id] = DerivedRow(
             source_kind,
             channel,
@@ -287,6 +389,8 @@ async def _derive_channel(
             c.event_type,
             c.score,
             c.group_key,
+            subject.reads,
+            analysis.answers,
         )
     affected: set[str] = set()
     for message_id in message_ids:
@@ -340,7 +444,7 @@ async def _derive_channel(
         plans += tail_plans
         existing += tail_existing
     return await _apply_plans(
-        conn, source_kind, channel, existing, plans, current, settings, now_us, analyses
+        conn, source_kind, channel, existing, plans, subjects, settings, now_us, analyses
     )
 
 
@@ -437,11 +541,12 @@ async def _apply_plans(
     channel: str,
     existing: Sequence[block_store.StoredBlockRef],
     plans: Sequence[BlockPlan],
-    current: dict[str, SourceVersion],
+    subjects: Mapping[str, Subject],
     settings: DeriveSettings,
     now_us: int,
     analyses: Analyses,
 ) -> int:
+    current = {m: s.version for m, s in subjects.items()}
     fingerprint = settings.fingerprint
     desired = {block_id(channel, plan, fingerprint): plan for plan in plans}
     existing_ids = {ref.id for ref in existing}
@@ -470,9 +575,20 @@ async def _apply_plans(
         )
         for bid, plan in to_create
     ]
-    analysed = await analyses.ensure(v for _, _, by_id in chosen for v in by_id.values())
+    # A version classified in this pass is rendered from that analysis (a reply's
+    # depends on its parent); any other only needs facts no parent changes.
+    rendered = {
+        (m, v.content_hash): subjects[m]
+        if m in subjects and subjects[m].version.content_hash == v.content_hash
+        else Subject(v)
+        for _, _, by_id in chosen
+        for m, v in by_id.items()
+    }
+    analysed = await analyses.ensure(rendered.values())
     for bid, plan, by_id in chosen:
-        facts = _facts_for(by_id, analysed)
+        facts = {
+            m: analysed[subject_id(rendered[(m, v.content_hash)])].facts for m, v in by_id.items()
+        }
         block = render(plan, bid, source_kind, channel, by_id, render_settings, now_us, facts)
         # A member whose newer version is not yet processed makes the block stale.
         stale = any(m not in known or known[m].content_hash != h for m, h in plan.members)
@@ -483,9 +599,3 @@ async def _apply_plans(
         conn, [ref.seq for ref in existing if ref.id in desired and ref.dirty]
     )
     return len(built)
-
-
-def _facts_for(
-    versions: Mapping[str, SourceVersion], analysed: Mapping[VersionId, Analysis]
-) -> dict[str, ContentFacts]:
-    return {m: analysed[version_id(v)].facts for m, v in versions.items()}

@@ -1,8 +1,9 @@
 """Pure block rendering: from a plan (kind, group, covered versions) to a recall block.
 
 A block's id is a hash of its channel, kind, group, covered ``message_id@content_hash``
-pairs and the derivation fingerprint (rules and rendering settings), so it is
-stable while its inputs are unchanged and can be computed without the content.
+pairs, the derivation fingerprint (rules and rendering settings) and, for a decision
+by reply, the decision and the handle it answers, so it is stable while its inputs
+are unchanged and can be computed without the content.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ class BlockPlan:
     score: float = 0.5
     stamp: str = ""
     """A hash of what the text shows besides the hashes (times, author names)."""
+    answers: str | None = None
+    """A decision by reply: the source handle of the message it decides on."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,10 +50,12 @@ class RenderSettings:
 
 def block_id(channel_id: str, plan: BlockPlan, fingerprint: str) -> str:
     """A URL-safe id, stable while the block's inputs are unchanged."""
-    seed = "\0".join(
-        [channel_id, plan.kind, plan.group_key, fingerprint, plan.stamp]
-        + [f"{m}@{h}" for m, h in plan.members]
-    )
+    inputs = [channel_id, plan.kind, plan.group_key, fingerprint, plan.stamp]
+    if plan.answers is not None:
+        # a decision by reply (its type, score and target) depends on a message the
+        # block does not cover: that is an input of its own
+        inputs.append(f"answers={plan.answers}|{plan.event_type}|{plan.score!r}")
+    seed = "\0".join(inputs + [f"{m}@{h}" for m, h in plan.members])
     digest = hashlib.sha256(seed.encode()).digest()[:15]
     return base64.b32encode(digest).decode().lower()
 
@@ -250,4 +255,5 @@ def render(
         author=_author(covered[0]) if len(covered) == 1 else None,
         origin=covered[0].origin if len({v.origin for v in covered}) == 1 else "mixed",
         trust_authors=tuple(sorted({v.author_id or "" for v in covered if v.origin != "system"})),
+        answers=plan.answers,
     )

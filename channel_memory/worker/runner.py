@@ -26,7 +26,7 @@ from channel_memory.store import blocks as block_store
 from channel_memory.store import llm as llm_store
 from channel_memory.store import retention as retention_store
 from channel_memory.timefmt import MICROS_PER_SECOND
-from channel_memory.worker.derive import Analyses, DeriveSettings, derive, pending_versions
+from channel_memory.worker.derive import Analyses, DeriveSettings, derive, pending_subjects
 from channel_memory.worker.llm import LlmMetrics, LlmProcessor, ModelClient
 from channel_memory.worker.rules import RuleSet, load_rules
 
@@ -122,17 +122,20 @@ class Worker:
     async def run_once(self, limit: int | None = None) -> int:
         """Derive one batch of dirty messages in one transaction; returns how many.
 
-        The batch's versions are analysed first, from a read snapshot and in a worker
-        thread: the event loop keeps serving, and the writer is taken only for the
-        bookkeeping, so a long message delays neither reads nor ingest.
+        The batch's versions (with the replies they re-derive, and the messages replies
+        answer) are analysed first, from a read snapshot and in a worker thread: the
+        event loop keeps serving, and the writer is taken only for the bookkeeping, so
+        a long message delays neither reads nor ingest.
         """
         batch = limit or self.settings.worker.batch_size
         async with self.store.read() as conn:
             markers = await block_store.pending_dirty(conn, batch)
             if not markers:
                 return 0
-            versions = await pending_versions(conn, [key for _, key in markers])
-        await self.analyses.ensure(versions)
+            subjects = await pending_subjects(
+                conn, [key for _, key in markers], self.derive_settings.rules
+            )
+        await self.analyses.ensure(subjects)
         async with self.store.write() as conn:
             markers = await block_store.pending_dirty(conn, batch)
             if not markers:
