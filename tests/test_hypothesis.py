@@ -15,7 +15,7 @@ from channel_memory.auth import Principal
 from channel_memory.config import Settings
 from channel_memory.feed import candidates
 from channel_memory.feed.candidates import FeedQuery
-from channel_memory.feed.layout import BudgetTooSmall, render
+from channel_memory.feed.layout import BudgetTooSmall, hard_label, render
 from channel_memory.feed.peer import select_blocks
 from channel_memory.ingest.commands import (
     DeleteMessage,
@@ -375,7 +375,11 @@ def test_feed_budget_and_hard_events(
         assert len(body.content) <= budget
         numbers = body.numbers
         if fmt == "text":
-            shown = [i for i in found.hard if f" hard:{i.event_type} {i.handle} " in body.content]
+            shown = [
+                i
+                for i in found.hard
+                if f" hard:{hard_label(i.event_type)} {i.handle} " in body.content
+            ]
             named = numbers["omitted_hard_events"]
             # every hard event of the window is shown, named, or counted in the omission line
             assert len(shown) + len(named) + numbers["more_hard_events"] == found.hard_total

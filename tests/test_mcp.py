@@ -270,7 +270,7 @@ async def test_round_trip_reads_and_refusals(tmp_path: Path) -> None:
         )
         [text] = _texts(feed)
         assert text.startswith("[channel-awareness] ") and len(text) <= 3000
-        assert "hard:trade_fill floor/1" in text
+        assert "hard:fill floor/1" in text
 
 
 async def test_a_forbidden_channel_answers_like_an_unknown_one(tmp_path: Path) -> None:

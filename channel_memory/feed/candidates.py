@@ -19,7 +19,7 @@ from typing import Literal
 import aiosqlite
 
 from channel_memory.auth import Principal
-from channel_memory.feed.layout import Body, Candidates, FeedItem, Format, Tier, render
+from channel_memory.feed.layout import Body, Candidates, FeedItem, Format, Gap, Tier, render
 from channel_memory.models import PRIMARY_KINDS, RecallBlock, SourceVersion, source_handle
 from channel_memory.store import gaps, sources, windows
 from channel_memory.store import llm as llm_store
@@ -88,6 +88,8 @@ def block_item(block: RecallBlock, tier: Tier, principal: Principal, fmt: Format
         json_object=BlockOut.of(block, trust).model_dump(mode="json", by_alias=True)
         if fmt == "json"
         else {},
+        score=block.score,
+        answers=block.answers if block.kind == "hard_event" else None,
     )
 
 
@@ -165,10 +167,13 @@ async def llm_state(conn: aiosqlite.Connection, q: FeedQuery) -> str | None:
     return "ok"
 
 
-async def _status(conn: aiosqlite.Connection, q: FeedQuery, pending: bool) -> tuple[str, int]:
-    found = 0
+async def _status(conn: aiosqlite.Connection, q: FeedQuery, pending: bool) -> tuple[str, list[Gap]]:
+    """The digest status and the open coverage gaps overlapping the window, oldest first."""
+    found: list[Gap] = []
     for channel in q.channels:
-        found += len(await gaps.open_gaps_overlapping(conn, channel, q.from_us, q.to_us))
+        for gap in await gaps.open_gaps_overlapping(conn, channel, q.from_us, q.to_us):
+            found.append(Gap(gap.channel_id, gap.from_us, gap.to_us, gap.reason))
+    found.sort(key=lambda g: (g.from_us, g.to_us, g.channel))
     return ("coverage_gap" if found else "stale" if pending else "ok"), found
 
 
@@ -206,7 +211,7 @@ def _base(
     available: int,
     range_us: tuple[int, int] | None,
     status: str,
-    gap_count: int,
+    open_gaps: list[Gap],
     llm: str | None,
 ) -> Candidates:
     """The window's numbers, with empty tiers to fill."""
@@ -220,7 +225,8 @@ def _base(
         available=available,
         range_us=range_us,
         status=status,
-        coverage_gaps=gap_count,
+        coverage_gaps=len(open_gaps),
+        gaps=open_gaps,
         hard=[],
         hard_total=0,
         hard_more_handles=[],
@@ -238,7 +244,7 @@ async def live(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -
     channels = list(q.channels)
     available, oldest, newest = await windows.readable_stats(conn, channels, q.from_us, q.to_us)
     pending_keys = await windows.pending_keys(conn, channels, q.reach(48))
-    status, gap_count = await _status(conn, q, bool(pending_keys))
+    status, open_gaps = await _status(conn, q, bool(pending_keys))
     pending: list[SourceVersion] = []
     by_channel: dict[tuple[str, str], list[str]] = defaultdict(list)
     for key in pending_keys:
@@ -248,7 +254,7 @@ async def live(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -
             if not version.deleted and q.from_us <= version.created_us <= q.to_us:
                 pending.append(version)
     range_us = None if oldest is None or newest is None else (oldest, newest)
-    base = _base(q, available, range_us, status, gap_count, await llm_state(conn, q))
+    base = _base(q, available, range_us, status, open_gaps, await llm_state(conn, q))
     if q.kind == "raw_window":
         newest_versions: list[SourceVersion] = []
         for channel in channels:
@@ -382,10 +388,10 @@ async def as_of(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) 
         reveal_deleted="admin" in principal.scopes,
     )
     readable = {h: v for h, v in then.items() if not v.deleted}
-    status, gap_count = await _status(conn, q, False)
+    status, open_gaps = await _status(conn, q, False)
     times = [v.created_us for v in readable.values()]
     range_us = (min(times), max(times)) if times else None
-    base = _base(q, len(readable), range_us, status, gap_count, await llm_state(conn, q))
+    base = _base(q, len(readable), range_us, status, open_gaps, await llm_state(conn, q))
     if q.kind == "raw_window":
         newest = sorted(readable.values(), key=lambda v: (v.created_us, v.id), reverse=True)
         return replace(

@@ -2,10 +2,40 @@
 
 Input is a :class:`Candidates` (what the window holds, in priority tiers, newest
 first); output is the body, text or JSON, never longer than ``max_chars`` code
-points. Priority: the header, then hard events (cut to their decision lines
-before any is omitted, then the newest that fit, the rest named), then the raw
-recent tier (a contiguous newest-first run), then sparse blocks, then older raw
-excerpts. Each message appears at most once; sections are chronological.
+points. Priority: the header, then coverage gaps (at most a quarter of the body),
+then hard events, then the raw recent tier (a contiguous newest-first run), then
+sparse blocks, then older raw excerpts. Each message appears at most once;
+sections are chronological.
+
+Hard events are all cut to their decision lines before any is omitted. When even
+cut they do not all fit, they are taken by the block's ``score`` (the strength of
+the rule that made it a hard event), then newest first, each one that fits; so a
+strong decision outlives a weak match of the same age or newer. The omitted ones
+are named by handle, newest first, then counted ("and K more").
+
+The raw recent tier is served whole when it fits. When it does not, a message
+larger than a third of the room left (and than ``RAW_CUT_MIN``) is shown cut, its
+metadata saying how many characters are shown of how many and how to read the
+rest, so one oversized message never empties the tier.
+
+The text body, per item, is one metadata line then the content, every line after
+``> `` with its characters unchanged::
+
+    [HH:MM[-HH:MM] [kind] channel/message[+N] [re:message] [author] [id=block] [trust]]
+
+- ``kind``: ``hard:<type>`` for a hard event (short names, :data:`HARD_LABELS`; a
+  rules-defined type that equals a short name is written ``hard:=<type>``), a short
+  rollup name (:data:`KIND_LABELS`), or nothing for a message shown verbatim;
+- ``+N``: the block covers N more messages (its ``id=`` expands it);
+- ``re:``: the proposal a reply decision answers (a message id of the same channel);
+- ``author``: as given; JSON-quoted when it holds anything but letters, digits and
+  ``._@'-``, or reads like a trust word (so a name can never forge a line or a field);
+- ``trust``: only when it is not the default the section line states.
+
+A window crossing a UTC midnight gets a ``[day YYYY-MM-DD]`` line wherever the day
+changes within a section (and before its first item). Collapse blocks (status,
+acknowledgement, repeat) that stand for a single message get no line of
+their own: one ``[also collapsed, …]`` line counts them.
 
 The header describes the final body, so the layout is fitted iteratively: the
 body budget shrinks by any overshoot until header and body fit together.
@@ -15,6 +45,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -61,10 +92,24 @@ class FeedItem:
     """The item's JSON form in the digest (a block object)."""
     message_object: dict[str, Any] | None = None
     """The JSON form in the raw recent tier (a source message object with origin and trust)."""
+    score: float = 0.5
+    """The block's importance (hard events: the rule's score); orders hard events."""
+    answers: str | None = None
+    """A reply decision: the handle of the proposal it answers."""
 
     @property
     def order(self) -> tuple[int, int, str]:
         return (self.first_us, self.last_us, self.key)
+
+
+@dataclass(frozen=True, slots=True)
+class Gap:
+    """An open coverage gap overlapping the window: the bridge may have missed messages."""
+
+    channel: str
+    from_us: int
+    to_us: int
+    reason: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,16 +140,23 @@ class Candidates:
     """Some tier was read only up to its limit: a deeper read could offer more."""
     llm: str | None = None
     """The LLM processor's state (``ok``, ``capped``, ``failing``); None when LLM is off."""
+    gaps: Sequence[Gap] = ()
+    """Open coverage gaps overlapping the window, oldest first (``coverage_gaps`` of them)."""
 
 
 @dataclass(slots=True)
 class Selection:
+    gaps: list[Gap] = field(default_factory=list)
     hard: list[FeedItem] = field(default_factory=list)
     cut: set[str] = field(default_factory=set)
     hard_named: list[str] = field(default_factory=list)
     hard_unnamed: int = 0
     raw: list[FeedItem] = field(default_factory=list)
+    raw_cut: dict[str, int] = field(default_factory=dict)
+    """Raw-tier items shown cut: key -> characters of content shown."""
     digest_rest: list[FeedItem] = field(default_factory=list)
+    counted: list[FeedItem] = field(default_factory=list)
+    """Single-message collapse blocks: served as a count, not a line each."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,28 +169,121 @@ class Body:
     """Some tier had every candidate it was offered served: it might have taken more."""
 
 
+@dataclass(frozen=True, slots=True)
+class Style:
+    """How every item of one body reads: fixed before selection, so sizes are stable."""
+
+    trust: str
+    """The sections' default trust, written once in each section line."""
+    days: bool
+    """The window crosses a UTC midnight: day lines mark where the day changes."""
+
+
 def _used_up(c: Candidates, chosen: Selection) -> bool:
-    served = {i.key for i in chosen.raw + chosen.digest_rest}
+    served = {i.key for i in chosen.raw + chosen.digest_rest + chosen.counted}
     rest = [*c.sparse, *c.older]
     return bool(rest) and all(i.key in served for i in rest)
 
 
 # --- rendering one item -------------------------------------------------------------------
 
-_UNSAFE = re.compile(r"[^\w.@:-]+")
+TRUST_WORDS = ("unverified", "authorized", "self", "system")
+HARD_LABELS = {
+    "trade_proposal": "proposal",
+    "trade_approval": "approval",
+    "trade_confirmation": "confirm",
+    "trade_fill": "fill",
+    "stop_or_target_change": "stop-target",
+    "route_decision": "route",
+    "risk_limit": "risk-limit",
+    "position_change": "position",
+    "thesis_change": "thesis",
+}
+"""Short names of the built-in hard-event types in the text body (JSON keeps the full ones)."""
+KIND_LABELS = {
+    "telemetry_count": "status",
+    "low_value_ack": "acks",
+    "decision_repeat": "repeats",
+    "sequence_rollup": "sequence",
+    "topic_rollup": "thread",
+    "message_summary": "summary",
+}
+"""Short names of the block kinds in the text body; a verbatim message has none."""
+COLLAPSE_NOUNS = {
+    "telemetry_count": ("status message", "status messages"),
+    "low_value_ack": ("acknowledgement", "acknowledgements"),
+    "decision_repeat": ("repeated conclusion", "repeated conclusions"),
+}
+"""Collapse kinds: a block of one of these standing for a single message is only counted."""
+_LABELS = frozenset(HARD_LABELS.values())
+_BARE = re.compile(r"[\w.@'-]+")
+_RESERVED = frozenset((*TRUST_WORDS, "unknown"))
 
 
-def _safe(name: str | None) -> str:
-    """An author name fit for a metadata line: no spaces or brackets, at most 32 chars."""
-    return _UNSAFE.sub("_", name or "unknown")[:32] or "unknown"
+def counted(n: int, kind: str) -> str:
+    """``n`` collapsed messages of a kind, grammatically: "1 acknowledgement", "2 …s"."""
+    one, many = COLLAPSE_NOUNS[kind]
+    return f"{n} {one if n == 1 else many}"
 
 
-def _clock(micros: int, long_window: bool) -> str:
-    if long_window:
-        text = format_rfc3339(micros)
-        return f"{text[5:10]} {text[11:16]}"
+def is_counted(item: FeedItem) -> bool:
+    """A collapse block standing for a single message: counted, never given a line."""
+    return item.kind in COLLAPSE_NOUNS and item.handles <= 1
+
+
+def hard_label(event_type: str | None) -> str:
+    """The short name of a hard-event type; a rules-defined type spelled like a short
+    name is marked ``=`` so it never reads as the built-in one."""
+    if event_type is None:
+        return "event"
+    label = HARD_LABELS.get(event_type)
+    if label is not None:
+        return label
+    return "=" + event_type if event_type in _LABELS else event_type
+
+
+def json_quote(text: str) -> str:
+    """``text`` as a JSON string on one line: quotes, backslashes, ``/``, and every
+    non-printable character (newlines, line and paragraph separators) escaped."""
+    out = ['"']
+    for ch in text:
+        if ch in '"\\/':
+            out.append("\\" + ch)
+        elif ch.isprintable():
+            out.append(ch)
+        else:
+            out.append(json.dumps(ch)[1:-1])
+    out.append('"')
+    return "".join(out)
+
+
+def author_token(name: str | None) -> str:
+    """An author name as given: bare when it is one plain word, else JSON-quoted."""
+    if name is None:
+        return "unknown"
+    if _BARE.fullmatch(name) and name not in _RESERVED:
+        return name
+    return json_quote(name)
+
+
+def _day(micros: int) -> str:
+    return format_rfc3339(micros)[:10]
+
+
+def _clock(micros: int) -> str:
     minutes = (micros // 60_000_000) % 1440
     return f"{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+def _time(item: FeedItem) -> str:
+    time = _clock(item.first_us)
+    if item.last_us != item.first_us and item.handles > 1:
+        end = _clock(item.last_us)
+        if _day(item.last_us) != _day(item.first_us):
+            end = _day(item.last_us)[5:] + "T" + end
+        if end != time:
+            time += "-" + end
+    return time
 
 
 def quoted(text: str) -> str:
@@ -146,22 +291,38 @@ def quoted(text: str) -> str:
     return "".join(f"> {line}\n" for line in text.split("\n"))
 
 
-def item_text(item: FeedItem, cut: bool, long_window: bool, in_raw_tier: bool) -> str:
-    time = _clock(item.first_us, long_window)
-    if item.last_us != item.first_us and item.handles > 1:
-        time += "-" + _clock(item.last_us, long_window)[-5:]
-    if in_raw_tier:
-        meta = f"[{time} {item.handle} {_safe(item.author)} {item.trust}]"
-    elif item.kind == "hard_event":
-        meta = f"[{time} hard:{item.event_type} {item.handle} {_safe(item.author)} {item.trust}]"
-    elif item.handles == 1:
-        who = f" {_safe(item.author)}" if item.kind == "raw_excerpt" else ""
-        meta = f"[{time} {item.kind} {item.handle}{who} {item.trust}]"
-    else:
-        more = f"+{item.handles - 1}"
-        meta = f"[{time} {item.kind} {item.handle}{more} id={item.block_id} {item.trust}]"
+def _quoted_len(text: str) -> int:
+    return len(text) + 2 * (text.count("\n") + 1) + 1
+
+
+def _meta(item: FeedItem, style: Style, in_raw_tier: bool, shown: int | None = None) -> str:
+    parts = [_time(item)]
+    if not in_raw_tier and item.kind == "hard_event":
+        parts.append("hard:" + hard_label(item.event_type))
+    elif not in_raw_tier and item.kind != "raw_excerpt":
+        parts.append(KIND_LABELS.get(item.kind, item.kind))
+    parts.append(item.handle + (f"+{item.handles - 1}" if item.handles > 1 else ""))
+    if item.answers:
+        channel, _, message = item.answers.partition("/")
+        same = item.handle.partition("/")[0] == channel
+        parts.append("re:" + (message if same else json_quote(item.answers)))
+    if item.handles == 1 and (in_raw_tier or item.kind in ("hard_event", "raw_excerpt")):
+        parts.append(author_token(item.author))
+    if item.handles > 1 and item.block_id:
+        parts.append(f"id={item.block_id}")
+    if item.trust != style.trust:
+        parts.append(item.trust)
+    if shown is not None:
+        parts.append(
+            f"cut: first {shown} of {len(item.text)} chars; the rest: get_channel_messages "
+            f"source_handles=[{json_quote(item.handle)}]"
+        )
+    return "[" + " ".join(parts) + "]\n"
+
+
+def item_text(item: FeedItem, cut: bool, style: Style, in_raw_tier: bool) -> str:
     body = item.cut_text if cut and item.cut_text is not None else item.text
-    return meta + "\n" + quoted(body)
+    return _meta(item, style, in_raw_tier) + quoted(body)
 
 
 def item_json(item: FeedItem, cut: bool, in_raw_tier: bool = False) -> str:
@@ -173,52 +334,135 @@ def item_json(item: FeedItem, cut: bool, in_raw_tier: bool = False) -> str:
     return _compact(data)
 
 
+def _raw_cut_json(item: FeedItem, shown: int) -> str:
+    data = item.message_object if item.message_object is not None else item.json_object
+    field_name = "content" if "content" in data else "text"
+    return _compact(
+        {
+            **data,
+            field_name: item.text[:shown],
+            "content_chars": len(item.text),
+            "shown_chars": shown,
+        }
+    )
+
+
+def _raw_cut_text(item: FeedItem, style: Style, shown: int) -> str:
+    return _meta(item, style, True, shown) + quoted(item.text[:shown])
+
+
+def _fit_cut(item: FeedItem, fmt: Format, style: Style, room: int) -> int | None:
+    """The most characters of a raw message's content that fit in ``room`` shown cut,
+    or None when not even a useful part does (``RAW_CUT_SHOWN_MIN``)."""
+    total = len(item.text)
+    if fmt == "json":
+        low, high = 0, total
+        while low < high:  # the largest prefix whose object fits
+            mid = (low + high + 1) // 2
+            if len(_raw_cut_json(item, mid)) + 1 <= room:
+                low = mid
+            else:
+                high = mid - 1
+        fits = len(_raw_cut_json(item, low)) + 1 <= room
+        shown = low if fits else -1
+    else:
+        room -= len(_meta(item, style, True, total))  # the longest the count can be
+        shown = -1
+        used = 3  # "> " and the last newline
+        for index, ch in enumerate(item.text):
+            used += 3 if ch == "\n" else 1
+            if used > room:
+                break
+            shown = index + 1
+    return shown if shown >= min(RAW_CUT_SHOWN_MIN, total) else None
+
+
 def _compact(data: Any) -> str:
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def gap_text(gap: Gap) -> str:
+    """A gap's line: channel and span; its reason (bridge text) as quoted data."""
+    span = f"{format_rfc3339(gap.from_us)}..{format_rfc3339(gap.to_us)}"
+    line = f"[coverage gap {gap.channel} {span}: messages may be missing"
+    if gap.reason is None:
+        return line + "]\n"
+    reason = gap.reason[:GAP_REASON_CHARS]
+    if len(reason) < len(gap.reason):
+        return (
+            line + f"; reason, first {len(reason)} of {len(gap.reason)} chars:]\n" + quoted(reason)
+        )
+    return line + "; reason:]\n" + quoted(reason)
+
+
+def gap_json(gap: Gap) -> str:
+    reason = None if gap.reason is None else gap.reason[:GAP_REASON_CHARS]
+    return _compact(
+        {
+            "channel_id": gap.channel,
+            "from": format_rfc3339(gap.from_us),
+            "to": format_rfc3339(gap.to_us),
+            "reason": reason,
+            "reason_chars": None if gap.reason is None else len(gap.reason),
+        }
+    )
 
 
 # --- selection under a budget -------------------------------------------------------------
 
 
-_SIZES: dict[tuple[int, str, bool, bool, bool], int] = {}
+_SIZES: dict[tuple[int, str, bool, Style, bool], int] = {}
 
 
-def _size(item: FeedItem, fmt: Format, cut: bool, long_window: bool, raw_tier: bool) -> int:
+def _size(item: FeedItem, fmt: Format, cut: bool, style: Style, raw_tier: bool) -> int:
     """An item's rendered size; memoised, since fitting asks for it several times."""
-    key = (id(item), fmt, cut, long_window, raw_tier)
+    key = (id(item), fmt, cut, style, raw_tier)
     size = _SIZES.get(key)
     if size is None:
         if fmt == "json":
             size = len(item_json(item, cut, raw_tier)) + 1
         else:
-            size = len(item_text(item, cut, long_window, raw_tier))
+            size = len(item_text(item, cut, style, raw_tier))
         _SIZES[key] = size
     return size
 
 
 HARD_NOTE_RESERVE = 200
 """Room kept for the two omission lines when not every hard event fits."""
+RAW_CUT_MIN = 600
+"""A raw message is shown cut only when larger than this (and than a third of the room)."""
+RAW_CUT_SHOWN_MIN = 80
+"""Fewer characters than this of a cut message are not worth its line."""
+GAP_REASON_CHARS = 200
+"""At most this much of a gap's reason is shown (the rest is counted)."""
+COUNT_LINE_RESERVE = 120
+"""Room for the one line counting single-message collapse blocks."""
 
 
-def select(c: Candidates, budget: int, fmt: Format) -> Selection:
+def style_of(c: Candidates) -> Style:
+    """The body's style: the most common trust among the candidates (ties: the least
+    trusted) is the sections' default; day lines when the window crosses midnight."""
+    trusts = Counter(i.trust for tier in (c.hard, c.raw, c.sparse, c.older) for i in tier)
+    rank = {t: n for n, t in enumerate(TRUST_WORDS)}
+    default = min(trusts, key=lambda t: (-trusts[t], rank.get(t, 99), t), default="unverified")
+    return Style(default, _day(c.from_us) != _day(c.to_us))
+
+
+def select(c: Candidates, budget: int, fmt: Format, style: Style | None = None) -> Selection:
     """Choose what to serve within ``budget`` characters of body, by priority."""
-    long_window = c.to_us - c.from_us > 86_400_000_000
+    style = style or style_of(c)
     chosen = Selection()
-    left = budget
+    left = _select_gaps(c, chosen, budget, fmt)
     if c.kind == "raw_window+digest":
-        left = _select_hard(c, chosen, left, fmt, long_window)
+        left = _select_hard(c, chosen, left, fmt, style)
         if len(chosen.hard) < c.hard_total:
             return chosen  # the hard events took everything; the rest is omitted
     shown: set[str] = set()
     for item in chosen.hard:
         shown |= item.covers
-    for item in c.raw[: c.limit]:
-        size = _size(item, fmt, False, long_window, True)
-        if size > left:
-            break  # the recent tier is a contiguous newest-first run
-        chosen.raw.append(item)
+    left = _select_raw(c, chosen, left, fmt, style)
+    for item in chosen.raw:
         shown |= item.covers
-        left -= size
     if c.kind == "raw_window":
         return chosen
     in_raw = {i.key for i in chosen.raw}
@@ -227,7 +471,14 @@ def select(c: Candidates, budget: int, fmt: Format) -> Selection:
         for item in tier:
             if item.covers & shown:
                 continue
-            size = _size(item, fmt, False, long_window, False)
+            if is_counted(item):
+                cost = 0 if chosen.counted else COUNT_LINE_RESERVE
+                if cost <= left:
+                    chosen.counted.append(item)
+                    shown |= item.covers
+                    left -= cost
+                continue
+            size = _size(item, fmt, False, style, False)
             if size <= left:
                 chosen.digest_rest.append(item)
                 shown |= item.covers
@@ -235,12 +486,53 @@ def select(c: Candidates, budget: int, fmt: Format) -> Selection:
     return chosen
 
 
-def _select_hard(
-    c: Candidates, chosen: Selection, left: int, fmt: Format, long_window: bool
-) -> int:
+def _select_gaps(c: Candidates, chosen: Selection, budget: int, fmt: Format) -> int:
+    """The newest gaps that fit in a quarter of the body; the rest are counted."""
+    room = budget // 4
+    for gap in sorted(c.gaps, key=lambda g: (g.to_us, g.from_us), reverse=True):
+        size = len(gap_json(gap)) + 1 if fmt == "json" else len(gap_text(gap))
+        if size > room:
+            break
+        chosen.gaps.append(gap)
+        room -= size
+        budget -= size
+    chosen.gaps.sort(key=lambda g: (g.from_us, g.to_us))
+    return budget
+
+
+def _select_raw(c: Candidates, chosen: Selection, left: int, fmt: Format, style: Style) -> int:
+    run = list(c.raw[: c.limit])
+    sizes = [_size(i, fmt, False, style, True) for i in run]
+    if sum(sizes) <= left:
+        chosen.raw = run
+        return left - sum(sizes)
+    cap = max(RAW_CUT_MIN, left // 3)
+    for item, size in zip(run, sizes, strict=True):
+        if size <= min(cap, left):
+            chosen.raw.append(item)
+            left -= size
+            continue
+        shown = _fit_cut(item, fmt, style, min(cap, left))
+        if shown is None or shown >= len(item.text):
+            break  # the recent tier is a contiguous newest-first run
+        chosen.raw.append(item)
+        chosen.raw_cut[item.key] = shown
+        left -= _raw_size(item, fmt, style, shown)
+    return left
+
+
+def _raw_size(item: FeedItem, fmt: Format, style: Style, shown: int | None) -> int:
+    if shown is None:
+        return _size(item, fmt, False, style, True)
+    if fmt == "json":
+        return len(_raw_cut_json(item, shown)) + 1
+    return len(_raw_cut_text(item, style, shown))
+
+
+def _select_hard(c: Candidates, chosen: Selection, left: int, fmt: Format, style: Style) -> int:
     items = list(c.hard)
-    full = {i.key: _size(i, fmt, False, long_window, False) for i in items}
-    cut = {i.key: _size(i, fmt, True, long_window, False) for i in items}
+    full = {i.key: _size(i, fmt, False, style, False) for i in items}
+    cut = {i.key: _size(i, fmt, True, style, False) for i in items}
     total = sum(full.values())
     everything_loaded = len(items) == c.hard_total
     # Cut the hard events that save the most first, until all of them fit.
@@ -253,14 +545,13 @@ def _select_hard(
     if everything_loaded and total <= left:
         chosen.hard = items
         return left - total
-    # Even cut they do not fit: the newest that fit are shown, the rest named.
+    # Even cut they do not fit: by score, then newest first, each one that fits.
     chosen.cut = {i.key for i in items}
     left -= HARD_NOTE_RESERVE + min(240, left // 8)  # the note, and a few handles in it
-    for item in items:
-        if cut[item.key] > left:
-            break
-        chosen.hard.append(item)
-        left -= cut[item.key]
+    for item in sorted(items, key=lambda i: -i.score):  # stable: newest first within a score
+        if cut[item.key] <= left:
+            chosen.hard.append(item)
+            left -= cut[item.key]
     return max(0, left)
 
 
@@ -283,7 +574,7 @@ def _name_omitted_hard(c: Candidates, chosen: Selection, left: int, fmt: Format)
 
 
 def _numbers(c: Candidates, chosen: Selection, raw_chars: int, digest_chars: int) -> dict[str, Any]:
-    digest = chosen.hard + chosen.digest_rest
+    digest = chosen.hard + chosen.digest_rest + chosen.counted
     covered: set[str] = set()
     for item in digest + chosen.raw:
         covered |= item.covers
@@ -356,20 +647,48 @@ Drawn = tuple[str, dict[str, Any]]
 """A body and the numbers its header states (the one source of the feed's telemetry)."""
 
 
-def _render_text(c: Candidates, chosen: Selection) -> Drawn:
-    long_window = c.to_us - c.from_us > 86_400_000_000
+def _section(name: str, lines: Sequence[tuple[FeedItem, str]], style: Style) -> str:
+    """A section line stating the default trust, then its items, oldest first, with a day
+    line wherever the day changes when the window crosses midnight."""
+    out = [f"[{name}; trust {style.trust} unless marked]\n"]
+    day = None
+    for item, text in lines:
+        if style.days and _day(item.first_us) != day:
+            day = _day(item.first_us)
+            out.append(f"[day {day}]\n")
+        out.append(text)
+    return "".join(out)
+
+
+def _counted_line(items: Sequence[FeedItem]) -> str:
+    kinds = Counter(i.kind for i in items)
+    parts = [counted(kinds[k], k) for k in COLLAPSE_NOUNS if kinds[k]]
+    return f"[also collapsed, one message each: {', '.join(parts)}]\n"
+
+
+def _render_text(c: Candidates, chosen: Selection, style: Style) -> Drawn:
     digest = sorted(chosen.hard + chosen.digest_rest, key=lambda i: i.order)
     digest_text = ""
-    if digest:
-        digest_text = "[digest]\n" + "".join(
-            item_text(i, i.key in chosen.cut, long_window, False) for i in digest
+    if digest or chosen.counted:
+        digest_text = _section(
+            "digest", [(i, item_text(i, i.key in chosen.cut, style, False)) for i in digest], style
         )
+        if chosen.counted:
+            digest_text += _counted_line(chosen.counted)
     raw_text = ""
     if chosen.raw:
-        raw_text = "[raw recent]\n" + "".join(
-            item_text(i, False, long_window, True)
-            for i in sorted(chosen.raw, key=lambda i: i.order)
-        )
+        raw_lines = []
+        for item in sorted(chosen.raw, key=lambda i: i.order):
+            shown = chosen.raw_cut.get(item.key)
+            raw_lines.append(
+                (
+                    item,
+                    item_text(item, False, style, True)
+                    if shown is None
+                    else _raw_cut_text(item, style, shown),
+                )
+            )
+        raw_text = _section("raw recent", raw_lines, style)
     numbers = _numbers(c, chosen, len(raw_text), len(digest_text))
     notes = ""
     if numbers["omitted"]:
@@ -387,15 +706,24 @@ def _render_text(c: Candidates, chosen: Selection) -> Drawn:
         notes += (
             f"[omitted hard events: {chosen.hard_unnamed}; retrieve with get_channel_messages]\n"
         )
+    notes += "".join(gap_text(g) for g in chosen.gaps)
+    if len(chosen.gaps) < c.coverage_gaps:
+        notes += f"[{c.coverage_gaps - len(chosen.gaps)} more coverage gaps not shown]\n"
     return header_line(numbers) + notes + digest_text + raw_text, numbers
 
 
-def _render_json(c: Candidates, chosen: Selection) -> Drawn:
+def _render_json(c: Candidates, chosen: Selection, style: Style) -> Drawn:
     digest = sorted(chosen.hard + chosen.digest_rest, key=lambda i: i.order)
     digest_json = "[" + ",".join(item_json(i, i.key in chosen.cut) for i in digest) + "]"
+    raw = sorted(chosen.raw, key=lambda i: i.order)
     raw_json = (
         "["
-        + ",".join(item_json(i, False, True) for i in sorted(chosen.raw, key=lambda i: i.order))
+        + ",".join(
+            item_json(i, False, True)
+            if i.key not in chosen.raw_cut
+            else _raw_cut_json(i, chosen.raw_cut[i.key])
+            for i in raw
+        )
         + "]"
     )
     numbers = _numbers(c, chosen, len(raw_json), len(digest_json))
@@ -406,7 +734,15 @@ def _render_json(c: Candidates, chosen: Selection) -> Drawn:
         "messages": numbers["omitted"],
         "hard_events": chosen.hard_named,
         "more_hard_events": chosen.hard_unnamed,
+        "coverage_gaps": c.coverage_gaps - len(chosen.gaps),
     }
+    kinds = Counter(i.kind for i in chosen.counted)
+    collapsed = {k: kinds[k] for k in COLLAPSE_NOUNS if kinds[k]}
+    read_content = [
+        {"source_handle": i.handle, "content_chars": len(i.text)}
+        for i in raw
+        if i.key in chosen.raw_cut
+    ]
     return (
         '{"header":'
         + _compact(header)
@@ -416,6 +752,12 @@ def _render_json(c: Candidates, chosen: Selection) -> Drawn:
         + digest_json
         + ',"raw_recent":'
         + raw_json
+        + ',"collapsed":'
+        + _compact(collapsed)
+        + ',"coverage_gaps":['
+        + ",".join(gap_json(g) for g in chosen.gaps)
+        + '],"read_content":'
+        + _compact(read_content)
         + "}"
     ), numbers
 
@@ -427,10 +769,15 @@ def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
     when even the header does not fit.
     """
     _SIZES.clear()  # sizes are memoised by object identity, for this call only
-    draw = _render_json if fmt == "json" else _render_text
+    style = style_of(c)
+    drawer = _render_json if fmt == "json" else _render_text
+
+    def draw(chosen: Selection) -> Drawn:
+        return drawer(c, chosen, style)
+
     media = "application/json" if fmt == "json" else "text/plain; charset=utf-8"
     nothing = Selection(hard_unnamed=c.hard_total if c.kind == "raw_window+digest" else 0)
-    minimal, minimal_numbers = draw(c, nothing)
+    minimal, minimal_numbers = draw(nothing)
     needed = len(minimal.split("\n", 1)[0]) + 1 if fmt == "text" else len(minimal)
     if needed > max_chars:
         raise BudgetTooSmall(needed)
@@ -439,19 +786,19 @@ def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
     # Start from the header alone; any overshoot (notes, longer numbers) shrinks the budget.
     budget = max_chars - needed
     for _ in range(64):
-        chosen = select(c, budget, fmt)
+        chosen = select(c, budget, fmt, style)
         if c.kind == "raw_window+digest":
             chosen.hard_unnamed = c.hard_total - len(chosen.hard)
-        content, numbers = draw(c, chosen)
+        content, numbers = draw(chosen)
         if len(content) > max_chars:
             budget -= len(content) - max_chars
             continue
         if chosen.hard_unnamed:
             _name_omitted_hard(c, chosen, max_chars - len(content), fmt)
-            content, numbers = draw(c, chosen)
+            content, numbers = draw(chosen)
             while len(content) > max_chars and chosen.hard_named:
                 chosen.hard_named.pop()
                 chosen.hard_unnamed += 1
-                content, numbers = draw(c, chosen)
+                content, numbers = draw(chosen)
         return Body(content, media, numbers, _used_up(c, chosen))
     return Body(minimal, media, minimal_numbers)
