@@ -195,30 +195,36 @@ def test_a_block_and_its_messages_appear_once(make_server: Callable[..., LiveSer
         push(
             server,
             *[
-                message_event(str(i), "HEARTBEAT_OK runtime", author="bot", created_at=at(i))
+                message_event(str(i), "HEARTBEAT_OK", author="bot", created_at=at(i))
                 for i in range(3)
             ],
         )
         server.drain()
-        body = search(client, "runtime status heartbeat", limit=20)
-        named: list[str] = []
-        for hit in body["hits"]:
-            named += hit.get("covers", [hit["source_handle"]])
-        kinds = {hit["kind"] for hit in body["hits"]}
-        assert "telemetry_count" in kinds  # the block matched ("runtime status")
-        assert sorted(named) == ["floor/0", "floor/1", "floor/2"]  # each message once
+        # only the block says "runtime status": it stands for its three messages
+        block = search(client, "runtime status")["hits"]
+        assert [(h["kind"], h["covers"]) for h in block] == [
+            ("telemetry_count", ["floor/0", "floor/1", "floor/2"])
+        ]
+        # the messages match on their own: they are the hits, the block is not repeated
+        both = search(client, "heartbeat runtime status", limit=20)["hits"]
+        assert [h["source_handle"] for h in both] == ["floor/2", "floor/1", "floor/0"]
+        assert {h["kind"] for h in both} == {"message"}
 
 
-def test_deduplication_keeps_the_better_of_a_block_and_its_messages() -> None:
+def test_deduplication_keeps_messages_and_blocks_that_add_something() -> None:
     Ranked = search_index.Ranked
     items = [
-        Ranked((-1.0, -5, "m1"), ("c/1",), "message 1"),
-        Ranked((-3.0, -9, "bX"), ("c/1", "c/2"), "block X"),
-        Ranked((-2.0, -4, "m2"), ("c/2",), "message 2"),
-        Ranked((-0.5, -3, "bY"), ("c/3", "c/2"), "block Y"),
-        Ranked((-0.4, -3, "m3"), ("c/3",), "message 3"),
+        Ranked((0, -1.0, -5, "m1"), ("c/1",), "message 1"),
+        Ranked((1, -3.0, -9, "bX"), ("c/1", "c/2"), "block X", block=True),
+        Ranked((0, -2.0, -4, "m4"), ("c/4",), "message 4"),
+        Ranked((1, -0.5, -3, "bY"), ("c/3", "c/2"), "block Y", block=True),
+        Ranked((1, -0.4, -3, "bZ"), ("c/3", "c/5"), "block Z", block=True),
     ]
-    assert [r.payload for r in search_index.deduplicated(items)] == ["block X", "message 3"]
+    assert [r.payload for r in search_index.deduplicated(items)] == [
+        "message 4",
+        "message 1",
+        "block Y",
+    ]
 
 
 def test_deleted_and_forgotten_content_never_ranks_and_leaves_the_files(

@@ -196,6 +196,10 @@ class Unit:
 
     words: tuple[str, ...]
     phrase: bool
+    stop: bool = False
+    """A stop word: never a query on its own, and in a channel where it is common
+    (more than ``CAP`` matches) it only adds to the score of documents found through
+    the other units; below that it weighs as BM25 weighs it."""
 
     @property
     def stems(self) -> tuple[str, ...]:
@@ -206,8 +210,8 @@ class Unit:
 
 
 def parse_query(query: str) -> list[Unit]:
-    """The query's units: each quoted phrase, then each distinct content word outside
-    quotes (stop words and punctuation dropped). Empty when nothing is searchable."""
+    """The query's units: each quoted phrase, each distinct content word outside quotes,
+    then the distinct stop words. Empty when nothing but stop words and punctuation."""
     units: list[Unit] = []
     for quoted in _PHRASE.findall(query):
         words = tuple(tokens(quoted))
@@ -216,13 +220,14 @@ def parse_query(query: str) -> list[Unit]:
         elif words and words[0] not in STOP_WORDS:
             units.append(Unit(words, False))
     seen = {u.stems for u in units}
+    stops: list[Unit] = []
     for word in tokens(_PHRASE.sub(" ", query)):
-        unit = Unit((word,), False)
-        if word in STOP_WORDS or unit.stems in seen:
+        unit = Unit((word,), False, word in STOP_WORDS)
+        if unit.stems in seen:
             continue
         seen.add(unit.stems)
-        units.append(unit)
-    return units
+        (stops if unit.stop else units).append(unit)
+    return units + stops if units else []
 
 
 def occurrences(unit: Unit, text_tokens: Sequence[str], text: str) -> int:
@@ -251,7 +256,7 @@ def excerpt(text: str, units: Sequence[Unit], size: int) -> str:
     """At most ``size`` characters of ``text`` around its densest run of matched words."""
     if len(text) <= size:
         return text
-    targets = {u.stems[0] for u in units if not u.phrase}
+    targets = {u.stems[0] for u in units if not u.phrase and not u.stop}
     spots: list[int] = []
     lowered = _fold(text)
     folded_same = len(lowered) == len(text)
@@ -351,6 +356,8 @@ async def postings(conn: aiosqlite.Connection, channel: str, units: Sequence[Uni
             if span is None:
                 span = await _span(conn, low)
             dfs.append(estimated_df(keys, span, docs))
+            if unit.stop:
+                continue  # a common stop word brings no candidate of its own
         for key in keys:
             found.setdefault(key, None)
     candidates = []
@@ -415,21 +422,28 @@ async def fresh_blocks(
 
 @dataclass(frozen=True, slots=True)
 class Ranked:
-    """One ranked item: ``rank`` orders best first (lower sorts first)."""
+    """One ranked item: ``rank`` orders best first (lower sorts first):
+    (tier, -score, -time, key)."""
 
-    rank: tuple[float, int, str]
+    rank: tuple[int, float, int, str]
     names: tuple[str, ...]
     """The message handles this hit stands for (a block: every message it covers)."""
     payload: Any
+    block: bool = False
 
 
 def deduplicated(items: Iterable[Ranked]) -> list[Ranked]:
-    """Best first, each message at most once: an item is kept only when none of the
-    messages it names was named by a better kept item."""
-    named: set[str] = set()
+    """Best first, each message at most once. Message hits always stay (their own text
+    is the exact source); a block hit stays only when none of its messages is a hit of
+    its own or covered by a better block, that is when it matched through words its
+    messages do not hold (a summary)."""
+    ordered = sorted(items, key=lambda r: r.rank)
+    named = {name for item in ordered if not item.block for name in item.names}
     kept = []
-    for item in sorted(items, key=lambda r: r.rank):
-        if named.isdisjoint(item.names):
+    for item in ordered:
+        if not item.block:
+            kept.append(item)
+        elif named.isdisjoint(item.names):
             kept.append(item)
             named.update(item.names)
     return kept

@@ -165,6 +165,10 @@ def _message_hit(
     }
 
 
+BLOCK_TIER = 1
+"""Relevance order puts block hits after message hits: a message hit is the exact
+source, a block is derived from sources (and a rollup's header would otherwise match
+every question naming its authors)."""
 COVERS_SHOWN = 8
 """Handles a block hit lists of the messages it covers (``covers_count`` has them all)."""
 
@@ -217,7 +221,7 @@ async def _ranked_in(
             continue  # matched through a stem FTS5 and this scorer disagree on: rank it not
         items.append(
             search_index.Ranked(
-                (-score, -version.created_us, f"m{version.id:015d}"),
+                (0, -score, -version.created_us, f"m{version.id:015d}"),
                 (version.key.handle,),
                 _message_hit(version, units, principal),
             )
@@ -229,9 +233,10 @@ async def _ranked_in(
                 continue
             items.append(
                 search_index.Ranked(
-                    (-score, -block.to_us, f"b{block.id}"),
+                    (BLOCK_TIER if relevance else 0, -score, -block.to_us, f"b{block.id}"),
                     tuple(source_handle(channel, s.message_id) for s in block.sources),
                     _block_hit(block, units, principal),
+                    block=True,
                 )
             )
     return items
@@ -268,11 +273,16 @@ async def search(ctx: AppContext, principal: Principal, body: SearchRequest) -> 
         principal.agent_id,
     )
     secret = await cursors.cursor_secret(ctx.store)
-    position: tuple[float, int, str] | None = None
+    position: tuple[int, float, int, str] | None = None
     if body.cursor is not None:
         payload = _paging_cursor(secret, body.cursor, bound)
         try:
-            position = (float(payload["r"]), int(payload["t"]), str(payload["k"]))
+            position = (
+                int(payload["g"]),
+                float(payload["r"]),
+                int(payload["t"]),
+                str(payload["k"]),
+            )
         except (KeyError, TypeError, ValueError):
             raise ApiError(400, "cursor_invalid", "the cursor is malformed") from None
     items: list[search_index.Ranked] = []
@@ -298,7 +308,9 @@ async def search(ctx: AppContext, principal: Principal, body: SearchRequest) -> 
     next_cursor = None
     if has_more and included:
         last = included[-1].rank
-        next_cursor = cursors.sign(secret, {"b": bound, "r": last[0], "t": last[1], "k": last[2]})
+        next_cursor = cursors.sign(
+            secret, {"b": bound, "g": last[0], "r": last[1], "t": last[2], "k": last[3]}
+        )
     return {
         "status": "ok" if included else "empty",
         "hits": [r.payload for r in included],
