@@ -188,9 +188,8 @@ async def _tool_rankings(
 
 
 def _recall(rankings: list[list[str]], questions: list[dict[str, Any]], k: int) -> float:
-    found = sum(
-        1 for ranked, q in zip(rankings, questions, strict=True) if set(ranked[:k]) & set(q["evidence"])
-    )
+    pairs = zip(rankings, questions, strict=True)
+    found = sum(1 for ranked, q in pairs if set(ranked[:k]) & set(q["evidence"]))
     return found / len(questions)
 
 
