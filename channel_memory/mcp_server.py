@@ -22,7 +22,7 @@ import re
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import replace
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.context import Context
@@ -76,8 +76,8 @@ class SearchOutput(_Page):
 
     hits: list[dict[str, Any]] = Field(
         default_factory=list,
-        description="source_handle, message_id, kind, block_id?, author_name, created_at, "
-        "trust, excerpt; newest first.",
+        description="source_handle, message_id, kind, block_id?, covers? (a block's "
+        "messages), author_name, created_at, trust, excerpt; best first (or newest first).",
     )
 
 
@@ -257,11 +257,16 @@ def build(ctx: AppContext, principal: Principal) -> ChannelMemoryServer:
     @server.tool(
         name="search_channel_context",
         description=(
-            "Find messages and digest blocks containing every word of `query` (literal "
-            "words, no operators) in the given channels, newest first. Use it when you know "
-            "what was said but not when. Filters: `since` (a duration like 24h or an RFC "
-            "3339 time; default everything retained), `author` (part of a name or id). "
-            "Pass `next_cursor` back as `cursor` for the next page."
+            "Find the messages that best answer `query` in the given channels. Ask in "
+            "plain words, the way the answer would be written: any word may match, words "
+            "match their other forms (fill/filled/fills), rarer and more words rank higher, "
+            "common words like 'the' or 'what' count for little; put an exact wording in "
+            'double quotes ("stop remains"). Hits are ranked by relevance, newest first '
+            'among equals; `sort: "newest"` orders the same matches newest first (for '
+            "'what was said lately about X'). Each hit has an excerpt around the matched "
+            "words; a digest block hit lists the messages it `covers`. Filters: `since` (a "
+            "duration like 24h or an RFC 3339 time; default everything retained), `author` "
+            "(part of a name or id). Pass `next_cursor` back as `cursor` for the next page."
         ),
     )
     async def search_channel_context(
@@ -271,6 +276,7 @@ def build(ctx: AppContext, principal: Principal) -> ChannelMemoryServer:
         author: str | None = None,
         limit: int | None = None,
         cursor: str | None = None,
+        sort: Literal["relevance", "newest"] = "relevance",
     ) -> Annotated[CallToolResult, SearchOutput]:
         asked = {
             "channels": channels,
@@ -279,6 +285,7 @@ def build(ctx: AppContext, principal: Principal) -> ChannelMemoryServer:
             "author": author,
             "limit": limit,
             "cursor": cursor,
+            "sort": sort,
         }
         return await answer(
             "search_channel_context",
