@@ -100,7 +100,7 @@ def test_serve_writes_json_lines_and_one_op_line_per_call(tmp_path: Path, level:
             assert feed.status_code == 200
             found = client.post(
                 "/v1/tools/search_channel_context",
-                json={"channels": ["floor"], "query": f"tape {CANARY}"},
+                json={"channels": ["floor"], "query": f'"tape heavy {CANARY}"'},
             )
             assert found.status_code == 200
             # a client's own text in a request target stays out of the access line
