@@ -23,6 +23,7 @@ import json
 import math
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -230,11 +231,11 @@ def parse_query(query: str) -> list[Unit]:
     return units + stops if units else []
 
 
-def occurrences(unit: Unit, text_tokens: Sequence[str], text: str) -> int:
-    """How often ``unit`` occurs in a text: a word by its stem, a phrase literally."""
+def occurrences(unit: Unit, stems: Counter[str], text: str) -> int:
+    """How often ``unit`` occurs in a text (``stems``: its tokens' stems, counted): a
+    word by its stem, a phrase literally, word for word."""
     if not unit.phrase:
-        target = unit.stems[0]
-        return sum(1 for t in text_tokens if stem(t) == target)
+        return stems[unit.stems[0]]
     pattern = r"(?<![^\W_])" + r"[\W_]+".join(map(re.escape, unit.words)) + r"(?![^\W_])"
     return len(re.findall(pattern, _fold(text)))
 
@@ -399,8 +400,8 @@ def estimated_df(newest: Sequence[int], span: tuple[int, int], docs: int) -> flo
 
 def score(units: Sequence[Unit], text: str, postings_: Postings) -> float:
     """The BM25 score of one candidate's text for ``units`` (0 when none occurs)."""
-    words = tokens(text)
-    tfs = [occurrences(unit, words, text) for unit in units]
+    stems = Counter(stem(t) for t in tokens(text))
+    tfs = [occurrences(unit, stems, text) for unit in units]
     return bm25(tfs, length(text), postings_.dfs, postings_.docs, postings_.avg_length)
 
 
