@@ -93,7 +93,19 @@ async def _storage_error(request: Request, exc: Exception) -> Response:
     return ApiError(exc.status, exc.code, exc.message, headers=retry).response()
 
 
+_LOGGED = "channel_memory.error_logged"
+
+
+def _log_unhandled(scope: Scope, exc: Exception) -> None:
+    """Log an unhandled error by type and path only (its text can quote stored content)."""
+    if not scope.get(_LOGGED):
+        scope[_LOGGED] = True
+        log.error("unhandled %s on %s", type(exc).__name__, scope.get("path", "?"))
+
+
 async def _internal_error(request: Request, exc: Exception) -> Response:
+    # Logged before the 500 is sent, so the line exists by the time a client has its answer.
+    _log_unhandled(request.scope, exc)
     return ApiError(500, "internal_error", "internal error").response()
 
 
@@ -111,7 +123,7 @@ class ChannelMemoryApp(Starlette):
         except Exception as exc:
             if scope["type"] != "http":
                 raise
-            log.error("unhandled %s on %s", type(exc).__name__, scope.get("path", "?"))
+            _log_unhandled(scope, exc)  # a no-op when the 500 handler already logged it
 
 
 def create_app(
