@@ -115,6 +115,7 @@ def test_a_quoted_phrase_matches_exactly(desk: tuple[LiveServer, httpx.Client]) 
         ),
     )
     assert ids(search(client, 'sightings of "blue whale"')) == ["m0"]
+    assert ids(search(client, '"blue whale"', sort="newest")) == ["m0"]
 
 
 def test_words_match_by_their_stem(desk: tuple[LiveServer, httpx.Client]) -> None:

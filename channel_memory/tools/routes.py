@@ -216,9 +216,10 @@ async def _ranked_in(
     relevance = body.sort == "relevance"
     items = []
     for version in await sources.readable_by_ids(conn, channel, message_ids, body.author, from_us):
-        score = search_index.score(units, version.content, found) if relevance else 0.0
-        if relevance and score <= 0:
-            continue  # matched through a stem FTS5 and this scorer disagree on: rank it not
+        score = search_index.score(units, version.content, found)
+        if score <= 0:
+            continue  # a phrase only FTS5's stems matched (not word for word): not a hit
+        score = score if relevance else 0.0
         items.append(
             search_index.Ranked(
                 (0, -score, -version.created_us, f"m{version.id:015d}"),
@@ -228,9 +229,10 @@ async def _ranked_in(
         )
     if body.author is None:  # a block has many authors: author filters messages
         for block in await search_index.fresh_blocks(conn, channel, block_seqs, from_us):
-            score = search_index.score(units, block.text, found) if relevance else 0.0
-            if relevance and score <= 0:
+            score = search_index.score(units, block.text, found)
+            if score <= 0:
                 continue
+            score = score if relevance else 0.0
             items.append(
                 search_index.Ranked(
                     (BLOCK_TIER if relevance else 0, -score, -block.to_us, f"b{block.id}"),
