@@ -7,8 +7,9 @@ import asyncio
 import gc
 import ipaddress
 import json
+import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from channel_memory import __version__
@@ -16,6 +17,7 @@ from channel_memory.config import ConfigError, Settings, load_settings
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import IngestRejected, ingest, native_commands
 from channel_memory.store import Store
+from channel_memory.timefmt import format_rfc3339
 from channel_memory.worker.rules import RulesError, load_rules
 from channel_memory.worker.runner import derive_hook, derive_settings
 
@@ -46,10 +48,41 @@ def _settings(args: argparse.Namespace, **overrides: object) -> Settings:
     return load_settings(args.config, db=args.db, **overrides)
 
 
+TRY_LINE_AGE_US = 60_000_000
+"""The try line's message is stamped a minute before the server started: within retention,
+never ahead of the clock."""
+
+
+def ingest_auth_header(settings: Settings, environ: Mapping[str, str]) -> str:
+    """The ``-H`` option a pasted curl needs to ingest, naming where the token is (never the
+    secret itself); empty on an open server."""
+    if settings.token:
+        where = "$CHANNEL_MEMORY_TOKEN" if environ.get("CHANNEL_MEMORY_TOKEN") else "<token>"
+        return f' -H "authorization: Bearer {where}"'
+    for entry in settings.tokens:
+        if {"ingest", "admin"} & set(entry.scopes):
+            where = f"${entry.token_env}" if entry.token_env else f"<token of {entry.agent_id}>"
+            return f' -H "authorization: Bearer {where}"'
+    return ""
+
+
+def try_line(url: str, settings: Settings, now_us: int, environ: Mapping[str, str]) -> str:
+    """A curl line that works when pasted: one message stamped a minute before ``now_us``,
+    with the token header the server needs."""
+    created = format_rfc3339(now_us - TRY_LINE_AGE_US)
+    return (
+        f"  try: curl -s -X POST {url}/v1/ingest -H 'content-type: application/json'"
+        + ingest_auth_header(settings, environ)
+        + ' -d \'{"events":[{"type":"message","channel_id":"floor",'
+        '"message":{"id":"1","author_name":"desk-lead",'
+        f'"created_at":"{created}","content":"hello"}}}}]}}\''
+    )
+
+
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from channel_memory.app import create_app
+    from channel_memory.app import create_app, wall_clock
     from channel_memory.server import listening_socket
 
     settings = _settings(args, worker={"enabled": False} if args.no_worker else None)
@@ -66,13 +99,7 @@ def _serve(args: argparse.Namespace) -> int:
     config = uvicorn.Config(app, log_config=None, access_log=True, log_level=args.log_level)
     sock, url = listening_socket(args.host, args.port)
     print(f"channel-memory {__version__} listening on {url} (db: {settings.db})")
-    print(
-        f"  try: curl -s -X POST {url}/v1/ingest -H 'content-type: application/json' "
-        '-d \'{"events":[{"type":"message","channel_id":"floor",'
-        '"message":{"id":"1","author_name":"desk-lead",'
-        '"created_at":"2026-05-21T16:00:00Z","content":"hello"}}]}\'',
-        flush=True,
-    )
+    print(try_line(url, settings, wall_clock(), os.environ), flush=True)
     tune_gc()
     uvicorn.Server(config).run(sockets=[sock])
     return 0

@@ -149,3 +149,38 @@ def test_serve_without_worker_leaves_derivation_to_another_process(tmp_path: Pat
     )
     assert drained.returncode == 0, drained.stderr
     assert query(db, "SELECT kind FROM recall_blocks") == [("hard_event",)]
+
+
+@pytest.mark.parametrize("token", ["", "a-single-token-for-everything"])
+def test_the_printed_try_line_works_when_pasted(tmp_path: Path, token: str) -> None:
+    """The line `serve` prints is pasted into a shell as a new user would: it must be
+    accepted today (within retention, not ahead of the clock) and carry the token header."""
+    env = {**os.environ, "CHANNEL_MEMORY_TOKEN": token}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "channel_memory", "serve", "--db", str(tmp_path / "t.db")]
+        + ["--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
+    try:
+        assert process.stdout is not None
+        process.stdout.readline()
+        line = process.stdout.readline()
+        assert line.lstrip().startswith("try: ")
+        assert token not in line or not token  # the secret itself is never printed
+        pasted = subprocess.run(
+            ["bash", "-c", line.split("try: ", 1)[1]],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+            check=True,
+        )
+        answer = json.loads(pasted.stdout)
+        assert answer["inserted"] == 1, answer
+        assert answer["results"][0].get("expired") is None
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
