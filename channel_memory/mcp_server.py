@@ -37,7 +37,7 @@ from channel_memory.auth import Principal, TokenTable
 from channel_memory.errors import ApiError, validation_error
 from channel_memory.feed import candidates
 from channel_memory.feed.layout import BudgetTooSmall
-from channel_memory.feed.routes import parse_values
+from channel_memory.feed.routes import feed_op, parse_values
 from channel_memory.tools import routes as tools
 from channel_memory.tools.budget import compact
 from channel_memory.tools.mcp_budget import bound_result
@@ -367,6 +367,7 @@ def build(ctx: AppContext, principal: Principal) -> ChannelMemoryServer:
             "limit": None if limit is None else str(limit),
             "context_kind": context_kind,
         }
+        started = time.perf_counter()
         try:
             principal.require("read")
             query = parse_values({k: v for k, v in values.items() if v is not None}, ctx)
@@ -380,6 +381,7 @@ def build(ctx: AppContext, principal: Principal) -> ChannelMemoryServer:
             detail = ErrorDetail(field="max_chars", code="invalid", message=str(exc))
             invalid = "the request is invalid (field max_chars)"
             raise ToolFailure(ApiError(422, "validation_failed", invalid, [detail])) from None
+        ctx.telemetry.record(feed_op(ctx, principal, query, body, started))
         # the feed is text: no structured copy of it
         return CallToolResult(content=[TextContent(type="text", text=body.content)])
 

@@ -183,6 +183,8 @@ async def test_mcp_stderr_is_json_lines_with_one_op_line_per_tool_call(tmp_path:
             assert not found.is_error
             browsed = await session.call_tool("get_channel_messages", {"channels": ["floor"]})
             assert not browsed.is_error
+            feed = await session.call_tool("channel_awareness", {"channels": ["floor"]})
+            assert not feed.is_error
     stderr = err_path.read_text()
     lines = json_lines(stderr)
     assert CANARY not in stderr and QUERY_CANARY not in stderr
@@ -190,8 +192,12 @@ async def test_mcp_stderr_is_json_lines_with_one_op_line_per_tool_call(tmp_path:
     assert [(op["type"], op["tool_name"], op["consumer"]) for op in ops] == [
         ("tool", "search_channel_context", "mcp-agent"),
         ("tool", "get_channel_messages", "mcp-agent"),
+        ("feed", None, "mcp-agent"),
     ]
     assert ops[1]["returned"] == 3
+    # the feed's line carries the numbers its header states
+    header = feed.content[0].text.split("\n", 1)[0]  # type: ignore[union-attr]
+    assert f"raw_bytes={ops[2]['raw_bytes']} " in header and ops[2]["raw_bytes"] > 0
 
 
 # --- the feed's numbers: header, log line and metrics agree ---------------------------------
