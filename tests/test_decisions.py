@@ -1,4 +1,5 @@
-"""Hard-event detection by the shape of a decision: held-out recall, shapes, guards, replies."""
+"""Hard-event detection by the shape of a decision: recall on tune, dev and held-out lines,
+another desk's phrasing, shapes, guards, replies."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.decisions import evaluate, load
+from bench.decisions import evaluate, load, throughput
 from channel_memory.models import MessageKey, SourceVersion
 from channel_memory.synthetic_desk import desk_events
 from channel_memory.worker.classify import classify
@@ -19,22 +20,15 @@ from tests.conftest import LiveServer, message_event
 
 RULES = default_rules()
 
-# Measured once on the held-out split, after the rules were final (bench/decisions.py):
-# recall 145/175 (82.9%), negatives kept 7/118 (5.9%); the shipped rules before the
-# redesign recognised 24.6%. Floors sit a little under the measured figures.
-HELDOUT_RECALL_FLOOR = 0.82
-HELDOUT_TYPE_FLOORS = {
-    "position_change": 0.85,  # 15/17
-    "risk_limit": 0.80,  # 16/19
-    "route_decision": 0.45,  # 8/17
-    "stop_or_target_change": 0.70,  # 14/19
-    "thesis_change": 0.85,  # 14/16
-    "trade_approval": 0.85,  # 26/29
-    "trade_confirmation": 0.85,  # 17/19
-    "trade_fill": 0.85,  # 19/22
-    "trade_proposal": 0.90,  # 16/17
-}
-HELDOUT_NEGATIVES_KEPT_CEILING = 0.07
+# The rules are developed on tune.jsonl and dev.jsonl (bench/decisions.py --split dev
+# --show-misses). heldout.jsonl is written apart and never read while writing rules: its
+# floor is the product's target; per-type floors are set once it has been measured.
+HELDOUT_RECALL_FLOOR = 0.97
+HELDOUT_NEGATIVES_KEPT_CEILING = 0.15
+# tune + dev, measured on the final rules: recall 297/297, negatives kept 1/191
+DEVELOPMENT_RECALL_FLOOR = 0.98
+DEVELOPMENT_TYPE_FLOOR = 0.95
+DEVELOPMENT_NEGATIVES_KEPT_CEILING = 0.05
 
 
 def _type(text: str, parent: str | None = None) -> str | None:
@@ -189,6 +183,147 @@ ORDINARY = [
 ]
 
 
+# Decisions and look-alikes of another desk (an Asia-hours commodities, rates and
+# crypto market-making desk), written after the rules, never tuned on.
+OTHER_DESK_DECISIONS = {
+    "position_change": [
+        "unwound the AUD/NZD cross, 3 yards gone",
+        "rolled the Brent longs from Aug into Sep",
+        "Lightened up on copper: 10 lots out",
+        "we've liquidated the whole HG position",
+        "cut risk in half on the JGB steepener",
+        "Iron ore exposure reduced to 20k tonnes.",
+        "out of the NKY futures, all of them",
+        "bought back 25 of the 50 short CL",
+        "Position Nikkei glattgestellt.",
+        "On a soldé la position sur le cuivre.",
+        "Salimos de toda la posición en oro.",
+        "pos_update HSI qty 12 -> 6",
+    ],
+    "trade_fill": [
+        "got done on 40 lots WTI at 77.85",
+        "Executed: 500 ETH-PERP @ 3,244.5",
+        "we sold 2 yards USDJPY at 156.02",
+        "12 HG filled 4.4150",
+        "bot: exec 3/3 NKM4 38,250 done",
+        "paid up, 15 Brent at 82.40",
+        "Alle 20 Kontrakte zu 38.250 verkauft.",
+        "Vendidos 15 lotes de Brent a 82,40.",
+        "Ordre exécuté : 30 lots de cuivre à 9 450.",
+        '{"type":"trade","sym":"BTC-PERP","qty":4,"price":67010}',
+    ],
+    "trade_confirmation": [
+        "Macquarie acked our 30 lot copper order",
+        "ticket #5521 confirmed by Nomura",
+        "order accepted at SGX, 20 NK lots",
+        "ACK: ord=CL-9931 side=SELL qty=25",
+        "the HSI order is live with the broker, 12 lots",
+        "Auftrag 7781 von der Börse bestätigt.",
+        "Orden aceptada por la bolsa: 20 lotes.",
+    ],
+    "trade_approval": [
+        "CIO approved the copper long, 30 lots max",
+        "risk rejected the JGB short — too much duration",
+        "gold idea: approved",
+        "signal-4410 greenlit, go 2 lots",
+        "Freigabe erteilt für den Kupfer-Long.",
+        "Idea del cobre rechazada, demasiado riesgo.",
+        "Proposition sur le cuivre validée, taille pleine.",
+        "approval_status=GRANTED ref=TP-9921",
+    ],
+    "trade_proposal": [
+        "thinking long 30 HG 4.40, stop 4.32 — objections?",
+        "Recommend selling 2 yards USDJPY at 156, stop 156.80.",
+        "proposal: pay 10y JGB 1.05, 5m dv01, stop 1.12",
+        "new idea for approval: long BTC 5 @ 67k, sl 64k",
+        "SIGNAL id=7712 BUY HG qty=20 entry=4.41 stop=4.33 status=PENDING_APPROVAL",
+        "Vorschlag: 10 Brent kaufen bei 82, Stopp 80.",
+        "Propuesta de compra: 20 lotes de cobre a 4,40, stop 4,32.",
+    ],
+    "stop_or_target_change": [
+        "brent stop lifted to 81.50",
+        "TP on the copper long pushed out to 4.70",
+        "stops on NK tightened to 38,100",
+        "target cut to 66k on BTC",
+        "Stop-loss on USDJPY is now 157.10.",
+        "[RISK] TP_UPDATE sym=HGN4 new=4.65 old=4.60",
+        "Ziel für Gold auf 2.450 angehoben.",
+        "Objectif relevé à 9 600 sur le cuivre.",
+    ],
+    "route_decision": [
+        "route the JGB futures via OSE DMA",
+        "give the copper order to Macquarie, care order",
+        "BTC block to the OTC desk, not the exchange",
+        "send the brent ticket to ICE through Marex",
+        "work the NK order TWAP into the close",
+        "Die Kupfer-Order über Marex routen.",
+        "Enviamos la orden de oro a la mesa de Londres.",
+    ],
+    "risk_limit": [
+        "desk stop-out level lowered to -1.5m",
+        "commodity VaR cap set at 4m from today",
+        "Asia book on close-only after the drawdown",
+        "max gross for crypto now 150%",
+        "LIMIT_UPDATE book=ASIA var_limit=3.5m prev=4m",
+        "Risikolimit für Rohstoffe auf 3 Mio gesenkt.",
+        "Límite de pérdida diaria alcanzado, solo reducir.",
+    ],
+    "thesis_change": [
+        "china stimulus thesis is toast, closing it",
+        "we're no longer bullish copper after the PMI",
+        "BoJ view changed: hike now priced for July",
+        "the supply-squeeze story on iron ore is over",
+        "Notre scénario haussier sur le cuivre est abandonné.",
+        "El escenario de recortes queda descartado.",
+    ],
+}
+
+OTHER_DESK_LOOK_ALIKES = [
+    "copper bid 4.41 on the China headlines",
+    "who has the brent stop level from yesterday?",
+    "if NK breaks 38k we'd cut the long",
+    "might roll the brent longs next week",
+    "the bus stop outside is closed for works",
+    "SGX margin call process is in the wiki",
+    "BTC funding turned positive overnight",
+    "JGB 10y at 1.05, highest since 2012",
+    "nothing new on the copper book",
+    "no fills overnight in Asia",
+    "limit order book looks thin in HG",
+    "anyone seen the Macquarie research on copper?",
+    "could we route via SGX DMA in future?",
+    "lunch order for the desk confirmed, dumplings at 12",
+    "ETH perp basis 11% annualised",
+    "Brent curve in steep backwardation",
+    "my flight got cancelled, working from the hotel",
+    "the printer on 4 is out of toner again",
+    "copper rallied 3% on the stimulus headlines",
+    "HSI closed at the highs",
+    "Iron ore target audience for the note is clients",
+    "still long copper, no change",
+    "would you approve my leave for Friday?",
+    "risk meeting moved to 4pm",
+    "thinking of adding to gold at some point",
+    "usdjpy 157 is the MoF line in the sand",
+    "the new espresso machine got approved finally",
+    "last week we cut the copper long too early",
+    "Reminder: the VaR methodology paper is on the drive",
+    "Ist die Kupfer-Order schon bestätigt?",
+    "¿Quién tiene el informe de riesgo?",
+    "On se voit au déjeuner ?",
+    "gm asia",
+    "rates vol picking up into the BoJ",
+    "crude inventories due 10:30 NY",
+    "fill out the training survey by Friday pls",
+    "the server route to the backup DC failed over",
+    "trading volumes thin into golden week",
+    "our target for the charity run is 5k",
+    "nice trade yesterday on the HSI",
+    "ETH at 3,244 ahead of the ETF flows",
+    "Stop asking me for the deck, it's in the drive",
+]
+
+
 @pytest.mark.parametrize(
     ("text", "event_type"), [(t, k) for k, texts in DECISIONS.items() for t in texts]
 )
@@ -198,6 +333,23 @@ def test_decisions_are_recognised_by_their_shape(text: str, event_type: str) -> 
 
 @pytest.mark.parametrize("text", ORDINARY)
 def test_look_alikes_stay_ordinary(text: str) -> None:
+    assert _type(text) is None
+
+
+@pytest.mark.parametrize("text", [t for texts in OTHER_DESK_DECISIONS.values() for t in texts])
+def test_another_desks_decisions_are_hard_events(text: str) -> None:
+    assert _type(text) is not None
+
+
+def test_another_desks_decisions_mostly_get_their_type() -> None:
+    cases = [(t, k) for k, texts in OTHER_DESK_DECISIONS.items() for t in texts]
+    assert len(cases) >= 60
+    typed = sum(1 for t, k in cases if _type(t) == k)
+    assert typed / len(cases) >= 0.95  # measured: 71/72
+
+
+@pytest.mark.parametrize("text", OTHER_DESK_LOOK_ALIKES)
+def test_another_desks_look_alikes_stay_ordinary(text: str) -> None:
     assert _type(text) is None
 
 
@@ -351,20 +503,22 @@ def test_decision_lines_mark_the_lines_that_carry_the_decision() -> None:
     assert RULES.decision_lines(content) == [False, False, False, True]
 
 
-def test_heldout_recall_does_not_regress() -> None:
+def test_heldout_recall_meets_the_target() -> None:
+    """The held-out lines (written apart, never read while writing the rules)."""
     scores = evaluate(load("heldout"), RULES)
     assert scores.recall >= HELDOUT_RECALL_FLOOR
     assert scores.negatives_kept <= HELDOUT_NEGATIVES_KEPT_CEILING
-    by_type = scores.recall_by("label")
-    for event_type, floor in HELDOUT_TYPE_FLOORS.items():
-        hit, total = by_type[event_type]
-        assert hit / total >= floor, event_type
 
 
-def test_tune_split_meets_the_recall_target() -> None:
-    scores = evaluate(load("tune"), RULES)
-    assert scores.recall >= 0.97
-    assert scores.negatives_kept <= 0.15
+@pytest.mark.parametrize("split", ["tune", "dev"])
+def test_development_splits_meet_the_recall_target(split: str) -> None:
+    scores = evaluate(load(split), RULES)
+    assert scores.recall >= DEVELOPMENT_RECALL_FLOOR
+    assert scores.negatives_kept <= DEVELOPMENT_NEGATIVES_KEPT_CEILING
+    for event_type, (hit, total) in scores.recall_by("label").items():
+        assert hit / total >= DEVELOPMENT_TYPE_FLOOR, event_type
+    for style, (hit, total) in scores.recall_by("style").items():
+        assert hit / total >= DEVELOPMENT_TYPE_FLOOR, style
 
 
 def test_bench_refuses_to_show_heldout_misses() -> None:
@@ -376,7 +530,13 @@ def test_bench_refuses_to_show_heldout_misses() -> None:
         cwd=Path(__file__).resolve().parent.parent,
     )
     assert result.returncode == 2
-    assert "tune split only" in result.stderr
+    assert "tune and dev splits only" in result.stderr
+
+
+def test_classification_is_fast_on_ordinary_desk_messages() -> None:
+    """Word gates: a message is tokenized once and most rules never run a pattern."""
+    texts = [r["text"] for r in load("tune") if r["label"] is None and r["style"] != "report"]
+    assert throughput(texts, RULES, seconds=0.5) >= 3000
 
 
 def test_rules_test_without_a_file_shows_what_the_current_rules_match(
@@ -414,18 +574,17 @@ def _reference_type(text: str) -> str | None:
     no guard makes ordinary, no keyword gate, no combined scan."""
     clauses = RULES.clauses(text)
     for rule in RULES.rules:
-        for c in clauses:
-            if any(p.search(c.text, c.lowered) for p in rule.patterns) and not any(
-                u.search(c.text, c.lowered) for u in rule.unless
-            ):
-                return rule.event_type
+        if any(rule.clause_matches(c.text, c.lowered) for c in clauses):
+            return rule.event_type
     return None
 
 
 def test_gates_and_combined_scans_never_change_what_matches() -> None:
-    """Keyword gates, prefix-factored definitions and one scan per rule only save time."""
+    """Word gates, prefix-factored definitions and one scan per rule only save time."""
     texts = [t for texts in DECISIONS.values() for t in texts] + ORDINARY
-    texts += [row["text"] for row in load("tune")]
+    texts += [t for texts in OTHER_DESK_DECISIONS.values() for t in texts]
+    texts += OTHER_DESK_LOOK_ALIKES
+    texts += [row["text"] for split in ("tune", "dev") for row in load(split)]
     texts += [e["message"]["content"] for e in desk_events()]
     for text in texts:
         assert _type(text) == _reference_type(text), text

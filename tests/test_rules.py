@@ -173,7 +173,7 @@ def test_rules_test_command_shows_what_would_change(
 
 
 RULE_SOURCES = {
-    r["name"]: r["patterns"]
+    r["name"]: r.get("patterns", []) + r.get("all", [])
     for r in tomllib.loads(
         resources.files("channel_memory.worker").joinpath("default_rules.toml").read_text()
     )["rule"]
@@ -185,16 +185,77 @@ VOCABULARY = [
     "opened", "closed", "added", "trimmed", "flattened", "now", "long", "short", "flat",
     "risk", "limit", "breached", "raised", "thesis", "invalidated", "changed", "proposal:",
     "[PROPOSED]", "approved", "order", "confirmed", "the", "position", "Position:", "at", ".",
+    "SL_UPDATE", "status=FILLED", "qty=5000", "side=BUY", "ord=FX-88213", "signal-1182", "->",
+    "desk", "GS", "VWAP", "via", "Stopp", "nachgezogen", "ordre", "confirmé", "5k", "1.5mm",
+    "450C", "7203.T", "SAP", "GY", "EURUSD", "eur/usd", "ESM4", "gekauft", "vendidos", "rejected",
+    "no", "new", "risk", "reduce-only", "view", "bearish", "tp1", "hit", "out", "of", "?", "if",
 ]  # fmt: skip
 
 
+@settings(deadline=None)
 @given(st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=12), st.booleans())
-def test_default_keyword_gates_never_hide_a_pattern_match(words: list[str], newline: bool) -> None:
-    """The shipped `keywords` only skip messages no pattern of the rule could match."""
+def test_default_gates_never_hide_a_match(words: list[str], newline: bool) -> None:
+    """A rule whose shape matches a clause always has its gate open on the message."""
+    rules = default_rules()
     text = ("\n" if newline else " ").join(words)
-    for rule in default_rules().rules:
-        if rule.keywords and any(p.search(text, text.lower()) for p in rule.patterns):
-            assert any(k in text.lower() for k in rule.keywords), (rule.name, text)
+    view = rules.view(text)
+    for rule in rules.rules:
+        if any(rule.clause_matches(c.text, c.lowered) for c in view.clauses):
+            assert view.opens(rule), (rule.name, text)
+
+
+def test_all_matches_the_shape_in_any_order_within_a_clause() -> None:
+    rules = parse_rules(
+        """
+ignore_case = true
+[define]
+verb = 'roll(?:ed|ing)? ?back|revert\\w{0,3}|zurückgesetzt'
+service = 'checkout|payments|search'
+[[rule]]
+name = "rollback"
+event_type = "rollback_decision"
+gate = ["{verb}", "rb*"]
+all = ['\\b(?:{verb})\\b', '\\b(?:{service})\\b']
+patterns = ['\\brb-\\d{1,4}\\b']
+[[ignore]]
+name = "question"
+patterns = ['\\?$']
+""",
+        "ops.toml",
+    )
+    rule = rules.rules[0]
+    assert rule.gate_stems == {"roll", "revert", "rb"}
+    assert rule.gate_words == {"zurückgesetzt"}
+    for text in [
+        "rolled back checkout",
+        "checkout: rolled back",
+        "Payments wurde zurückgesetzt",
+        "SERVICE=search ACTION=REVERTED",
+        "rb-12",
+    ]:
+        assert rules.first_match(text) is not None, text
+    for text in [
+        "checkout is slow. we rolled back the flag",  # the two parts in different clauses
+        "rolled back checkout?",
+        "payments look fine",
+    ]:
+        assert rules.first_match(text) is None, text
+    assert rules.decision_lines("intro\nsearch reverted\nrolled back?") == [False, True, False]
+
+
+@pytest.mark.parametrize(
+    ("gate", "where"),
+    [
+        ('["{nope}"]', "undefined name {nope}"),
+        ('["two words"]', "not a word"),
+        ('["{x}"]', "does not start with a word"),
+    ],
+)
+def test_gate_errors_name_the_place(gate: str, where: str) -> None:
+    text = f"[define]\nx = '(?:a|b)c'\n[[rule]]\nname='r'\nevent_type='r'\ngate={gate}\n"
+    with pytest.raises(RulesError, match=r"rules\.toml: rule\.0\.gate") as error:
+        parse_rules(text, "rules.toml")
+    assert where in str(error.value)
 
 
 # the first example compiles every case-insensitive source: no per-example deadline
@@ -203,7 +264,7 @@ def test_default_keyword_gates_never_hide_a_pattern_match(words: list[str], newl
 def test_lowered_patterns_match_exactly_as_case_insensitive_ones(words: list[str]) -> None:
     text = " ".join(words)
     for rule in default_rules().rules:
-        assert len(rule.patterns) == len(RULE_SOURCES[rule.name])
-        for pattern in rule.patterns:
+        assert len(rule.patterns) + len(rule.together) == len(RULE_SOURCES[rule.name])
+        for pattern in rule.patterns + rule.together:
             # pattern.source: the pattern as written, its {names} expanded
             assert pattern.search(text, text.lower()) == bool(re.search(pattern.source, text, re.M))

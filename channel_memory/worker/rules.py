@@ -6,7 +6,12 @@ A rules file has four parts (see the README section "Hard-event rules"):
   language…), referenced in any pattern as ``{name}`` and expanded when the file is
   compiled; a definition may use other definitions.
 - ``[[rule]]`` — a decision: an event type and the patterns (the *shape* of the
-  decision: an action with its object) that recognise it.
+  decision: an action with its object) that recognise it. ``patterns`` match as
+  written (one of them in a clause); ``all`` is the co-occurrence form: a clause
+  matches when each of its patterns matches somewhere in it, in any order and at any
+  distance ("filled … 5k", "5k … filled", ``side=SELL qty=10 status=FILLED``).
+  ``gate`` lists words (``stem*`` for a prefix, ``{name}`` for every word of a
+  definition): the rule is tried only on a message containing one of them.
 - ``[[ignore]]`` — guards: a clause one of them matches (a question, a conditional,
   a plan, a restatement that nothing changed, another sense of a word) is ordinary,
   whatever the rules say.
@@ -16,8 +21,8 @@ A rules file has four parts (see the README section "Hard-event rules"):
 Messages are cut into clauses (lines, and sentences ending in ``.``, ``!``, ``?``
 or ``;`` before a space); a rule matches a message when one of its patterns
 matches a clause that no guard makes ordinary and none of its own ``unless``
-patterns matches that clause. Every pattern is bounded, so matching stays linear
-in the length of the message.
+patterns matches that clause. Every pattern is bounded and each is searched at
+most once per clause, so matching stays linear in the length of the message.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import bisect
 import functools
 import hashlib
 import json
+import operator
 import re
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -36,6 +42,10 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+_TOKEN = re.compile(r"[^\W_]+")
+"""A word for the gates: letters and digits (``SL_UPDATE`` is two words, as a bot means it)."""
+
+_GATE_ENTRY = re.compile(r"[^\W_]+\*?")
 _REFERENCE = re.compile(r"(?<!\\)\{([A-Za-z_][A-Za-z0-9_]*)\}")
 """``{name}`` in a pattern (``\\{name}`` is the literal text); regex repetitions
 (``{2}``, ``{1,3}``) start with a digit."""
@@ -65,9 +75,15 @@ class RuleSpec(BaseModel):
     unless: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     authors: list[str] = Field(default_factory=list)
+    all: list[str] = Field(default_factory=list)
+    """Co-occurrence: a clause matches when every one of these matches somewhere in it."""
     keywords: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list)
     """Optional fast gate: the patterns are only tried on messages containing one of these
     (case-insensitive substrings). Every match of the patterns must contain one."""
+    gate: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list)
+    """Optional word gate: the rule is only tried on messages with one of these words
+    (``word``; ``stem*``: a word starting so; ``{name}``: the words a definition's
+    alternatives start with). Every match of the rule must contain one."""
 
 
 class GuardSpec(BaseModel):
@@ -197,6 +213,13 @@ class HardEventRule:
     """``keywords`` as one literal alternation, searched in the lower-cased message."""
     scans: tuple[Pattern, ...] = ()
     """``patterns`` combined (see ``_combined``): what a message is searched with."""
+    together: tuple[Pattern, ...] = ()
+    """``all``: patterns that must each match the same clause."""
+    gate_words: frozenset[str] = frozenset()
+    gate_stems: frozenset[str] = frozenset()
+    """The word gate: whole words, and prefixes of a word (empty both: no word gate)."""
+    index: int = 0
+    """The rule's position in its rule set (its bit in the gate tables)."""
 
     def allows(self, author_id: str | None, author_name: str | None) -> bool:
         return not self.authors or (
@@ -204,8 +227,16 @@ class HardEventRule:
         )
 
     def clause_matches(self, clause: str, lowered: str) -> bool:
-        """Whether one of the patterns, and none of the ``unless``, matches the clause."""
-        return _any(self.patterns, clause, lowered) and not _any(self.unless, clause, lowered)
+        """Whether one of the patterns (or every ``all`` pattern), and none of the
+        ``unless``, matches the clause: the definition every faster path must agree with."""
+        shape = _any(self.patterns, clause, lowered) or (
+            bool(self.together) and all(p.search(clause, lowered) for p in self.together)
+        )
+        return shape and not _any(self.unless, clause, lowered)
+
+    @property
+    def word_gated(self) -> bool:
+        return bool(self.gate_words or self.gate_stems)
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,17 +261,56 @@ class Clause:
     line: int
 
 
+@dataclass(frozen=True, slots=True)
+class WordGates:
+    """Every rule's word gate as two lookup tables: a word (or a word's prefix) to the
+    rules (bits, by position in the rule set) whose gate it opens."""
+
+    words: Mapping[str, int]
+    stems: Mapping[str, int]
+    stem_lengths: tuple[int, ...]
+
+    def mask(self, word: str) -> int:
+        bits = self.words.get(word, 0)
+        for n in self.stem_lengths:
+            if n > len(word):
+                break
+            bits |= self.stems.get(word[:n], 0)
+        return bits
+
+
+NO_GATES = WordGates({}, {}, ())
+MAX_GATED_CLAUSES = 64
+"""Up to this many clauses, gates are applied per clause (a long report is searched only
+in the clauses holding a rule's words); past it, per message."""
+
+
 class _View:
     """A message cut into clauses, one per line of two texts (original and lowered).
 
-    Each pattern is searched once over the whole text (one regex scan instead of one
-    per clause); a match is placed in its clause by position. A guard is evaluated
-    only for a clause where some pattern matched, once.
+    The words of each clause are found once (one tokenization) and looked up in the
+    rule set's gate tables: a rule is tried only where its words are, clause by clause.
+    Where a rule is not word-gated, or the message has very many clauses, each of its
+    patterns is searched once over the whole text instead and a match is placed in its
+    clause by position. A guard is evaluated only for a clause where a rule matched, once.
     """
 
-    __slots__ = ("_guarded", "_guards", "_lowered_starts", "_starts", "clauses", "lowered", "text")
+    __slots__ = (
+        "_clause_bits",
+        "_gates",
+        "_guarded",
+        "_guards",
+        "_lowered_starts",
+        "_message_bits",
+        "_starts",
+        "clauses",
+        "lowered",
+        "text",
+    )
 
-    def __init__(self, content: str, guards: tuple[Guard, ...]) -> None:
+    def __init__(
+        self, content: str, guards: tuple[Guard, ...], gates: WordGates = NO_GATES
+    ) -> None:
         clauses: list[Clause] = []
         for number, line in enumerate(content.split("\n")):
             for part in _CLAUSE_BREAK.split(line):
@@ -262,6 +332,36 @@ class _View:
         self._lowered_starts = _line_starts(c.lowered for c in clauses)
         self._guarded: dict[int, bool] = {}
         self._guards = guards
+        self._gates = gates
+        self._message_bits: int | None = None
+        self._clause_bits: list[int] | None = None
+
+    def _bits(self) -> int:
+        """The rules (bits) whose word gate this message opens; per clause too when few."""
+        if self._message_bits is None:
+            known: dict[str, int] = {}
+
+            def bits_of(text: str) -> int:
+                bits = 0
+                for word in set(_TOKEN.findall(text)):
+                    found = known.get(word)
+                    if found is None:
+                        found = known[word] = self._gates.mask(word)
+                    bits |= found
+                return bits
+
+            if len(self.clauses) <= MAX_GATED_CLAUSES:
+                self._clause_bits = [bits_of(c.lowered) for c in self.clauses]
+                self._message_bits = functools.reduce(operator.or_, self._clause_bits, 0)
+            else:
+                self._message_bits = bits_of(self.lowered)
+        return self._message_bits
+
+    def opens(self, rule: HardEventRule) -> bool:
+        """Whether the rule's gates (``keywords``, ``gate``) let it try this message."""
+        if rule.gate is not None and not rule.gate.search(self.lowered):
+            return False
+        return not rule.word_gated or bool(self._bits() & (1 << rule.index))
 
     def guarded(self, index: int) -> bool:
         """Whether a guard makes clause ``index`` ordinary."""
@@ -272,27 +372,64 @@ class _View:
             self._guarded[index] = known
         return known
 
-    def hits(self, pattern: Pattern) -> Iterator[int]:
-        """The clauses (by index) where ``pattern`` matches and no guard applies."""
+    def found(self, pattern: Pattern) -> Iterator[int]:
+        """The clauses (by index, ascending) where ``pattern`` matches, guards aside.
+
+        One search per clause at most: after a match the search resumes at the next
+        clause, so the whole text is scanned about once.
+        """
         text, starts = (
             (self.lowered, self._lowered_starts)
             if pattern.on_lowered
             else (self.text, self._starts)
         )
-        last = -1
-        for match in pattern.regex.finditer(text):
+        search, at, end = pattern.regex.search, 0, len(text)
+        while at <= end:
+            match = search(text, at)
+            if match is None:
+                return
             index = bisect.bisect_right(starts, match.start()) - 1
-            if index != last and not self.guarded(index):
-                yield index
-            last = index
+            yield index
+            if index + 1 >= len(starts):
+                return
+            at = starts[index + 1]
+
+    def _shaped(self, rule: HardEventRule) -> Iterable[int]:
+        """The clauses where one of the rule's patterns, or all of its ``all``, match."""
+        self._bits()
+        if rule.word_gated and self._clause_bits is not None:
+            bit = 1 << rule.index
+            out = []
+            for index, bits in enumerate(self._clause_bits):
+                if bits & bit:
+                    c = self.clauses[index]
+                    if _any(rule.scans, c.text, c.lowered) or (
+                        rule.together and all(p.search(c.text, c.lowered) for p in rule.together)
+                    ):
+                        out.append(index)
+            return out
+        candidates: list[int] = []
+        for pattern in rule.scans:
+            candidates.extend(self.found(pattern))
+        if rule.together:
+            common: set[int] | None = None
+            for pattern in rule.together:
+                hits = set(self.found(pattern))
+                common = hits if common is None else common & hits
+                if not common:
+                    break
+            candidates.extend(sorted(common or ()))
+        return dict.fromkeys(candidates)
 
     def matches(self, rule: HardEventRule) -> Iterator[int]:
-        """The clauses where ``rule`` matches (a pattern, and none of its ``unless``)."""
-        for pattern in rule.scans:
-            for index in self.hits(pattern):
-                c = self.clauses[index]
-                if not _any(rule.unless, c.text, c.lowered):
-                    yield index
+        """The clauses where ``rule`` matches (a pattern, or every ``all`` pattern; no
+        guard and none of its ``unless``), each once."""
+        for index in self._shaped(rule):
+            if self.guarded(index):
+                continue
+            c = self.clauses[index]
+            if not _any(rule.unless, c.text, c.lowered):
+                yield index
 
 
 def _line_starts(lines: Iterable[str]) -> list[int]:
@@ -310,15 +447,19 @@ class RuleSet:
     source: str
     guards: tuple[Guard, ...] = ()
     replies: tuple[ReplyRule, ...] = ()
+    gates: WordGates = NO_GATES
+
+    def view(self, content: str) -> _View:
+        return _View(content, self.guards, self.gates)
 
     def clauses(self, content: str) -> list[Clause]:
         """The clauses of ``content`` no guard makes ordinary, with their line numbers."""
-        view = _View(content, self.guards)
+        view = self.view(content)
         return [c for i, c in enumerate(view.clauses) if not view.guarded(i)]
 
-    def _gated(self, rules: Iterable[HardEventRule], lowered: str) -> list[HardEventRule]:
-        """The rules whose ``keywords`` gate lets them try their patterns on ``lowered``."""
-        return [r for r in rules if r.gate is None or r.gate.search(lowered)]
+    def _gated(self, rules: Iterable[HardEventRule], view: _View) -> Iterator[HardEventRule]:
+        """The rules whose gates let them try their patterns on the message."""
+        return (r for r in rules if view.opens(r))
 
     def first_match(
         self,
@@ -332,8 +473,8 @@ class RuleSet:
         for rule in allowed:
             if rule.tags.intersection(tags):
                 return rule
-        view = _View(content, self.guards)
-        for rule in self._gated(allowed, view.lowered):
+        view = self.view(content)
+        for rule in self._gated(allowed, view):
             for _ in view.matches(rule):
                 return rule
         return None
@@ -387,8 +528,8 @@ class RuleSet:
     def decision_lines(self, content: str) -> list[bool]:
         """For each line of ``content``, whether a rule matches one of its clauses."""
         keep = [False] * (content.count("\n") + 1)
-        view = _View(content, self.guards)
-        for rule in self._gated(self.rules, view.lowered):
+        view = self.view(content)
+        for rule in self._gated(self.rules, view):
             for index in view.matches(rule):
                 keep[view.clauses[index].line] = True
         return keep
@@ -478,6 +619,68 @@ def _expand(source: str, define: Mapping[str, str], where: str) -> str:
     return text
 
 
+_QUANTIFIER = "?*{"
+
+
+def _leading_word(alternative: str) -> tuple[str, bool] | None:
+    """The word an alternative of a definition starts with, and whether it is a stem.
+
+    ``approv(?:ed|al)`` starts with the stem ``approv``; ``go ahead`` with the word
+    ``go``; ``ack[\x27]d`` with the stem ``ack``. None when it starts with regex syntax.
+    """
+    text = alternative.removeprefix("\\b")
+    run = _LITERAL.match(text)
+    if run is None:
+        return None
+    literal, rest = run.group(), text[run.end() :]
+    if rest[:1] and rest[0] in _QUANTIFIER:
+        literal, rest = literal[:-1], literal[-1] + rest  # the last character is optional
+    word = _TOKEN.match(literal.lower())
+    if word is None:
+        return None
+    whole = word.end() < len(literal) or not rest
+    return word.group(), not whole
+
+
+def _gate_words(
+    entries: Sequence[str], define: Mapping[str, str], where: str
+) -> tuple[frozenset[str], frozenset[str]]:
+    """A rule's ``gate`` as whole words and stems (see ``RuleSpec.gate``)."""
+    words: set[str] = set()
+    stems: set[str] = set()
+
+    def add_definition(name: str, depth: int) -> None:
+        if name not in define:
+            raise RulesError(f"{where}: undefined name {{{name}}}")
+        if depth > MAX_REFERENCE_DEPTH:
+            raise RulesError(f"{where}: definitions nested deeper than {MAX_REFERENCE_DEPTH}")
+        for alternative in _top_level_alternatives(define[name]) or [define[name]]:
+            reference = _REFERENCE.fullmatch(alternative)
+            if reference is not None:
+                add_definition(reference.group(1), depth + 1)
+                continue
+            lead = _leading_word(alternative)
+            if lead is None:
+                raise RulesError(
+                    f"{where}: {{{name}}} has an alternative that does not start with a word: "
+                    f"{alternative[:40]!r}"
+                )
+            (stems if lead[1] else words).add(lead[0])
+
+    for entry in entries:
+        reference = _REFERENCE.fullmatch(entry)
+        if reference is not None:
+            add_definition(reference.group(1), 0)
+        elif _GATE_ENTRY.fullmatch(entry.lower()):
+            if entry.endswith("*"):
+                stems.add(entry[:-1].lower())
+            else:
+                words.add(entry.lower())
+        else:
+            raise RulesError(f"{where}: not a word, stem* or {{name}}: {entry[:40]!r}")
+    return frozenset(words), frozenset(stems)
+
+
 def _patterns(
     sources: Sequence[str], spec: RuleFile, where: str
 ) -> tuple[tuple[Pattern, ...], list[str]]:
@@ -495,11 +698,14 @@ def _patterns(
 
 def _compile(spec: RuleFile, source: str) -> RuleSet:
     canonical = json.dumps(spec.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    raw_define = spec.define
     spec = spec.model_copy(update={"define": {k: _factored(v) for k, v in spec.define.items()}})
     rules: list[HardEventRule] = []
     for i, r in enumerate(spec.rule):
         patterns, _ = _patterns(r.patterns, spec, f"{source}: rule.{i}.patterns")
         unless, _ = _patterns(r.unless, spec, f"{source}: rule.{i}.unless")
+        together, _ = _patterns(r.all, spec, f"{source}: rule.{i}.all")
+        gate_words, gate_stems = _gate_words(r.gate, raw_define, f"{source}: rule.{i}.gate")
         rules.append(
             HardEventRule(
                 name=r.name,
@@ -514,6 +720,10 @@ def _compile(spec: RuleFile, source: str) -> RuleSet:
                 if r.keywords
                 else None,
                 scans=_combined(patterns),
+                together=together,
+                gate_words=gate_words,
+                gate_stems=gate_stems,
+                index=i,
             )
         )
     guards = tuple(
@@ -538,7 +748,15 @@ def _compile(spec: RuleFile, source: str) -> RuleSet:
         for i, r in enumerate(spec.reply)
     )
     fingerprint = hashlib.sha256(canonical.encode()).hexdigest()[:16]
-    return RuleSet(tuple(rules), fingerprint, source, guards, replies)
+    words: dict[str, int] = {}
+    stems: dict[str, int] = {}
+    for rule in rules:
+        for word in rule.gate_words:
+            words[word] = words.get(word, 0) | 1 << rule.index
+        for stem in rule.gate_stems:
+            stems[stem] = stems.get(stem, 0) | 1 << rule.index
+    gates = WordGates(words, stems, tuple(sorted({len(s) for s in stems})))
+    return RuleSet(tuple(rules), fingerprint, source, guards, replies, gates)
 
 
 def parse_rules(text: str, source: str) -> RuleSet:
