@@ -26,7 +26,6 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import aiosqlite
@@ -34,7 +33,7 @@ import aiosqlite
 from channel_memory.models import RecallBlock
 from channel_memory.store.blocks import BLOCK_COLUMNS, block_from_row
 
-CAP = 400
+CAP = 250
 """Postings read per query unit and channel; more matches make a unit common."""
 K1 = 1.2
 B = 0.75
@@ -61,6 +60,8 @@ _PHRASE = re.compile(r'"([^"]*)"')
 
 def _fold(text: str) -> str:
     """Lower case without diacritics, as ``unicode61 remove_diacritics 2`` folds."""
+    if text.isascii():
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.lower())
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
@@ -144,9 +145,21 @@ def _replace(word: str, rules: Iterable[tuple[str, str]], least: int) -> str:
     return word
 
 
-@lru_cache(maxsize=65536)
+_STEMS: dict[str, str] = {}
+
+
 def stem(word: str) -> str:
     """The Porter stem of a folded token (tokens under 3 characters stay as they are)."""
+    known = _STEMS.get(word)
+    if known is None:
+        known = _porter(word)
+        if len(_STEMS) > 200_000:  # a bounded memo: tokens repeat, numbers seldom
+            _STEMS.clear()
+        _STEMS[word] = known
+    return known
+
+
+def _porter(word: str) -> str:
     if len(word) < 3 or len(word) > 64 or not word.isascii():
         return word
     w = word
@@ -327,8 +340,8 @@ class Postings:
 
 
 async def postings(conn: aiosqlite.Connection, channel: str, units: Sequence[Unit]) -> Postings:
-    """Candidates and statistics of ``units`` in a channel; at most ``CAP + 1`` postings
-    per unit are read, newest first."""
+    """Candidates and statistics of ``units`` in a channel. Per unit, at most ``CAP + 1``
+    postings of messages and as many of blocks are read, newest first."""
     fetched = list(
         await conn.execute_fetchall(
             "SELECT slot, docs, tokens FROM search_channels WHERE channel_id = ?", (channel,)
@@ -337,70 +350,64 @@ async def postings(conn: aiosqlite.Connection, channel: str, units: Sequence[Uni
     if not fetched:
         return Postings([], [0.0] * len(units), 1, 1.0)
     slot, docs, total_tokens = (int(x) for x in fetched[0])
-    low, high = slot << _SLOT_SHIFT, ((slot + 1) << _SLOT_SHIFT) - 1
+    low = slot << _SLOT_SHIFT
+    parts = ((low, low | (_KIND_BIT - 1)), (low | _KIND_BIT, low | (2 * _KIND_BIT - 1)))
+    spans: dict[int, tuple[int, int]] = {}
     found: dict[int, None] = {}
     dfs: list[float] = []
-    span: tuple[int, int] | None = None
     for unit in units:
-        keys = [
-            int(row[0])
-            for row in await conn.execute_fetchall(
-                "SELECT rowid FROM search_index WHERE search_index MATCH ? "
-                "AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT ?",
-                (unit.fts(), low, high, CAP + 1),
-            )
-        ]
-        if len(keys) <= CAP:
-            dfs.append(float(len(keys)))
-        else:
-            keys = keys[:CAP]
-            if span is None:
-                span = await _span(conn, low)
-            dfs.append(estimated_df(keys, span, docs))
-            if unit.stop:
-                continue  # a common stop word brings no candidate of its own
-        for key in keys:
-            found.setdefault(key, None)
-    candidates = []
-    for key in found:
-        is_block, row_id = split_key(key)
-        candidates.append(Candidate(key, is_block, row_id))
+        df = 0.0
+        for part, (first, last) in enumerate(parts):
+            keys = [
+                int(row[0])
+                for row in await conn.execute_fetchall(
+                    "SELECT rowid FROM search_index WHERE search_index MATCH ? "
+                    "AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT ?",
+                    (unit.fts(), first, last, CAP + 1),
+                )
+            ]
+            if len(keys) <= CAP:
+                df += len(keys)
+            else:
+                keys = keys[:CAP]
+                if part not in spans:
+                    spans[part] = await _span(conn, first, last)
+                df += estimated_df(keys, spans[part])
+                if unit.stop:
+                    continue  # a common stop word brings no candidate of its own
+            found.update(dict.fromkeys(keys))
+        dfs.append(min(df, float(max(docs, 1))))
+    candidates = [Candidate(key, *split_key(key)) for key in found]
     return Postings(candidates, dfs, max(docs, 1), total_tokens / docs if docs else 1.0)
 
 
-async def _span(conn: aiosqlite.Connection, low: int) -> tuple[int, int]:
-    """The lowest and highest message rowid of a channel's range (two index seeks)."""
-    first = list(
-        await conn.execute_fetchall(
-            "SELECT rowid FROM search_index WHERE rowid BETWEEN ? AND ? ORDER BY rowid LIMIT 1",
-            (low, low | (_KIND_BIT - 1)),
+async def _span(conn: aiosqlite.Connection, first: int, last: int) -> tuple[int, int]:
+    """The lowest and highest indexed rowid within ``[first, last]`` (two index seeks)."""
+    bounds = []
+    for order in ("ASC", "DESC"):
+        rows = list(
+            await conn.execute_fetchall(
+                "SELECT rowid FROM search_index WHERE rowid BETWEEN ? AND ? "
+                f"ORDER BY rowid {order} LIMIT 1",
+                (first, last),
+            )
         )
-    )
-    last = list(
-        await conn.execute_fetchall(
-            "SELECT rowid FROM search_index WHERE rowid BETWEEN ? AND ? "
-            "ORDER BY rowid DESC LIMIT 1",
-            (low, low | (_KIND_BIT - 1)),
-        )
-    )
-    return (int(first[0][0]), int(last[0][0])) if first and last else (low, low)
+        bounds.append(int(rows[0][0]) if rows else first)
+    return bounds[0], bounds[1]
 
 
-def estimated_df(newest: Sequence[int], span: tuple[int, int], docs: int) -> float:
-    """A common unit's document frequency: its newest ``CAP`` matches cover part of the
-    channel's rowid span; the same density over the whole span, within ``[CAP + 1, docs]``."""
+def estimated_df(newest: Sequence[int], span: tuple[int, int]) -> float:
+    """A common unit's document frequency in one part of a channel: its newest ``CAP``
+    matches cover the top of the part's rowid span; the same density over all of it."""
     first, last = span
-    messages = [k for k in newest if not k & _KIND_BIT]
-    if not messages:
-        return float(min(max(docs, CAP + 1), CAP + 1))
-    covered = max(1, last - min(messages) + 1)
+    covered = max(1, last - min(newest) + 1)
     whole = max(covered, last - first + 1)
-    return float(min(max(docs, CAP + 1), max(CAP + 1, len(newest) * whole / covered)))
+    return max(CAP + 1.0, len(newest) * whole / covered)
 
 
 def score(units: Sequence[Unit], text: str, postings_: Postings) -> float:
     """The BM25 score of one candidate's text for ``units`` (0 when none occurs)."""
-    stems = Counter(stem(t) for t in tokens(text))
+    stems = Counter(map(stem, tokens(text)))
     tfs = [occurrences(unit, stems, text) for unit in units]
     return bm25(tfs, length(text), postings_.dfs, postings_.docs, postings_.avg_length)
 
@@ -414,8 +421,8 @@ async def fresh_blocks(
         return []
     fetched = await conn.execute_fetchall(
         f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE seq IN "
-        "(SELECT value FROM json_each(?)) AND channel_id = ? AND sparse = 1 AND dirty = 0 "
-        "AND to_us >= ?",
+        "(SELECT value FROM json_each(?)) AND +channel_id = ? AND sparse = 1 AND dirty = 0 "
+        "AND +to_us >= ?",  # the unary + keeps the planner on the seq lookups
         (json.dumps(list(seqs)), channel_id, from_us),
     )
     return [block_from_row(row) for row in fetched]

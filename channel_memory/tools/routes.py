@@ -201,47 +201,85 @@ async def search_channel_context(
     return _respond(Caller(ctx, principal), "search_channel_context", started, result)
 
 
-async def _ranked_in(
-    conn: aiosqlite.Connection,
-    channel: str,
-    units: list[search_index.Unit],
-    body: SearchRequest,
-    from_us: int,
-    principal: Principal,
-) -> list[search_index.Ranked]:
-    """A channel's candidates for ``units``, each scored (relevance) or dated (newest)."""
-    found = await search_index.postings(conn, channel, units)
-    message_ids = [c.row_id for c in found.candidates if not c.is_block]
-    block_seqs = [c.row_id for c in found.candidates if c.is_block]
-    relevance = body.sort == "relevance"
-    items = []
-    for version in await sources.readable_by_ids(conn, channel, message_ids, body.author, from_us):
-        score = search_index.score(units, version.content, found)
+@dataclass(frozen=True, slots=True)
+class _Query:
+    units: list[search_index.Unit]
+    body: SearchRequest
+    from_us: int
+
+    @property
+    def relevance(self) -> bool:
+        return self.body.sort == "relevance"
+
+    def score(self, text: str, found: search_index.Postings) -> float | None:
+        """The text's rank score (0 in newest order), None when it is no hit after all
+        (a phrase FTS5 matched by its stems but not word for word)."""
+        if not self.relevance and not any(u.phrase for u in self.units):
+            return 0.0
+        score = search_index.score(self.units, text, found)
         if score <= 0:
-            continue  # a phrase only FTS5's stems matched (not word for word): not a hit
-        score = score if relevance else 0.0
-        items.append(
-            search_index.Ranked(
-                (0, -score, -version.created_us, f"m{version.id:015d}"),
-                (version.key.handle,),
-                _message_hit(version, units, principal),
-            )
-        )
-    if body.author is None:  # a block has many authors: author filters messages
-        for block in await search_index.fresh_blocks(conn, channel, block_seqs, from_us):
-            score = search_index.score(units, block.text, found)
-            if score <= 0:
-                continue
-            score = score if relevance else 0.0
-            items.append(
-                search_index.Ranked(
-                    (BLOCK_TIER if relevance else 0, -score, -block.to_us, f"b{block.id}"),
-                    tuple(source_handle(channel, s.message_id) for s in block.sources),
-                    _block_hit(block, units, principal),
-                    block=True,
-                )
-            )
+            return None
+        return score if self.relevance else 0.0
+
+
+async def _message_items(
+    conn: aiosqlite.Connection, channel: str, q: _Query, found: search_index.Postings
+) -> list[search_index.Ranked]:
+    ids = [c.row_id for c in found.candidates if not c.is_block]
+    items = []
+    for version in await sources.readable_by_ids(conn, channel, ids, q.body.author, q.from_us):
+        score = q.score(version.content, found)
+        if score is not None:
+            rank = (0, -score, -version.created_us, f"m{version.id:015d}")
+            items.append(search_index.Ranked(rank, (version.key.handle,), version))
     return items
+
+
+async def _block_items(
+    conn: aiosqlite.Connection, channel: str, q: _Query, found: search_index.Postings
+) -> list[search_index.Ranked]:
+    if q.body.author is not None:  # a block has many authors: author filters messages
+        return []
+    seqs = [c.row_id for c in found.candidates if c.is_block]
+    items = []
+    for block in await search_index.fresh_blocks(conn, channel, seqs, q.from_us):
+        score = q.score(block.text, found)
+        if score is not None:
+            rank = (BLOCK_TIER if q.relevance else 0, -score, -block.to_us, f"b{block.id}")
+            names = tuple(source_handle(channel, s.message_id) for s in block.sources)
+            items.append(search_index.Ranked(rank, names, block, block=True))
+    return items
+
+
+async def _ranking(
+    conn: aiosqlite.Connection,
+    channels: list[str],
+    q: _Query,
+    position: tuple[int, float, int, str] | None,
+    wanted: int,
+) -> list[search_index.Ranked]:
+    """The ranking after ``position``, complete for its first ``wanted`` items. In
+    relevance order blocks come after every message hit, so they are only read and
+    scored when the message hits after ``position`` do not fill ``wanted``."""
+    found = {c: await search_index.postings(conn, c, q.units) for c in channels}
+    items: list[search_index.Ranked] = []
+    for channel in channels:
+        items += await _message_items(conn, channel, q, found[channel])
+    after = [r for r in items if position is None or r.rank > position]
+    if not q.relevance or len(after) < wanted:
+        for channel in channels:
+            items += await _block_items(conn, channel, q, found[channel])
+    ranking = search_index.deduplicated(items)
+    return [r for r in ranking if position is None or r.rank > position]
+
+
+def _hit(
+    item: search_index.Ranked, units: list[search_index.Unit], principal: Principal
+) -> dict[str, Any]:
+    if isinstance(item.payload, RecallBlock):
+        return _block_hit(item.payload, units, principal)
+    assert isinstance(item.payload, SourceVersion)
+    return _message_hit(item.payload, units, principal)
 
 
 async def search(ctx: AppContext, principal: Principal, body: SearchRequest) -> dict[str, Any]:
@@ -287,16 +325,12 @@ async def search(ctx: AppContext, principal: Principal, body: SearchRequest) -> 
             )
         except (KeyError, TypeError, ValueError):
             raise ApiError(400, "cursor_invalid", "the cursor is malformed") from None
-    items: list[search_index.Ranked] = []
     async with ctx.store.read() as conn:
         await visible(conn, principal, channels)
-        for channel in channels:
-            items += await _ranked_in(conn, channel, units, body, from_us, principal)
-    ranking = search_index.deduplicated(items)
-    if position is not None:
-        ranking = [r for r in ranking if r.rank > position]
+        ranking = await _ranking(conn, channels, _Query(units, body, from_us), position, limit + 1)
     page = ranking[: limit + 1]
     fetched = page[:limit]
+    hits = [_hit(r, units, principal) for r in fetched]  # excerpts only for what is sent
     envelope = {
         "status": "ok",
         "hits": [],
@@ -304,7 +338,7 @@ async def search(ctx: AppContext, principal: Principal, body: SearchRequest) -> 
         "has_more": True,
         "next_cursor": LONGEST_CURSOR,
     }
-    count = fitting_prefix(envelope, "hits", [r.payload for r in fetched], caller.budget)
+    count = fitting_prefix(envelope, "hits", hits, caller.budget)
     included = fetched[:count]
     has_more = len(page) > limit or count < len(fetched)
     next_cursor = None
@@ -315,7 +349,7 @@ async def search(ctx: AppContext, principal: Principal, body: SearchRequest) -> 
         )
     return {
         "status": "ok" if included else "empty",
-        "hits": [r.payload for r in included],
+        "hits": hits[:count],
         "omitted": len(fetched) - count,
         "has_more": has_more,
         "next_cursor": next_cursor,
