@@ -146,23 +146,26 @@ def analyse(
     """Classify a version and compute its content facts: pure, linear in its content.
 
     With ``parent`` (the current version of the message it replies to), a reply that
-    no rule makes a hard event by itself may be a decision on that message: then it
-    is a hard event that ``answers`` the parent's handle. A deleted parent decides
+    decides on that message (a reply rule matches it under the parent) is a hard event
+    that ``answers`` the parent's handle; one that is a decision by itself keeps its
+    own event type. A deleted parent decides
     nothing, and nothing of the parent but its handle reaches the analysis.
     """
     rules, bucket = settings.rules, settings.bucket_us
     classified = classify(version, rules, bucket)
     answers = None
-    if parent is not None and not parent.deleted and classified.cls not in _OWN_DECISIONS:
-        by_reply = classify(version, rules, bucket, parent=parent.content)
-        if by_reply.cls == "hard_event":
-            classified, answers = by_reply, parent.key.handle
+    if parent is not None and not parent.deleted and classified.cls != "tombstone":
+        if classified.cls == "hard_event":
+            # a decision by itself ("denied, too correlated") keeps its own type, and
+            # still names the proposal it decides on
+            if rules.reply_decision(version.content, parent.content) is not None:
+                answers = parent.key.handle
+        else:
+            by_reply = classify(version, rules, bucket, parent=parent.content)
+            if by_reply.cls == "hard_event":
+                classified, answers = by_reply, parent.key.handle
     hard = classified.cls == "hard_event"
     return Analysis(classified, content_facts(version, settings.render_settings(), hard), answers)
-
-
-_OWN_DECISIONS = ("hard_event", "tombstone")
-"""Classes a message has by itself, whatever it replies to."""
 
 
 def analyse_all(subjects: Iterable[Subject], settings: DeriveSettings) -> dict[SubjectId, Analysis]:
