@@ -7,10 +7,12 @@ then hard events, then the raw recent tier (a contiguous newest-first run), then
 sparse blocks, then older raw excerpts. Each message appears at most once;
 sections are chronological.
 
-Hard events are all cut to their decision lines before any is omitted. When even
-cut they do not all fit, they are taken by the block's ``score`` (the strength of
-the rule that made it a hard event), then newest first, each one that fits; so a
-strong decision outlives a weak match of the same age or newer. The omitted ones
+Hard events are cut to their decision lines (the ones that save the most first)
+before any is omitted. When even cut they do not all fit, as many as fit are
+served, by the rule's score per character (a greedy knapsack), newest first
+among equals, so a long report that merely mentions an action does not push out
+several short decisions; the room left then restores whole texts, the smallest
+restorations first. The omitted ones
 are named by handle, newest first, then counted ("and K more").
 
 The raw recent tier is served whole when it fits. When it does not, a message
@@ -548,10 +550,21 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, fmt: Format, style
     # Even cut they do not fit: by score, then newest first, each one that fits.
     chosen.cut = {i.key for i in items}
     left -= HARD_NOTE_RESERVE + min(240, left // 8)  # the note, and a few handles in it
-    for item in sorted(items, key=lambda i: -i.score):  # stable: newest first within a score
+    # as many as fit, by value for the characters (a greedy knapsack): the rule's score
+    # per character, so a long report that merely mentions an action does not push out
+    # several short decisions; newest first among equals
+    for item in sorted(items, key=lambda i: cut[i.key] / max(i.score, 0.01)):
         if cut[item.key] <= left:
             chosen.hard.append(item)
             left -= cut[item.key]
+    # what is left restores whole texts, the smallest restorations first
+    for item in sorted(chosen.hard, key=lambda i: (full[i.key] - cut[i.key], i.key)):
+        extra = full[item.key] - cut[item.key]
+        if extra <= left:
+            chosen.cut.discard(item.key)
+            left -= extra
+    position = {item.key: n for n, item in enumerate(items)}
+    chosen.hard.sort(key=lambda i: position[i.key])
     return max(0, left)
 
 
