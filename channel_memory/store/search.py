@@ -25,7 +25,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import aiosqlite
@@ -214,10 +214,10 @@ class Unit:
     """A stop word: never a query on its own, and in a channel where it is common
     (more than ``CAP`` matches) it only adds to the score of documents found through
     the other units; below that it weighs as BM25 weighs it."""
+    stems: tuple[str, ...] = field(init=False)
 
-    @property
-    def stems(self) -> tuple[str, ...]:
-        return tuple(stem(w) for w in self.words)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "stems", tuple(stem(w) for w in self.words))
 
     def fts(self) -> str:
         return '"' + " ".join(self.words).replace('"', '""') + '"'
