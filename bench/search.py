@@ -43,7 +43,8 @@ from channel_memory.cli import tune_gc
 from channel_memory.config import Settings
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import ingest, native_commands
-from channel_memory.store import Store
+from channel_memory.store import Store, sources
+from channel_memory.store.sources import literal_match
 from channel_memory.telemetry import Telemetry
 from channel_memory.timefmt import parse_rfc3339
 from channel_memory.tools import routes as tools
@@ -222,9 +223,9 @@ def recall(folder: Path) -> list[str]:
 
 LATENCY_QUERIES = (
     ("a word in most messages", {"query": "flows"}),
-    ("a rare word", {"query": "momentum"}),
+    ("a rare word (a price)", {"query": "421"}),
     ("a question, several words", {"query": "what did we decide about the NVDA stop and flows?"}),
-    ("a quoted phrase", {"query": '"stop remains"'}),
+    ("a quoted phrase", {"query": '"stop moved to"'}),
     ("newest first, common word", {"query": "flows", "sort": "newest"}),
 )
 
@@ -247,13 +248,25 @@ async def _latency(path: Path, rounds: int, end_us: int) -> list[str]:
     try:
         for label, asked in LATENCY_QUERIES:
             times = []
+            body = tools.SearchRequest(channels=["floor"], limit=20, **asked)
+            hits = len((await tools.search(ctx, EVERYONE, body))["hits"])
             for _ in range(rounds):
                 began = time.perf_counter()
                 await tools.search(
                     ctx, EVERYONE, tools.SearchRequest(channels=["floor"], limit=20, **asked)
                 )
                 times.append(time.perf_counter() - began)
-            rows.append(f"{label:<34} {_p(times)}")
+            rows.append(f"{label:<34} {_p(times)}  ({hits} hits)")
+        # baseline, same run: the literal newest-first read the peer /search still does
+        # (every match of the channel is read before the newest are taken)
+        times = []
+        match = literal_match("flows")
+        for _ in range(rounds):
+            began = time.perf_counter()
+            async with store.read() as conn:
+                await sources.search_current(conn, "floor", match, None, 0, 21)
+            times.append(time.perf_counter() - began)
+        rows.append(f"{'baseline: literal newest-first':<34} {_p(times)}  (a word in most)")
     finally:
         await store.close()
     return rows

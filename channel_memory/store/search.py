@@ -35,6 +35,10 @@ from channel_memory.store.blocks import BLOCK_COLUMNS, block_from_row
 
 CAP = 250
 """Postings read per query unit and channel; more matches make a unit common."""
+BUDGET = 600
+"""Candidates a query may bring in all: a query of many words reads fewer per word
+(never under ``FLOOR``)."""
+FLOOR = 100
 K1 = 1.2
 B = 0.75
 _KIND_BIT = 1 << 40
@@ -341,7 +345,8 @@ class Postings:
 
 async def postings(conn: aiosqlite.Connection, channel: str, units: Sequence[Unit]) -> Postings:
     """Candidates and statistics of ``units`` in a channel. Per unit, at most ``CAP + 1``
-    postings of messages and as many of blocks are read, newest first."""
+    postings of messages and as many of blocks are read, newest first (fewer when the
+    query has many words, see ``BUDGET``)."""
     fetched = list(
         await conn.execute_fetchall(
             "SELECT slot, docs, tokens FROM search_channels WHERE channel_id = ?", (channel,)
@@ -353,6 +358,7 @@ async def postings(conn: aiosqlite.Connection, channel: str, units: Sequence[Uni
     low = slot << _SLOT_SHIFT
     parts = ((low, low | (_KIND_BIT - 1)), (low | _KIND_BIT, low | (2 * _KIND_BIT - 1)))
     spans: dict[int, tuple[int, int]] = {}
+    cap = max(FLOOR, min(CAP, BUDGET // max(1, sum(1 for u in units if not u.stop))))
     found: dict[int, None] = {}
     dfs: list[float] = []
     for unit in units:
@@ -363,13 +369,13 @@ async def postings(conn: aiosqlite.Connection, channel: str, units: Sequence[Uni
                 for row in await conn.execute_fetchall(
                     "SELECT rowid FROM search_index WHERE search_index MATCH ? "
                     "AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT ?",
-                    (unit.fts(), first, last, CAP + 1),
+                    (unit.fts(), first, last, cap + 1),
                 )
             ]
-            if len(keys) <= CAP:
+            if len(keys) <= cap:
                 df += len(keys)
             else:
-                keys = keys[:CAP]
+                keys = keys[:cap]
                 if part not in spans:
                     spans[part] = await _span(conn, first, last)
                 df += estimated_df(keys, spans[part])
@@ -397,12 +403,12 @@ async def _span(conn: aiosqlite.Connection, first: int, last: int) -> tuple[int,
 
 
 def estimated_df(newest: Sequence[int], span: tuple[int, int]) -> float:
-    """A common unit's document frequency in one part of a channel: its newest ``CAP``
-    matches cover the top of the part's rowid span; the same density over all of it."""
+    """A common unit's document frequency in one part of a channel: its newest matches
+    cover the top of the part's rowid span; the same density over all of it."""
     first, last = span
     covered = max(1, last - min(newest) + 1)
     whole = max(covered, last - first + 1)
-    return max(CAP + 1.0, len(newest) * whole / covered)
+    return max(len(newest) + 1.0, len(newest) * whole / covered)
 
 
 def score(units: Sequence[Unit], text: str, postings_: Postings) -> float:
