@@ -296,9 +296,9 @@ def _window(sparse: list[FeedItem]) -> Candidates:
 
 def test_single_message_collapse_blocks_are_counted_not_lined() -> None:
     sparse = [
-        _item("a", "low_value_ack", 1, 1, "1 short acknowledgements from 1 author 08:01 collapsed"),
-        _item("b", "low_value_ack", 1, 5, "1 short acknowledgements from 1 author 08:05 collapsed"),
-        _item("c", "telemetry_count", 1, 9, "1 runtime/status messages 08:09 collapsed"),
+        _item("a", "low_value_ack", 1, 1, "1 short acknowledgement from 1 author 08:01 collapsed"),
+        _item("b", "low_value_ack", 1, 5, "1 short acknowledgement from 1 author 08:05 collapsed"),
+        _item("c", "telemetry_count", 1, 9, "1 runtime/status message 08:09 collapsed"),
         _item("d", "low_value_ack", 3, 20, "3 short acknowledgements from 2 authors collapsed"),
     ]
     body = render(_window(sparse), 4000, "text")

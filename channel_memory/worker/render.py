@@ -69,6 +69,15 @@ def _span(versions: Sequence[SourceVersion]) -> str:
     return _clock(first) if _clock(first) == _clock(last) else f"{_clock(first)}-{_clock(last)}"
 
 
+def counted(n: int, noun: str) -> str:
+    """``n`` and the noun, grammatically: "1 message", "2 messages"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _times(n: int) -> str:
+    return "once" if n == 1 else f"{n} times"
+
+
 def _author(version: SourceVersion) -> str:
     return version.author_name or version.author_id or "unknown"
 
@@ -184,23 +193,22 @@ def _text(plan: BlockPlan, versions: Sequence[SourceVersion], facts: Sequence[Co
     if kind == "telemetry_count":
         kinds = Counter(telemetry_kind(v.content) or "status" for v in versions)
         detail = ", ".join(f"{name} {n}" for name, n in sorted(kinds.items()))
-        return f"{len(versions)} runtime/status messages {_span(versions)} collapsed ({detail})"
+        count = counted(len(versions), "runtime/status message")
+        return f"{count} {_span(versions)} collapsed ({detail})"
     if kind == "low_value_ack":
-        authors = len({_author(v) for v in versions})
-        plural = "author" if authors == 1 else "authors"
-        return (
-            f"{len(versions)} short acknowledgements from {authors} {plural} "
-            f"{_span(versions)} collapsed"
-        )
+        authors = counted(len({_author(v) for v in versions}), "author")
+        count = counted(len(versions), "short acknowledgement")
+        return f"{count} from {authors} {_span(versions)} collapsed"
     if kind == "decision_repeat":
         latest = versions[-1]
         return (
-            f"{_author(latest)} repeated a no-change conclusion {len(versions)} times "
+            f"{_author(latest)} repeated a no-change conclusion {_times(len(versions))} "
             f"{_span(versions)}; latest: {facts[-1].latest_line}"
         )
     head = "thread" if kind == "topic_rollup" else "sequence"
     lines = [
-        f"{head} of {len(versions)} messages {_span(versions)} by {_authors(versions)}; key lines:",
+        f"{head} of {counted(len(versions), 'message')} {_span(versions)} by "
+        f"{_authors(versions)}; key lines:",
         *_key_lines(versions, facts),
     ]
     return "\n".join(lines)
