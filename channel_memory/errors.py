@@ -49,6 +49,21 @@ def _field_part(part: Any) -> str:
     return "<key>"
 
 
+def _message(error: Any) -> str:
+    """pydantic's message for an error, unless it repeats what the client sent: an unknown
+    discriminator tag ("Input tag '…' found using 'type'…") is quoted in the message, and
+    any message quoting a string input is replaced by one naming only the problem."""
+    if error["type"] == "union_tag_invalid":
+        ctx = error.get("ctx", {})
+        expected = ctx.get("expected_tags", "")
+        return f"unknown {ctx.get('discriminator', 'tag')}; expected one of {expected}"
+    message = str(error["msg"])
+    value = error.get("input")
+    if isinstance(value, str) and value and value in message:
+        return f"invalid value ({error['type']})"
+    return message
+
+
 def validation_error(exc: ValidationError, *, batch_field: str | None = None) -> ApiError:
     """Turn a pydantic error into a 400 (unparseable JSON) or 422 (wrong shape).
 
@@ -57,7 +72,7 @@ def validation_error(exc: ValidationError, *, batch_field: str | None = None) ->
     values are never copied into the answer.
     """
     details: list[ErrorDetail] = []
-    for error in exc.errors(include_input=False, include_url=False, include_context=False):
+    for error in exc.errors(include_url=False):
         loc: list[Any] = list(error["loc"])
         index: int | None = None
         if batch_field is not None and len(loc) >= 2 and loc[0] == batch_field:
@@ -68,7 +83,7 @@ def validation_error(exc: ValidationError, *, batch_field: str | None = None) ->
                 index=index,
                 field=".".join(_field_part(part) for part in loc) or None,
                 code=error["type"],
-                message=error["msg"],
+                message=_message(error),
             )
         )
     if any(d.code in _JSON_ERRORS for d in details):

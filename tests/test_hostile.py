@@ -164,3 +164,24 @@ def test_the_fuzzed_schema_is_what_the_server_serves(fuzzed: LiveServer) -> None
         served = client.get("/openapi.json").json()
     assert served == json.loads(json.dumps(openapi_document(endpoints())))
     assert len(list(schema.get_all_operations())) == sum(len(p) for p in served["paths"].values())
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/ingest", {"events": [{"type": CANARY, "channel_id": "floor"}]}),
+        ("/v1/ingest", {"events": [message_event("1", "hi") | {"source_kind": CANARY}]}),
+        ("/v1/ingest", {"events": [message_event("1", "hi", created_at=CANARY)]}),
+        ("/v1/ingest", {"events": [{**message_event("1", "hi"), "channel_id": CANARY + " x"}]}),
+        ("/v1/tools/search_channel_context", {"channels": ["floor"], "query": 7, "sort": CANARY}),
+        ("/v1/tools/get_channel_messages", {"channels": ["floor"], "after": [CANARY]}),
+        ("/ingest", {"channel_id": "floor", "message": {"id": "1", "created_at": CANARY}}),
+    ],
+)
+def test_a_refused_value_is_never_repeated_in_the_error(
+    fuzzed: LiveServer, path: str, body: dict[str, Any]
+) -> None:
+    with fuzzed.client() as client:
+        response = client.post(path, json=body)
+    assert 400 <= response.status_code < 500, response.text[:300]
+    assert CANARY not in response.text
