@@ -47,6 +47,8 @@ bench: install
 	$(BIN)/python bench/desk.py
 	$(BIN)/python bench/feed.py --cache .bench-cache
 	$(BIN)/python bench/tools.py --cache .bench-cache
+	$(BIN)/python bench/search.py --cache .bench-cache
+	$(BIN)/python bench/decisions.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .bench-cache
