@@ -151,14 +151,16 @@ def test_serve_without_worker_leaves_derivation_to_another_process(tmp_path: Pat
     assert query(db, "SELECT kind FROM recall_blocks") == [("hard_event",)]
 
 
+SERVE = [sys.executable, "-m", "channel_memory", "serve", "--port", "0"]
+
+
 @pytest.mark.parametrize("token", ["", "a-single-token-for-everything"])
 def test_the_printed_try_line_works_when_pasted(tmp_path: Path, token: str) -> None:
     """The line `serve` prints is pasted into a shell as a new user would: it must be
     accepted today (within retention, not ahead of the clock) and carry the token header."""
     env = {**os.environ, "CHANNEL_MEMORY_TOKEN": token}
     process = subprocess.Popen(
-        [sys.executable, "-m", "channel_memory", "serve", "--db", str(tmp_path / "t.db")]
-        + ["--port", "0"],
+        [*SERVE, "--db", str(tmp_path / "t.db")],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
