@@ -1,4 +1,4 @@
-"""Bearer tokens with scopes (DESIGN section 7), compared in constant time."""
+"""Bearer tokens with scopes, compared in constant time."""
 
 from __future__ import annotations
 

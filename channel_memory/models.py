@@ -137,7 +137,7 @@ class BlockSource:
 
 @dataclass(frozen=True, slots=True)
 class RecallBlock:
-    """A derived recall block. Never the only home of any content (DESIGN section 1)."""
+    """A derived recall block. Never the only home of any content."""
 
     id: str
     source_kind: str

@@ -1,4 +1,4 @@
-"""Trust markers (DESIGN section 5): who may a consumer take instructions from.
+"""Trust markers: who may a consumer take instructions from.
 
 Computed per request from the requesting token: ``system`` for system origin,
 ``self`` for the consumer's own author ids, ``authorized`` for authors it lists

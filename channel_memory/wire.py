@@ -118,7 +118,7 @@ class SourceWindow(BaseModel):
 
 
 class BlockOut(BaseModel):
-    """A recall block as every endpoint returns it (DESIGN section 4)."""
+    """A recall block as every endpoint returns it."""
 
     model_config = ConfigDict(populate_by_name=True)
 

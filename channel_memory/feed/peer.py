@@ -1,6 +1,6 @@
 """Peer-compatible ``POST /digest``: derived blocks of a window, as the peer adapter serves them.
 
-Selection (DESIGN section 3.2): hard events and collapsed-noise blocks are always
+Selection (the peer wire): hard events and collapsed-noise blocks are always
 served; ordinary messages by their raw excerpt — or, with ``budget.raw_recent``,
 those older than it by a rollup where one exists, otherwise dropped and counted
 in ``coverage.older_raw_messages``. ``budget.max_blocks`` (default 32) caps the
