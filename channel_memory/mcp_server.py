@@ -241,7 +241,9 @@ def build(ctx: AppContext, principal: Principal) -> ChannelMemoryServer:
     server = ChannelMemoryServer(ctx.settings.tools.result_budget_chars)
     caller = tools.Caller(ctx, principal)
 
-    async def answer(tool: str, work: Callable[[], Awaitable[dict[str, Any]]]) -> CallToolResult:
+    async def answer(
+        tool: str, work: Callable[[], Awaitable[dict[str, Any]]], channels: list[str] | None
+    ) -> CallToolResult:
         """Run a tool as the HTTP endpoint would: scope first, then the tool's own checks."""
         started = time.perf_counter()
         try:
@@ -251,7 +253,9 @@ def build(ctx: AppContext, principal: Principal) -> ChannelMemoryServer:
             raise ToolFailure(validation_error(exc)) from None
         except ApiError as exc:
             raise ToolFailure(exc) from None
-        tools.record(caller, tool, started, result)
+        if channels is None:  # a block's channel is known once it is read
+            channels = [str(result["source_channel"])]
+        tools.record(caller, tool, started, result, channels)
         return present(result)
 
     @server.tool(
@@ -290,6 +294,7 @@ def build(ctx: AppContext, principal: Principal) -> ChannelMemoryServer:
         return await answer(
             "search_channel_context",
             lambda: tools.search(ctx, principal, tools.SearchRequest.model_validate(asked)),
+            tools.asked_channels(channels),
         )
 
     @server.tool(
@@ -330,6 +335,7 @@ def build(ctx: AppContext, principal: Principal) -> ChannelMemoryServer:
         return await answer(
             "get_channel_messages",
             lambda: tools.messages(ctx, principal, tools.MessagesRequest.model_validate(asked)),
+            tools.asked_channels(channels, source_handles),
         )
 
     @server.tool(
@@ -342,7 +348,7 @@ def build(ctx: AppContext, principal: Principal) -> ChannelMemoryServer:
     )
     async def expand_digest_block(block_id: str) -> Annotated[CallToolResult, BlockOutput]:
         return await answer(
-            "expand_digest_block", lambda: tools.expand_block(ctx, principal, block_id)
+            "expand_digest_block", lambda: tools.expand_block(ctx, principal, block_id), None
         )
 
     @server.tool(

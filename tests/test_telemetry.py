@@ -126,6 +126,7 @@ def test_serve_writes_json_lines_and_one_op_line_per_call(tmp_path: Path, level:
     )
     assert feed_op["raw_bytes"] > 0
     assert tool_op["tool_name"] == "search_channel_context" and tool_op["status"] == "ok"
+    assert tool_op["channels"] == ["floor"]
     assert tool_op["returned"] == 1 and tool_op["status_code"] == 200
     access = [line for line in lines if line["event"] == "http_request"]
     assert [(a["method"], a["route"], a["status"]) for a in access] == [
@@ -189,10 +190,10 @@ async def test_mcp_stderr_is_json_lines_with_one_op_line_per_tool_call(tmp_path:
     lines = json_lines(stderr)
     assert CANARY not in stderr and QUERY_CANARY not in stderr
     ops = [line for line in lines if line["event"] == "channel_context_op"]
-    assert [(op["type"], op["tool_name"], op["consumer"]) for op in ops] == [
-        ("tool", "search_channel_context", "mcp-agent"),
-        ("tool", "get_channel_messages", "mcp-agent"),
-        ("feed", None, "mcp-agent"),
+    assert [(op["type"], op["tool_name"], op["consumer"], op["channels"]) for op in ops] == [
+        ("tool", "search_channel_context", "mcp-agent", ["floor"]),
+        ("tool", "get_channel_messages", "mcp-agent", ["floor"]),
+        ("feed", None, "mcp-agent", ["floor"]),
     ]
     assert ops[1]["returned"] == 3
     # the feed's line carries the numbers its header states

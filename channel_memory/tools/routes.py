@@ -10,6 +10,7 @@ is read in fragments through ``content_cursor``s bound to its exact content.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -92,13 +93,28 @@ class Caller:
         return asked or tools.default_limit
 
 
-def record(caller: Caller, tool: str, started: float, result: dict[str, Any]) -> None:
-    """One ``channel_context_op`` for a tool call."""
+def asked_channels(
+    channels: Sequence[str] | None, handles: Sequence[str] | None = None
+) -> list[str]:
+    """The channels a tool call named, directly or through source handles."""
+    named = set(channels or ()) | {h.split("/", 1)[0] for h in handles or ()}
+    return sorted(named)
+
+
+def record(
+    caller: Caller,
+    tool: str,
+    started: float,
+    result: dict[str, Any],
+    channels: Sequence[str] = (),
+) -> None:
+    """One ``channel_context_op`` for a tool call, naming the channels it asked for."""
     caller.ctx.telemetry.record(
         ContextOp(
             ts=now_stamp(caller.ctx.clock()),
             type="tool",
             consumer=caller.principal.agent_id,
+            channels=list(channels),
             tool_name=tool,
             returned=len(result.get("hits") or result.get("messages") or []),
             omitted=int(result.get("omitted", 0)),
@@ -116,9 +132,15 @@ def within_budget(caller: Caller, result: dict[str, Any]) -> str:
     return content
 
 
-def _respond(caller: Caller, tool: str, started: float, result: dict[str, Any]) -> Response:
+def _respond(
+    caller: Caller,
+    tool: str,
+    started: float,
+    result: dict[str, Any],
+    channels: Sequence[str] = (),
+) -> Response:
     content = within_budget(caller, result)
-    record(caller, tool, started, result)
+    record(caller, tool, started, result, channels)
     return Response(content, 200, media_type="application/json")
 
 
@@ -198,7 +220,8 @@ async def search_channel_context(
     started = time.perf_counter()
     body = await read_json(request, SearchRequest)
     result = await search(ctx, principal, body)
-    return _respond(Caller(ctx, principal), "search_channel_context", started, result)
+    caller = Caller(ctx, principal)
+    return _respond(caller, "search_channel_context", started, result, body.channels)
 
 
 @dataclass(frozen=True, slots=True)
@@ -417,7 +440,8 @@ async def get_channel_messages(request: Request, ctx: AppContext, principal: Pri
     started = time.perf_counter()
     body = await read_json(request, MessagesRequest)
     result = await messages(ctx, principal, body)
-    return _respond(Caller(ctx, principal), "get_channel_messages", started, result)
+    channels = asked_channels(body.channels, body.source_handles)
+    return _respond(Caller(ctx, principal), "get_channel_messages", started, result, channels)
 
 
 async def messages(ctx: AppContext, principal: Principal, body: MessagesRequest) -> dict[str, Any]:
@@ -638,7 +662,8 @@ async def _browse(
 async def get_block(request: Request, ctx: AppContext, principal: Principal) -> Response:
     started = time.perf_counter()
     result = await expand_block(ctx, principal, str(request.path_params["block_id"]))
-    return _respond(Caller(ctx, principal), "expand_digest_block", started, result)
+    channels = [str(result["source_channel"])]
+    return _respond(Caller(ctx, principal), "expand_digest_block", started, result, channels)
 
 
 async def expand_block(ctx: AppContext, principal: Principal, block_id: str) -> dict[str, Any]:
