@@ -16,6 +16,7 @@ import uvicorn
 
 from channel_memory.app import create_app
 from channel_memory.config import Settings, load_settings
+from channel_memory.models import MessageKey, SourceVersion
 from channel_memory.timefmt import parse_rfc3339
 
 T = TypeVar("T")
@@ -187,3 +188,36 @@ def message_event(
         message["edited_at"] = edited_at
     message.update(extra)
     return {"type": "message", "channel_id": channel, "message": message}
+
+
+def source_version(
+    message_id: str = "m1",
+    content: str = "",
+    *,
+    author: str = "analyst",
+    at_us: int = 1_779_379_200_000_000,  # 2026-05-21T16:00:00Z
+    **fields: Any,
+) -> SourceVersion:
+    """A current, undeleted version in channel ``floor`` for the pure tests (classify,
+    render, derivation, ``as_of``); ``fields`` override any other attribute."""
+    version = SourceVersion(
+        id=1,
+        key=MessageKey("discord", "floor", message_id),
+        observed_seq=1,
+        content_hash="sha256:" + message_id,
+        content=content,
+        deleted=False,
+        author_id=author,
+        author_name=author,
+        author_kind="human",
+        origin="human",
+        created_us=at_us,
+        edited_us=None,
+        deleted_us=None,
+        event_us=at_us,
+        observed_us=at_us,
+        is_current=True,
+    )
+    for name, value in fields.items():
+        setattr(version, name, value)
+    return version

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from bench.decisions import evaluate, load
-from channel_memory.models import MessageKey, SourceVersion
+from channel_memory.models import SourceVersion
 from channel_memory.synthetic_desk import desk_events
 from channel_memory.worker.classify import classify
 from channel_memory.worker.rules import RulesError, default_rules, parse_rules
-from tests.conftest import LiveServer, message_event
+from tests.conftest import LiveServer, message_event, source_version
 
 RULES = default_rules()
 
@@ -397,24 +397,7 @@ def test_short_replies_decide_by_their_parent(
 
 
 def _version(content: str) -> SourceVersion:
-    return SourceVersion(
-        id=1,
-        key=MessageKey("chat", "floor", "m1"),
-        observed_seq=1,
-        content_hash="h",
-        content=content,
-        deleted=False,
-        author_id="u1",
-        author_name="trader",
-        author_kind="human",
-        origin="human",
-        created_us=1_000_000,
-        edited_us=None,
-        deleted_us=None,
-        event_us=1_000_000,
-        observed_us=1_000_000,
-        reply_to="m0",
-    )
+    return source_version("m1", content, author="trader", at_us=1_000_000, reply_to="m0")
 
 
 def test_classify_makes_an_approving_reply_a_hard_event_only_under_a_proposal() -> None:

@@ -12,10 +12,10 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import LiveServer, at, ingest_ok, message_event, query
 
 from channel_memory.worker import derive as derive_module
 from channel_memory.worker.render import signal_count
+from tests.conftest import LiveServer, at, ingest_ok, message_event, query, source_version
 
 # The signal pattern as it was: kept to show the linear one counts exactly the same.
 _QUADRATIC_SIGNAL = re.compile(r"\S*\d\S*|\b[A-Z]{2,}\b")
@@ -74,26 +74,7 @@ def derive_module_settings() -> derive_module.DeriveSettings:
 
 
 def _version(message_id: str, content: str) -> Any:
-    from channel_memory.models import MessageKey, SourceVersion
-
-    return SourceVersion(
-        id=1,
-        key=MessageKey("discord", "floor", message_id),
-        observed_seq=1,
-        content_hash="sha256:" + message_id,
-        content=content,
-        deleted=False,
-        author_id="u1",
-        author_name="analyst",
-        author_kind="human",
-        origin="human",
-        created_us=1_779_379_200_000_000,
-        edited_us=None,
-        deleted_us=None,
-        event_us=1_779_379_200_000_000,
-        observed_us=1_779_379_200_000_000,
-        is_current=True,
-    )
+    return source_version(message_id, content, author="u1")
 
 
 class HeldClassification:

@@ -25,11 +25,11 @@ from channel_memory.config import Settings
 from channel_memory.feed.candidates import as_of_versions
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import ingest, native_commands
-from channel_memory.models import MessageKey, SourceVersion
+from channel_memory.models import SourceVersion
 from channel_memory.store import Store
 from channel_memory.timefmt import parse_rfc3339
 from channel_memory.worker.runner import Worker
-from tests.conftest import LiveServer, at, ingest_ok, message_event
+from tests.conftest import LiveServer, at, ingest_ok, message_event, source_version
 
 READ = "read-token-0123456789ab"
 ADMIN = "admin-token-0123456789a"
@@ -244,24 +244,11 @@ def test_as_of_shows_a_message_deleted_since_to_admin_only(desk: LiveServer) -> 
 
 def test_as_of_tombstone_rule_is_a_pure_choice() -> None:
     def version(seq: int, content: str, event: int, deleted: bool, current: bool) -> SourceVersion:
-        return SourceVersion(
-            id=seq,
-            key=MessageKey("discord", "floor", "m1"),
-            observed_seq=seq,
-            content_hash=f"h{seq}",
-            content=content,
-            deleted=deleted,
-            author_id="u",
-            author_name="u",
-            author_kind="human",
-            origin="human",
-            created_us=10,
-            edited_us=None,
-            deleted_us=event if deleted else None,
-            event_us=event,
-            observed_us=event,
-            is_current=current,
-        )
+        return source_version(
+            "m1", content, author="u", at_us=event, id=seq, observed_seq=seq,
+            content_hash=f"h{seq}", deleted=deleted, created_us=10,
+            deleted_us=event if deleted else None, is_current=current,
+        )  # fmt: skip
 
     history = [version(1, "v1", 10, False, False), version(2, "", 50, True, True)]
     assert as_of_versions(history, 20, reveal_deleted=True)["floor/m1"].content == "v1"

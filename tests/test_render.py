@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from channel_memory.models import MessageKey, SourceVersion
+from channel_memory.models import SourceVersion
 from channel_memory.worker.render import BlockPlan, RenderSettings, counted, render
 from channel_memory.worker.rules import default_rules
+from tests.conftest import source_version
 
 SETTINGS = RenderSettings(default_rules(), 600, "test")
 
@@ -15,24 +16,7 @@ def _version(
     message_id: str, content: str, author: str = "analyst", minute: int = 0
 ) -> SourceVersion:
     at = 1_779_379_200_000_000 + minute * 60_000_000
-    return SourceVersion(
-        id=int(message_id),
-        key=MessageKey("discord", "floor", message_id),
-        observed_seq=1,
-        content_hash="sha256:" + message_id,
-        content=content,
-        deleted=False,
-        author_id=author,
-        author_name=author,
-        author_kind="human",
-        origin="human",
-        created_us=at,
-        edited_us=None,
-        deleted_us=None,
-        event_us=at,
-        observed_us=at,
-        is_current=True,
-    )
+    return source_version(message_id, content, author=author, at_us=at, id=int(message_id))
 
 
 def _text(kind: str, versions: list[SourceVersion]) -> str:
