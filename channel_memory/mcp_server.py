@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Annotated, Any, Literal
 
@@ -242,7 +242,7 @@ def build(ctx: AppContext, principal: Principal) -> ChannelMemoryServer:
     caller = tools.Caller(ctx, principal)
 
     async def answer(
-        tool: str, work: Callable[[], Awaitable[dict[str, Any]]], channels: list[str] | None
+        tool: str, work: Callable[[], Awaitable[dict[str, Any]]], channels: Sequence[str] = ()
     ) -> CallToolResult:
         """Run a tool as the HTTP endpoint would: scope first, then the tool's own checks."""
         started = time.perf_counter()
@@ -253,8 +253,6 @@ def build(ctx: AppContext, principal: Principal) -> ChannelMemoryServer:
             raise ToolFailure(validation_error(exc)) from None
         except ApiError as exc:
             raise ToolFailure(exc) from None
-        if channels is None:  # a block's channel is known once it is read
-            channels = [str(result["source_channel"])]
         tools.record(caller, tool, started, result, channels)
         return present(result)
 
@@ -348,7 +346,7 @@ def build(ctx: AppContext, principal: Principal) -> ChannelMemoryServer:
     )
     async def expand_digest_block(block_id: str) -> Annotated[CallToolResult, BlockOutput]:
         return await answer(
-            "expand_digest_block", lambda: tools.expand_block(ctx, principal, block_id), None
+            "expand_digest_block", lambda: tools.expand_block(ctx, principal, block_id)
         )
 
     @server.tool(

@@ -108,7 +108,10 @@ def record(
     result: dict[str, Any],
     channels: Sequence[str] = (),
 ) -> None:
-    """One ``channel_context_op`` for a tool call, naming the channels it asked for."""
+    """One ``channel_context_op`` for a tool call, naming the channels it asked for (a
+    block's channel is known once it is read: it is the result's ``source_channel``)."""
+    if not channels and "source_channel" in result:
+        channels = [str(result["source_channel"])]
     caller.ctx.telemetry.record(
         ContextOp(
             ts=now_stamp(caller.ctx.clock()),
@@ -662,8 +665,7 @@ async def _browse(
 async def get_block(request: Request, ctx: AppContext, principal: Principal) -> Response:
     started = time.perf_counter()
     result = await expand_block(ctx, principal, str(request.path_params["block_id"]))
-    channels = [str(result["source_channel"])]
-    return _respond(Caller(ctx, principal), "expand_digest_block", started, result, channels)
+    return _respond(Caller(ctx, principal), "expand_digest_block", started, result)
 
 
 async def expand_block(ctx: AppContext, principal: Principal, block_id: str) -> dict[str, Any]:
