@@ -163,7 +163,7 @@ class Worker:
     async def apply_retention(self) -> int:
         """Drop sources older than ``retention.days``, and what was derived from them."""
         now = self.clock()
-        cutoff = now - int(self.settings.retention.days * 86_400 * MICROS_PER_SECOND)
+        cutoff = self.settings.retention.cutoff_us(now)
         async with self.store.write() as conn:
             dropped = await retention_store.drop_sources_before(conn, cutoff)
             await derive(conn, dropped, self.derive_settings, now, self.analyses)
