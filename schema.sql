@@ -4,7 +4,7 @@
 -- that both paths give the same schema.
 -- Times are integer microseconds since the Unix epoch, UTC (columns ending _us).
 
-PRAGMA user_version = 6;
+PRAGMA user_version = 7;
 
 -- Every channel seen, with the source kind it belongs to: channel ids are unique
 -- across source kinds, so a handle "<channel_id>/<message_id>" is unambiguous.
@@ -246,6 +246,18 @@ CREATE TABLE llm_usage (
     -- the cap that stopped calls that day, when one did
     capped TEXT,
     PRIMARY KEY (day_us, channel_id)
+) WITHOUT ROWID;
+-- Model-assisted detection (optional, llm.detect). One row per promoted message
+-- version: an edit (a new content_hash) leaves the row without effect, a forget or
+-- a retention drop deletes it. Only ids and the decision type: never any text.
+CREATE TABLE llm_promotions (
+    channel_id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    event_type TEXT NOT NULL,
+    processor TEXT NOT NULL,
+    created_us INTEGER NOT NULL,
+    PRIMARY KEY (channel_id, message_id, content_hash)
 ) WITHOUT ROWID;
 
 -- Relevance search (see channel_memory/store/search.py). Each channel's slot makes its
