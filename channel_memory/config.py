@@ -158,6 +158,9 @@ class LlmSettings(_Section):
     """Spend per deployment per UTC day, in USD."""
     cost_per_call_usd: float = Field(default=0.01, ge=0)
     """The cost assumed for one call to a model litellm has no price for (local models: 0)."""
+    detect: bool = False
+    """Also ask the model which ordinary messages carry a decision no rule matched; those
+    are served as hard events (their own text, never the model's), within the same caps."""
 
     @model_validator(mode="after")
     def _model_when_enabled(self) -> LlmSettings:

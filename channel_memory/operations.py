@@ -83,7 +83,8 @@ async def stats_endpoint(request: Request, ctx: AppContext, principal: Principal
                     spend.get(c["channel_id"], llm_store.Usage()),
                     caps.calls_per_channel_day,
                     caps.usd_per_channel_day,
-                ),
+                )
+                | {"promotions": c["promotions"]},
             }
             for c in channels
         ],
@@ -97,6 +98,7 @@ async def stats_endpoint(request: Request, ctx: AppContext, principal: Principal
                 caps.calls_per_day,
                 caps.usd_per_day,
             ),
+            "promotions": sum(c["promotions"] for c in channels),
         },
     }
     return JSONResponse(body)

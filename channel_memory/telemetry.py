@@ -176,11 +176,20 @@ class Telemetry:
             "1 while repeated failures have stopped LLM calls",
             registry=self.registry,
         )
+        self.llm_promotions = Counter(
+            "channel_memory_llm_promotions",
+            "Messages model-assisted detection promoted to hard events",
+            registry=self.registry,
+        )
 
     def llm_call(self, outcome: str, usd: float) -> None:
         """One LLM call ended (the worker's LLM processor reports it)."""
         self.llm_calls.labels(outcome).inc()
         self.llm_usd.inc(usd)
+
+    def llm_promoted(self, count: int) -> None:
+        """Model-assisted detection promoted ``count`` messages to hard events."""
+        self.llm_promotions.inc(count)
 
     def llm_state(self, calls_today: int, usd_today: float, capped: bool, breaker: bool) -> None:
         """Spend against the caps after an LLM pass."""

@@ -166,7 +166,8 @@ async def store_cached(
 
 
 async def forget_cached(conn: aiosqlite.Connection, keys: Sequence[MessageKey]) -> int:
-    """Delete every cache entry computed from any of these messages; returns how many."""
+    """Delete every cache entry computed from any of these messages, and every promotion
+    of them (see :func:`store_promotions`); returns how many cache entries."""
     removed = 0
     for key in keys:
         cursor = await conn.execute(
@@ -175,7 +176,78 @@ async def forget_cached(conn: aiosqlite.Connection, keys: Sequence[MessageKey]) 
             (key.channel_id, key.message_id),
         )
         removed += max(cursor.rowcount, 0)
+        await conn.execute(
+            "DELETE FROM llm_promotions WHERE channel_id = ? AND message_id = ?",
+            (key.channel_id, key.message_id),
+        )
     return removed
+
+
+# --- model-assisted detection ---------------------------------------------------------------
+
+
+async def detect_rows(
+    conn: aiosqlite.Connection, channel_id: str, from_us: int, to_us: int
+) -> list[DerivedRow]:
+    """The messages detection asks about in ``[from_us, to_us)``, chronological: ordinary
+    ones, and those a promotion of their current version made hard events (so a window
+    stays the same window after its promotions, and its cached answer keeps serving)."""
+    fetched = await conn.execute_fetchall(
+        "SELECT d.source_kind, d.channel_id, d.message_id, d.content_hash, d.created_us, "
+        "d.author, d.class, d.event_type, d.score, d.group_key FROM derived_messages d "
+        "WHERE d.channel_id = ? AND d.created_us >= ? AND d.created_us < ? "
+        "AND (d.class IN ('sequence', 'topic') OR EXISTS (SELECT 1 FROM llm_promotions p "
+        "WHERE p.channel_id = d.channel_id AND p.message_id = d.message_id "
+        "AND p.content_hash = d.content_hash)) ORDER BY d.created_us, d.message_id",
+        (channel_id, from_us, to_us),
+    )
+    return [DerivedRow(*row) for row in fetched]
+
+
+@dataclass(frozen=True, slots=True)
+class Promotion:
+    """A message version the model found to carry a decision: served as a hard event."""
+
+    message_id: str
+    content_hash: str
+    event_type: str
+    processor: str
+
+
+async def promotions_of(
+    conn: aiosqlite.Connection, channel_id: str, versions: Iterable[tuple[str, str]]
+) -> dict[str, Promotion]:
+    """The promotions of exactly these ``(message_id, content_hash)`` versions, by message id."""
+    wanted = sorted(set(versions))
+    if not wanted:
+        return {}
+    fetched = await conn.execute_fetchall(
+        "SELECT message_id, content_hash, event_type, processor FROM llm_promotions "
+        "WHERE channel_id = ? AND (message_id, content_hash) IN "
+        "(SELECT value->>0, value->>1 FROM json_each(?))",
+        (channel_id, json.dumps(wanted)),
+    )
+    return {str(r[0]): Promotion(str(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in fetched}
+
+
+async def store_promotions(
+    conn: aiosqlite.Connection,
+    channel_id: str,
+    promotions: Sequence[Promotion],
+    now_us: int,
+) -> list[str]:
+    """Record promotions; a version already promoted keeps its first one. Returns the
+    message ids newly promoted."""
+    added: list[str] = []
+    for p in promotions:
+        cursor = await conn.execute(
+            "INSERT OR IGNORE INTO llm_promotions (channel_id, message_id, content_hash, "
+            "event_type, processor, created_us) VALUES (?, ?, ?, ?, ?, ?)",
+            (channel_id, p.message_id, p.content_hash, p.event_type, p.processor, now_us),
+        )
+        if cursor.rowcount > 0:
+            added.append(p.message_id)
+    return added
 
 
 # --- spend ----------------------------------------------------------------------------------

@@ -18,7 +18,8 @@ async def backlog(conn: aiosqlite.Connection) -> tuple[int, int | None]:
 
 
 async def channel_stats(conn: aiosqlite.Connection) -> list[dict[str, Any]]:
-    """Per channel: retained range, readable messages, blocks by kind, backlog, open gaps."""
+    """Per channel: retained range, readable messages, blocks by kind, backlog, open gaps,
+    and ``promotions``: hard events served because model-assisted detection promoted them."""
     out: dict[str, dict[str, Any]] = {}
     fetched = list(
         await conn.execute_fetchall(
@@ -37,11 +38,14 @@ async def channel_stats(conn: aiosqlite.Connection) -> list[dict[str, Any]]:
             "blocks": {},
             "dirty_backlog": 0,
             "open_gaps": 0,
+            "promotions": 0,
         }
     queries = {
         "messages": "SELECT channel_id, count(*), min(created_us), max(created_us) "
         "FROM source_messages WHERE is_current = 1 AND deleted = 0 GROUP BY channel_id",
-        "blocks": "SELECT channel_id, kind, count(*) FROM recall_blocks GROUP BY channel_id, kind",
+        "blocks": "SELECT channel_id, kind, count(*), "
+        "coalesce(sum(processor LIKE 'llm-detect:%'), 0) FROM recall_blocks "
+        "GROUP BY channel_id, kind",
         "dirty": "SELECT channel_id, count(*) FROM dirty_messages GROUP BY channel_id",
         "gaps": "SELECT channel_id, count(*) FROM coverage_gaps WHERE resolved_us IS NULL "
         "GROUP BY channel_id",
@@ -51,9 +55,10 @@ async def channel_stats(conn: aiosqlite.Connection) -> list[dict[str, Any]]:
         if channel in out:
             out[channel].update(messages=count, oldest_us=oldest, newest_us=newest)
     fetched = list(await conn.execute_fetchall(queries["blocks"]))
-    for channel, kind, count in fetched:
+    for channel, kind, count, promoted in fetched:
         if channel in out:
             out[channel]["blocks"][kind] = count
+            out[channel]["promotions"] += promoted
     fetched = list(await conn.execute_fetchall(queries["dirty"]))
     for channel, count in fetched:
         if channel in out:

@@ -27,6 +27,7 @@ from channel_memory.store import blocks as block_store
 from channel_memory.store import llm as llm_store
 from channel_memory.store import sources
 from channel_memory.store.blocks import DerivedRow
+from channel_memory.worker import llm_detect
 from channel_memory.worker.classify import Classified, classify
 from channel_memory.worker.render import (
     BlockPlan,
@@ -57,6 +58,8 @@ class DeriveSettings:
     bucket_us: int
     rollup_size: int
     hard_event_max_chars: int
+    promotions: bool = False
+    """Apply model-assisted detection's promotions (``llm.detect``); off, they are never read."""
 
     @property
     def fingerprint(self) -> str:
@@ -64,7 +67,7 @@ class DeriveSettings:
         seed = (
             f"{RENDER_VERSION}|{self.rules.fingerprint}|{self.bucket_us}|{self.rollup_size}|"
             f"{self.hard_event_max_chars}"
-        )
+        ) + ("|promotions" if self.promotions else "")
         return hashlib.sha256(seed.encode()).hexdigest()[:16]
 
     def render_settings(self) -> RenderSettings:
@@ -395,6 +398,9 @@ async def _derive_channel(
             subject.reads,
             analysis.answers,
         )
+    promoted: dict[str, str] = {}
+    if settings.promotions:  # an ordinary version the model promoted is a hard event
+        new, promoted = await llm_detect.promote_rows(conn, channel, new)
     affected: set[str] = set()
     for message_id in message_ids:
         affected.add("m:" + message_id)
@@ -446,8 +452,9 @@ async def _derive_channel(
         tail_plans, tail_existing = await _sequence_tail(conn, channel, key, changed, settings)
         plans += tail_plans
         existing += tail_existing
+    plans = [llm_detect.promoted_plan(plan, promoted) for plan in plans]
     return await _apply_plans(
-        conn, source_kind, channel, existing, plans, subjects, settings, now_us, analyses
+        conn, source_kind, channel, existing, plans, subjects, settings, now_us, analyses, promoted
     )
 
 
@@ -548,6 +555,7 @@ async def _apply_plans(
     settings: DeriveSettings,
     now_us: int,
     analyses: Analyses,
+    promoted: Mapping[str, str],
 ) -> int:
     current = {m: s.version for m, s in subjects.items()}
     fingerprint = settings.fingerprint
@@ -593,6 +601,7 @@ async def _apply_plans(
             m: analysed[subject_id(rendered[(m, v.content_hash)])].facts for m, v in by_id.items()
         }
         block = render(plan, bid, source_kind, channel, by_id, render_settings, now_us, facts)
+        block = llm_detect.promoted_block(block, promoted)
         # A member whose newer version is not yet processed makes the block stale.
         stale = any(m not in known or known[m].content_hash != h for m, h in plan.members)
         built.append(replace(block, dirty=True) if stale else block)

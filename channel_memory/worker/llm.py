@@ -14,6 +14,11 @@ import is slow and heavy, and the feed must never load it). One pass:
 4. accepts only output that passes :func:`~channel_memory.worker.llm_rollups.check_output`,
    caches it, and writes the block only if its sources are still current.
 
+With ``llm.detect``, each channel's windows are first asked which of their ordinary
+messages carry a decision (:mod:`channel_memory.worker.llm_detect`), through the same
+cache, caps, retries and breaker: a promoted message is queued for derivation, which
+serves it as a hard event, and no rollup is bought this pass for a window it was in.
+
 Network calls never happen inside a write transaction. On any failure, cap or
 timeout nothing is written but the spend: the deterministic blocks keep serving.
 """
@@ -29,11 +34,12 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from channel_memory.config import LlmSettings, Settings
-from channel_memory.models import SourceVersion
+from channel_memory.models import MessageKey, SourceVersion
 from channel_memory.store import Store, sources
 from channel_memory.store import blocks as block_store
 from channel_memory.store import llm as llm_store
 from channel_memory.timefmt import MICROS_PER_SECOND, utc_day
+from channel_memory.worker import llm_detect
 from channel_memory.worker.llm_rollups import (
     Accepted,
     Rejected,
@@ -193,10 +199,17 @@ class PassReport:
     failures: int = 0
     capped: str | None = None
     breaker_open: bool = False
+    detect_windows: int = 0
+    """Windows asked (or answered from the cache) which messages carry a decision."""
+    detect_cached: int = 0
+    promoted: int = 0
+    """Messages newly promoted to hard events by model-assisted detection."""
 
 
 class LlmMetrics(Protocol):
     def llm_call(self, outcome: str, usd: float) -> None: ...
+
+    def llm_promoted(self, count: int) -> None: ...
 
     def llm_state(
         self, calls_today: int, usd_today: float, capped: bool, breaker: bool
@@ -218,6 +231,7 @@ class LlmProcessor:
         client: ModelClient | None = None,
         sleep: Sleep = asyncio.sleep,
         metrics: LlmMetrics | None = None,
+        wake: Callable[[], None] | None = None,
     ) -> None:
         self.store = store
         self.settings = settings
@@ -229,6 +243,8 @@ class LlmProcessor:
         self.client: ModelClient = client or LiteLlmClient(self.llm)
         self.sleep = sleep
         self.metrics = metrics
+        self.wake = wake
+        """Called after a promotion queued messages for derivation."""
         self._stop: asyncio.Event | None = None
         self.plan = WindowPlan(
             window_us=max(60, int(self.llm.window)) * MICROS_PER_SECOND,
@@ -260,6 +276,13 @@ class LlmProcessor:
             pass
         report.breaker_open = breaker.open_until_us > self.clock()
         await self._report_state(report)
+        log.info(
+            "llm pass: %d calls, %d rollups written, %d cache hits, %d failures, %d rejected; "
+            "detection: %d windows, %d from cache, %d promoted",
+            report.calls, report.written, report.cache_hits, report.failures,
+            sum(report.rejected.values()), report.detect_windows, report.detect_cached,
+            report.promoted,
+        )  # fmt: skip
         return report
 
     async def _channel(
@@ -270,6 +293,11 @@ class LlmProcessor:
         breaker: llm_store.Breaker,
         report: PassReport,
     ) -> None:
+        promoted: set[str] = set()
+        if self.llm.detect and not await self._detect_channel(
+            channel, low, high, breaker, report, promoted
+        ):
+            return  # capped or failing here: the next channel may still be served
         async with self.store.read() as conn:
             rows = await llm_store.ordinary_rows_with_chars(conn, channel, low, high)
             existing = await llm_store.llm_blocks(conn, channel)
@@ -285,6 +313,8 @@ class LlmProcessor:
                 raise _Stop
             if (window.group_key, window.members) in done:
                 continue
+            if promoted.intersection(window.message_ids):
+                continue  # its messages change class first: the next pass sees the new window
             report.windows += 1
             if not await self._window(window, breaker, report):
                 return  # capped or failing here: the next channel may still be served
@@ -335,6 +365,122 @@ class LlmProcessor:
             log.warning("llm output rejected: %s", outcome.reason)
         self._metric("rejected" if isinstance(outcome, Rejected) else "ok", completion.usd)
         return True
+
+    # --- model-assisted detection --------------------------------------------------------
+
+    async def _detect_channel(
+        self,
+        channel: str,
+        low: int,
+        high: int,
+        breaker: llm_store.Breaker,
+        report: PassReport,
+        promoted: set[str],
+    ) -> bool:
+        """Ask each detection window of a channel (newest first) which messages carry a
+        decision, adding the ids promoted to ``promoted``; False when the channel should
+        get no more calls this pass."""
+        async with self.store.read() as conn:
+            rows = await llm_store.detect_rows(conn, channel, low, high)
+        windows = llm_detect.plan_detect_windows(rows, self.plan.window_us, self.llm.max_window)
+        for window in sorted(windows, key=lambda w: (w.last_us, w.group_key), reverse=True):
+            if self._stop is not None and self._stop.is_set():
+                raise _Stop
+            report.detect_windows += 1
+            if not await self._detect(window, breaker, report, promoted):
+                return False
+        return True
+
+    async def _detect(
+        self,
+        window: Window,
+        breaker: llm_store.Breaker,
+        report: PassReport,
+        promoted: set[str],
+    ) -> bool:
+        """Serve one detection window from the cache or a call; False as :meth:`_window`."""
+        key = llm_detect.detect_cache_key(window, self.model)
+        day = utc_day(self.clock())
+        async with self.store.read() as conn:
+            entry = await llm_store.cached(conn, key)
+            versions = await sources.exact_versions(
+                conn, window.source_kind, window.channel_id, list(window.members)
+            )
+        if len(versions) < len(window.members):
+            return True  # changed since planned: the next pass sees the new window
+        if entry is not None:
+            report.detect_cached += 1
+            if entry.status == "ok" and entry.text is not None:
+                found = llm_detect.decode_found(entry.text)
+                async with self.store.write() as conn:
+                    added = await self._promote(conn, window, found)
+                    if added:  # the answer was needed again (e.g. an edit undone)
+                        await llm_store.count_cache_hit(conn, day, window.channel_id)
+                self._promoted(added, report, promoted)
+            return True
+        by_id = {m: versions[(m, h)] for m, h in window.members}
+        messages = llm_detect.detect_prompt(window, by_id)
+        completion = await self._call(window, messages, day, breaker, report)
+        if completion is None:
+            return False
+        outcome = llm_detect.check_detection(completion.text, window)
+        ignored = {outcome.reason: 1} if isinstance(outcome, Rejected) else outcome.ignored
+        added = []
+        async with self.store.write() as conn:
+            if ignored:
+                await llm_store.settle_call(conn, day, window.channel_id, 0, rejected=True)
+            if isinstance(outcome, Rejected):
+                entry_out = llm_store.CachedRollup(
+                    "rejected", llm_detect.DETECT_KIND, None, None, outcome.reason
+                )
+            else:
+                text = llm_detect.encode_found(outcome.found)
+                entry_out = llm_store.CachedRollup("ok", llm_detect.DETECT_KIND, text, None, None)
+            await llm_store.store_cached(
+                conn, key, window.channel_id, self.model, window.message_ids, entry_out,
+                self.clock(),
+            )  # fmt: skip
+            if not isinstance(outcome, Rejected):
+                added = await self._promote(conn, window, outcome.found)
+        for reason, count in ignored.items():
+            report.rejected[f"detect_{reason}"] = report.rejected.get(f"detect_{reason}", 0) + count
+            log.warning("llm detection output ignored: %s (%d)", reason, count)
+        self._promoted(added, report, promoted)
+        self._metric("rejected" if isinstance(outcome, Rejected) else "ok", completion.usd)
+        return True
+
+    async def _promote(
+        self, conn: Any, window: Window, found: Sequence[tuple[str, str]]
+    ) -> list[str]:
+        """Record the promotions of messages still ordinary at the version asked about, and
+        queue them for derivation; returns the ids newly promoted."""
+        hashes = dict(window.members)
+        rows = await block_store.derived_rows(conn, window.channel_id, [m for m, _ in found])
+        name = llm_detect.processor(self.model)
+        promotions = [
+            llm_store.Promotion(message_id, hashes[message_id], event_type, name)
+            for message_id, event_type in found
+            if (row := rows.get(message_id)) is not None
+            and row.content_hash == hashes[message_id]
+            and row.cls in llm_store.ORDINARY_CLASSES
+        ]
+        now = self.clock()
+        added = await llm_store.store_promotions(conn, window.channel_id, promotions, now)
+        if added:
+            keys = [MessageKey(window.source_kind, window.channel_id, m) for m in added]
+            await sources.mark_dirty(conn, keys, now)
+            await block_store.mark_blocks_citing_dirty(conn, window.channel_id, added)
+        return added
+
+    def _promoted(self, added: Sequence[str], report: PassReport, promoted: set[str]) -> None:
+        if not added:
+            return
+        report.promoted += len(added)
+        promoted.update(added)
+        if self.metrics is not None:
+            self.metrics.llm_promoted(len(added))
+        if self.wake is not None:
+            self.wake()
 
     async def _call(
         self,

@@ -31,7 +31,8 @@ ROLLUP_KINDS = ("sequence_rollup", "topic_rollup")
 CHARS_PER_TOKEN = 3
 """A deliberately low estimate, so projected costs err high."""
 
-Asked = Literal["rollup", "message_summary"]
+Asked = Literal["rollup", "message_summary", "detect"]
+"""``detect``: a window asked which messages carry a decision (see ``llm_detect``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,6 +42,7 @@ def derive_settings(settings: Settings, rules: RuleSet | None = None) -> DeriveS
         bucket_us=int(settings.worker.noise_bucket * MICROS_PER_SECOND),
         rollup_size=settings.worker.rollup_size,
         hard_event_max_chars=settings.feed.hard_event_max_chars,
+        promotions=settings.llm.enabled and settings.llm.detect,
     )
 
 
@@ -89,6 +90,7 @@ class Worker:
                 self.derive_settings.render_settings(),
                 client=llm_client,
                 metrics=llm_metrics,
+                wake=self.wake,
             )
 
     @property
