@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from channel_memory import operations
+from channel_memory import consumption_routes, operations
 from channel_memory.api import AppContext, Clock, Endpoint
 from channel_memory.auth import ANONYMOUS, Principal, TokenTable
 from channel_memory.body_limit import BodyLimitMiddleware
@@ -57,6 +57,7 @@ def endpoints() -> list[Endpoint]:
         *ingest_routes.ENDPOINTS,
         *peer_tools.ENDPOINTS,
         *tool_routes.ENDPOINTS,
+        *consumption_routes.ENDPOINTS,
         *peer_feed.ENDPOINTS,
         *feed_routes.ENDPOINTS,
         *operations.ENDPOINTS,

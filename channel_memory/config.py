@@ -114,6 +114,15 @@ class RetentionSettings(_Section):
         return now_us - int(self.days * 86_400 * MICROS_PER_SECOND)
 
 
+class ConsumptionSettings(_Section):
+    read_ttl: Seconds = Field(default=86_400.0, gt=0)
+    """How long a read stays settleable after it was served (``404 read_not_found`` after)."""
+    max_reads_per_consumer: int = Field(default=1_000, ge=1)
+    """Reads one consumer keeps (pending before settled, newest first); older ones are dropped."""
+    max_versions_per_consumer: int = Field(default=50_000, ge=1)
+    """Consumed versions one consumer's ledger keeps (the most recent); older count as new."""
+
+
 class LlmSettings(_Section):
     enabled: bool = False
     """Write LLM rollups in the worker (needs the ``llm`` extra: ``pip install '.[llm]'``)."""
@@ -221,6 +230,7 @@ class Settings(BaseSettings):
     tools: ToolsSettings = ToolsSettings()
     retention: RetentionSettings = RetentionSettings()
     llm: LlmSettings = LlmSettings()
+    consumption: ConsumptionSettings = ConsumptionSettings()
 
     @classmethod
     def settings_customise_sources(

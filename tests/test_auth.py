@@ -168,6 +168,8 @@ MATRIX: list[tuple[str, str, dict[str, Any] | None, dict[str, int]]] = [
     ("POST", "/v1/tools/get_channel_messages", {"source_handles": ["floor/1"]},
      statuses(200, "read", 404)),
     ("GET", "/v1/blocks/{block}", None, statuses(200, "read", 404)),
+    ("POST", "/v1/consumption", {"read_id": "r_" + "A" * 22, "outcome": "handled"},
+     statuses(404, "read", 404)),  # an unknown read: 404 read_not_found once authorised
     ("GET", "/v1/stats", None, statuses(200, "admin", 0)),
 ]  # fmt: skip
 

@@ -1,0 +1,238 @@
+"""Consumption: which message versions each consumer has handled.
+
+A *read* names the exact versions ``(channel_id, message_id, content_hash)`` one
+answer (a feed, a tool result) showed *complete* to one consumer. The consumer
+settles it after its turn: ``handled`` adds those versions to its consumed set
+(the ledger), ``failed`` leaves them pending. Partial content is never part of a
+read, so it is never consumed; an edit is a new version, so it is unconsumed
+until a handled read shows it.
+
+Read ids are ``r_`` + 22 url-safe characters: an HMAC, under a secret kept in the
+database, of the consumer and the set of versions. The same consumer shown the
+same versions gets the same id (so an unchanged feed keeps its bytes and its
+``ETag``); recording it again re-opens it for one more settlement. Nobody can
+derive another consumer's read id, and settling looks a read up by id *and*
+consumer, so a foreign id is indistinguishable from an unknown one.
+
+Bounds (:class:`Limits`): a read lives ``read_ttl_us`` after it was last
+recorded, settled or not (later settlements answer "unknown"); a consumer keeps
+at most ``max_reads_per_consumer`` reads (pending ones are kept before settled
+ones, newer before older); its ledger keeps its ``max_versions_per_consumer``
+most recently consumed versions, and an older one falls out and counts as
+unconsumed again — the bound only ever errs towards showing a version as new.
+
+Ids and hashes only, never content. Forget and retention remove the rows of the
+messages they take (triggers in ``schema.sql``, on every write path, in the
+same transaction); a read recorded for a version no longer stored (forgotten
+or past retention) simply does not hold it.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
+
+import aiosqlite
+
+from channel_memory.store.blocks import get_state, set_state
+
+Outcome = Literal["handled", "failed"]
+OUTCOMES: tuple[Outcome, ...] = ("handled", "failed")
+READ_ID_PATTERN = r"^r_[A-Za-z0-9_-]{22}$"
+SECRET_KEY = "consumption_secret"
+MICROS_PER_HOUR = 3_600_000_000
+
+
+class Version(NamedTuple):
+    """One exact message version: ``(channel_id, message_id, content_hash)``."""
+
+    channel_id: str
+    message_id: str
+    content_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The bounds on what consumption keeps (the ``consumption.*`` settings)."""
+
+    read_ttl_us: int = 24 * MICROS_PER_HOUR
+    max_reads_per_consumer: int = 1_000
+    max_versions_per_consumer: int = 50_000
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """A settled read: its recorded ``outcome`` (the first settlement's), how many
+    versions it held when recorded, and whether this call found it settled already."""
+
+    read_id: str
+    outcome: Outcome
+    versions: int
+    repeated: bool
+
+
+def read_id_for(secret: bytes, consumer: str, versions: Iterable[Version]) -> str:
+    """The id of a read: bound to the consumer and the *set* of versions, unguessable
+    without ``secret``."""
+    canonical = json.dumps(
+        [consumer, sorted({tuple(v) for v in versions})], separators=(",", ":")
+    ).encode()
+    digest = hmac.new(secret, canonical, hashlib.sha256).digest()
+    return "r_" + base64.urlsafe_b64encode(digest).decode()[:22]
+
+
+async def _secret(conn: aiosqlite.Connection) -> bytes:
+    known = await get_state(conn, SECRET_KEY)
+    if known is None:
+        known = secrets.token_hex(32)
+        await set_state(conn, SECRET_KEY, known)
+    return bytes.fromhex(known)
+
+
+def _json(versions: Iterable[Version]) -> str:
+    return json.dumps([list(v) for v in versions], separators=(",", ":"))
+
+
+async def record_read(
+    conn: aiosqlite.Connection,
+    consumer: str,
+    versions: Sequence[tuple[str, str, str]],
+    now_us: int,
+    *,
+    limits: Limits = Limits(),
+) -> str:
+    """Record that ``consumer`` was shown ``versions`` complete; returns the read id.
+
+    Runs inside the caller's write transaction. Only versions still stored (not
+    forgotten, not past retention) join the read. Recording the same consumer and
+    versions again returns the same id and makes that read pending again, its
+    lifetime starting anew. Expired reads (of anyone) and this consumer's reads
+    beyond ``limits.max_reads_per_consumer`` are dropped here.
+    """
+    shown = sorted({Version(*v) for v in versions})
+    read_id = read_id_for(await _secret(conn), consumer, shown)
+    await _drop_reads(
+        conn,
+        "SELECT read_id FROM consumption_reads WHERE created_us < ?",
+        (now_us - limits.read_ttl_us,),
+    )
+    await conn.execute("DELETE FROM consumption_read_versions WHERE read_id = ?", (read_id,))
+    await conn.execute(
+        "INSERT INTO consumption_read_versions (read_id, channel_id, message_id, content_hash) "
+        "SELECT DISTINCT ?, v.value->>0, v.value->>1, v.value->>2 FROM json_each(?) AS v "
+        "JOIN channels AS c ON c.channel_id = v.value->>0 "
+        "JOIN source_messages AS m ON m.source_kind = c.source_kind "
+        "AND m.channel_id = v.value->>0 AND m.message_id = v.value->>1 "
+        "AND m.content_hash = v.value->>2 AND m.forgotten_us IS NULL",
+        (read_id, _json(shown)),
+    )
+    await conn.execute(
+        "INSERT INTO consumption_reads (read_id, consumer, created_us, versions, outcome, "
+        "settled_us) VALUES (?1, ?2, ?3, "
+        "(SELECT count(*) FROM consumption_read_versions WHERE read_id = ?1), NULL, NULL) "
+        "ON CONFLICT (read_id) DO UPDATE SET created_us = excluded.created_us, "
+        "versions = excluded.versions, outcome = NULL, settled_us = NULL",
+        (read_id, consumer, now_us),
+    )
+    # keep pending reads before settled ones, newer before older
+    await _drop_reads(
+        conn,
+        "SELECT read_id FROM consumption_reads WHERE consumer = ? "
+        "ORDER BY outcome IS NULL DESC, created_us DESC, read_id DESC LIMIT -1 OFFSET ?",
+        (consumer, limits.max_reads_per_consumer),
+    )
+    return read_id
+
+
+async def _drop_reads(
+    conn: aiosqlite.Connection, select: str, params: tuple[str | int, ...]
+) -> None:
+    await conn.execute(f"DELETE FROM consumption_read_versions WHERE read_id IN ({select})", params)
+    await conn.execute(f"DELETE FROM consumption_reads WHERE read_id IN ({select})", params)
+
+
+async def settle(
+    conn: aiosqlite.Connection,
+    consumer: str,
+    read_id: str,
+    outcome: Outcome,
+    now_us: int,
+    *,
+    limits: Limits = Limits(),
+) -> Settled | None:
+    """Settle ``consumer``'s read ``read_id``; ``None`` when there is no such read of
+    this consumer (unknown, another consumer's, expired or dropped — alike).
+
+    Runs inside the caller's write transaction. The first settlement decides:
+    ``handled`` adds the read's versions to the consumer's ledger (then trims it to
+    ``limits.max_versions_per_consumer``), ``failed`` consumes nothing. A settled
+    read is answered as it was settled (``repeated``), whatever ``outcome`` asks
+    now; the caller tells a repeat from a contradiction by comparing outcomes.
+    """
+    fetched = list(
+        await conn.execute_fetchall(
+            "SELECT outcome, versions FROM consumption_reads "
+            "WHERE read_id = ? AND consumer = ? AND created_us >= ?",
+            (read_id, consumer, now_us - limits.read_ttl_us),
+        )
+    )
+    if not fetched:
+        return None
+    recorded, versions = fetched[0]
+    if recorded is not None:
+        assert recorded in OUTCOMES
+        return Settled(read_id, recorded, int(versions), repeated=True)
+    if outcome == "handled":
+        # REPLACE gives a version consumed again a new id: the bound keeps the newest
+        await conn.execute(
+            "INSERT OR REPLACE INTO consumed_versions "
+            "(consumer, channel_id, message_id, content_hash, consumed_us) "
+            "SELECT ?, channel_id, message_id, content_hash, ? FROM consumption_read_versions "
+            "WHERE read_id = ? ORDER BY channel_id, message_id, content_hash",
+            (consumer, now_us, read_id),
+        )
+        await conn.execute(
+            "DELETE FROM consumed_versions WHERE consumer = ?1 AND id IN "
+            "(SELECT id FROM consumed_versions WHERE consumer = ?1 "
+            "ORDER BY id DESC LIMIT -1 OFFSET ?2)",
+            (consumer, limits.max_versions_per_consumer),
+        )
+    await conn.execute(
+        "UPDATE consumption_reads SET outcome = ?, settled_us = ? WHERE read_id = ?",
+        (outcome, now_us, read_id),
+    )
+    # a settled read is remembered for its repeats; its versions are no longer needed
+    await conn.execute("DELETE FROM consumption_read_versions WHERE read_id = ?", (read_id,))
+    return Settled(read_id, outcome, int(versions), repeated=False)
+
+
+async def consumed(
+    conn: aiosqlite.Connection, consumer: str, versions: Iterable[tuple[str, str, str]]
+) -> set[Version]:
+    """Which of ``versions`` ``consumer`` has consumed (read or write transaction)."""
+    asked = {Version(*v) for v in versions}
+    if not asked:
+        return set()
+    fetched = await conn.execute_fetchall(
+        "SELECT channel_id, message_id, content_hash FROM consumed_versions "
+        "WHERE consumer = ? AND (channel_id, message_id, content_hash) IN "
+        "(SELECT value->>0, value->>1, value->>2 FROM json_each(?))",
+        (consumer, _json(sorted(asked))),
+    )
+    return {Version(*row) for row in fetched}
+
+
+async def ledger_size(conn: aiosqlite.Connection, consumer: str) -> int:
+    """How many versions ``consumer``'s ledger holds."""
+    fetched = list(
+        await conn.execute_fetchall(
+            "SELECT count(*) FROM consumed_versions WHERE consumer = ?", (consumer,)
+        )
+    )
+    return int(fetched[0][0])
