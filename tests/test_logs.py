@@ -64,6 +64,7 @@ def test_no_content_reaches_logs_or_metrics(
             json={"channels": ["floor"], "query": f"{CANARY} note", "author": AUTHOR})  # fmt: skip
         hit("POST", "/v1/tools/search_channel_context", json={"channels": ["floor"]})  # 422
         hit("POST", "/v1/tools/get_channel_messages", json={"source_handles": ["floor/m2"]})
+        hit("POST", "/v1/consumption", json={"read_id": "r_" + "A" * 22, "outcome": CANARY})  # 422
         block = hit("POST", "/digest", json={"channel_ids": ["floor"]}).json()["blocks"][0]
         hit("GET", f"/v1/blocks/{block['id']}", "/v1/blocks/{block_id}")
         hit("POST", "/v1/ingest", json={"events": [message_event(f"bad {CANARY}", CANARY)]})
