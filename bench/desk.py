@@ -144,6 +144,8 @@ class Labelled:
     id: str
     decision: str | None
     content: str
+    decision_text: str | None = None
+    """The labelled span that states the decision (a verbatim part of ``content``)."""
 
     @property
     def handle(self) -> str:
@@ -174,7 +176,10 @@ def independent_events(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def labelled(rows: Sequence[dict[str, Any]]) -> list[Labelled]:
-    return [Labelled(row["id"], row["decision"], row["content"]) for row in rows]
+    return [
+        Labelled(row["id"], row["decision"], row["content"], row.get("decision_text"))
+        for row in rows
+    ]
 
 
 _META_HANDLE = re.compile(r"(?<![^\s\[])([\w.:-]+/[\w.:-]+)(?=[\s\]])")
@@ -231,6 +236,21 @@ def kept_verbatim(
         elif all(line in shown for line in lines):
             return True
     return False
+
+
+def shows_span(items: dict[str, list[list[str]]], handle: str, span: str) -> bool:
+    """Whether one item showing ``handle`` has ``span`` verbatim in its quoted text."""
+    return any(span in "\n".join(shown) for shown in items.get(handle, []))
+
+
+def decision_kept(
+    items: dict[str, list[list[str]]], d: Labelled, rules: RuleSet, cut_chars: int
+) -> bool:
+    """Whether the feed shows decision ``d`` verbatim: its labelled span when it has one
+    (the label, independent of the rules), else the lines :func:`required_lines` names."""
+    if d.decision_text:
+        return shows_span(items, d.handle, d.decision_text)
+    return kept_verbatim(items, d.handle, *required_lines(d.content, rules, cut_chars))
 
 
 _HARD_META = re.compile(r"^\[[^\]\n]* hard:[\w-]+ ", re.MULTILINE)
@@ -310,11 +330,7 @@ async def independent_report(
     for budget, content, numbers in served:
         items = served_items(content)
         kept = {
-            d.id
-            for d in decisions
-            if kept_verbatim(
-                items, d.handle, *required_lines(d.content, rules, feed.hard_event_max_chars)
-            )
+            d.id for d in decisions if decision_kept(items, d, rules, feed.hard_event_max_chars)
         }
         named_handles = set(numbers["omitted_hard_events"])
         named = {d.id for d in decisions if d.id not in kept and d.handle in named_handles}

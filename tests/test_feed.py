@@ -185,7 +185,9 @@ def test_long_hard_events_are_cut_before_any_is_omitted(
     tight = feed(client, max_chars=760).text
     assert len(tight) <= 760
     assert "> stop moved to 408\n" in tight and "> stop moved to 409\n" in tight
-    assert "> [… 8 lines elided; full text: floor/1]\n" in tight
+    # cut to the decision clause, marked cut, the full text behind the handle
+    assert " floor/1 desk-lead cut]\n> stop moved to 408\n" in tight
+    assert "full text: get_channel_messages]" in tight
     assert "omitted hard events" not in tight
 
 

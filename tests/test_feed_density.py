@@ -325,7 +325,7 @@ def test_counts_are_grammatical() -> None:
 # --- density, measured ----------------------------------------------------------------------
 
 _META = re.compile(r"^\[\d\d:\d\d [^\n]*\]$", re.MULTILINE)
-_AUTHOR = re.compile(r' ("(?:[^"\\]|\\.)*"|[^ "]+)\]$')
+_AUTHOR = re.compile(r' ("(?:[^"\\]|\\.)*"|[^ "]+)(?: cut)?\]$')
 """The last token of a metadata line: the author (no item of that desk has a trust mark)."""
 
 
@@ -357,9 +357,13 @@ def test_metadata_costs_few_characters_per_item() -> None:
     text = _independent_body(12_000)
     metas = _META.findall(text)
     assert len([m for m in metas if " hard:" in m]) >= 20
-    per_item = sum(len(m) + 1 for m in metas) / len(metas)
+    # " cut" says an item's text is shortened to its decision clauses: content, not overhead
+    cut = [4 if m.endswith(" cut]") else 0 for m in metas]
+    per_item = sum(len(m) + 1 - c for m, c in zip(metas, cut, strict=True)) / len(metas)
     authors = [_AUTHOR.search(m) for m in metas]
-    sizes = [len(m) + 1 - len(a.group(1)) for m, a in zip(metas, authors, strict=True) if a]
+    sizes = [
+        len(m) + 1 - c - len(a.group(1)) for m, a, c in zip(metas, authors, cut, strict=True) if a
+    ]
     assert len(sizes) == len(metas)
     besides = sum(sizes) / len(sizes)
     assert per_item <= 50, per_item

@@ -219,7 +219,7 @@ COLLAPSE_NOUNS = {
 """Collapse kinds: a block of one of these standing for a single message is only counted."""
 _LABELS = frozenset(HARD_LABELS.values())
 _BARE = re.compile(r"[\w.@'-]+")
-_RESERVED = frozenset((*TRUST_WORDS, "unknown"))
+_RESERVED = frozenset((*TRUST_WORDS, "unknown", "cut"))
 
 
 def counted(n: int, kind: str) -> str:
@@ -297,7 +297,9 @@ def _quoted_len(text: str) -> int:
     return len(text) + 2 * (text.count("\n") + 1) + 1
 
 
-def _meta(item: FeedItem, style: Style, in_raw_tier: bool, shown: int | None = None) -> str:
+def _meta(
+    item: FeedItem, style: Style, in_raw_tier: bool, shown: int | None = None, cut: bool = False
+) -> str:
     parts = [_time(item)]
     if not in_raw_tier and item.kind == "hard_event":
         parts.append("hard:" + hard_label(item.event_type))
@@ -314,6 +316,8 @@ def _meta(item: FeedItem, style: Style, in_raw_tier: bool, shown: int | None = N
         parts.append(f"id={item.block_id}")
     if item.trust != style.trust:
         parts.append(item.trust)
+    if cut:
+        parts.append("cut")
     if shown is not None:
         parts.append(
             f"cut: first {shown} of {len(item.text)} chars; the rest: get_channel_messages "
@@ -323,8 +327,9 @@ def _meta(item: FeedItem, style: Style, in_raw_tier: bool, shown: int | None = N
 
 
 def item_text(item: FeedItem, cut: bool, style: Style, in_raw_tier: bool) -> str:
+    cut = cut and item.cut_text is not None
     body = item.cut_text if cut and item.cut_text is not None else item.text
-    return _meta(item, style, in_raw_tier) + quoted(body)
+    return _meta(item, style, in_raw_tier, cut=cut) + quoted(body)
 
 
 def item_json(item: FeedItem, cut: bool, in_raw_tier: bool = False) -> str:
@@ -332,7 +337,7 @@ def item_json(item: FeedItem, cut: bool, in_raw_tier: bool = False) -> str:
     if in_raw_tier and item.message_object is not None:
         data = item.message_object
     elif cut and item.cut_text is not None:
-        data = {**data, "text": item.cut_text}
+        data = {**data, "text": item.cut_text, "cut": True}
     return _compact(data)
 
 
@@ -429,6 +434,11 @@ def _size(item: FeedItem, fmt: Format, cut: bool, style: Style, raw_tier: bool) 
     return size
 
 
+CUT_NOTE = (
+    "[items marked cut show only their decision clauses, … where a line is left out; "
+    "full text: get_channel_messages]\n"
+)
+"""Said once when any hard event is shown cut."""
 HARD_NOTE_RESERVE = 200
 """Room kept for the two omission lines when not every hard event fits."""
 RAW_CUT_MIN = 600
@@ -550,10 +560,10 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, fmt: Format, style
     # Even cut they do not fit: by score, then newest first, each one that fits.
     chosen.cut = {i.key for i in items}
     left -= HARD_NOTE_RESERVE + min(240, left // 8)  # the note, and a few handles in it
-    # as many as fit, by value for the characters (a greedy knapsack): the rule's score
-    # per character, so a long report that merely mentions an action does not push out
-    # several short decisions; newest first among equals
-    for item in sorted(items, key=lambda i: cut[i.key] / max(i.score, 0.01)):
+    # as many as fit: the plainest decisions first (the score: the rule's, weighed by
+    # how plainly the message states it), the shortest first within a level, so a long
+    # report that merely mentions an action does not push out several short decisions
+    for item in sorted(items, key=lambda i: (-round(i.score, 1), cut[i.key], i.key)):
         if cut[item.key] <= left:
             chosen.hard.append(item)
             left -= cut[item.key]
@@ -719,6 +729,8 @@ def _render_text(c: Candidates, chosen: Selection, style: Style) -> Drawn:
         notes += (
             f"[omitted hard events: {chosen.hard_unnamed}; retrieve with get_channel_messages]\n"
         )
+    if any(i.key in chosen.cut and i.cut_text is not None for i in chosen.hard):
+        notes += CUT_NOTE
     notes += "".join(gap_text(g) for g in chosen.gaps)
     if len(chosen.gaps) < c.coverage_gaps:
         notes += f"[{c.coverage_gaps - len(chosen.gaps)} more coverage gaps not shown]\n"

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from channel_memory.models import SourceVersion
-from channel_memory.worker.rules import RuleSet
+from channel_memory.worker.rules import STRENGTH_MAX, HardEventRule, RuleSet, strength_weight
 
 MessageClass = Literal["tombstone", "hard_event", "telemetry", "ack", "repeat", "topic", "sequence"]
 DAY_US = 86_400_000_000
@@ -150,7 +150,14 @@ def classify(
         version.content, version.tags, version.author_id, version.author_name, parent
     )
     if decision is not None:
-        return Classified("hard_event", decision.event_type, decision.score, None)
+        # a bridge tag or a reply rule decides outright; the rules' own match is weighed
+        # by how plainly the message states it, so the feed keeps the plainest first
+        plain = STRENGTH_MAX
+        if isinstance(decision, HardEventRule) and not decision.tags.intersection(version.tags):
+            plain = rules.strength(version.content)
+        return Classified(
+            "hard_event", decision.event_type, decision.score * strength_weight(plain), None
+        )
     bucket = str(bucket_start(version.created_us, bucket_us))
     if telemetry_kind(version.content) is not None:
         return Classified("telemetry", None, 0.1, bucket)

@@ -39,7 +39,7 @@ from channel_memory.worker.render import (
 )
 from channel_memory.worker.rules import RuleSet
 
-RENDER_VERSION = "7"
+RENDER_VERSION = "8"
 """Bump when rendering changes, so every block is rebuilt with the new text."""
 
 GROUP_PREFIX = {

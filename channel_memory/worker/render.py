@@ -121,7 +121,7 @@ class ContentFacts:
     hard_text: str | None = None
     """For a hard event: the text as served (verbatim, or cut when too long)."""
     cut_text: str | None = None
-    """For a hard event: its decision-bearing lines (see :func:`decision_cut`)."""
+    """For a hard event: its decision clauses (see :func:`clause_cut`), else its text."""
 
 
 def content_facts(version: SourceVersion, settings: RenderSettings, hard: bool) -> ContentFacts:
@@ -129,8 +129,9 @@ def content_facts(version: SourceVersion, settings: RenderSettings, hard: bool) 
     content = version.content
     hard_text = cut = None
     if hard:
-        cut = decision_cut(content, version.key.handle, settings)
-        hard_text = content if len(content) <= settings.hard_event_max_chars else cut
+        long_cut = decision_cut(content, version.key.handle, settings)
+        hard_text = content if len(content) <= settings.hard_event_max_chars else long_cut
+        cut = clause_cut(content, settings.rules.decision_spans(content)) or hard_text
     return ContentFacts(
         _informativeness(content), _first_line(content), _first_line(content, 240), hard_text, cut
     )
@@ -173,6 +174,56 @@ def decision_cut(content: str, handle: str, settings: RenderSettings) -> str:
     if len(out) < len(lines):
         out.append(_elision(len(lines) - len(out), handle))
     return "\n".join(out)
+
+
+ELLIPSIS = "…"
+"""Marks where a clause cut leaves out part of a line."""
+
+
+def clause_cut(content: str, spans: Sequence[tuple[int, int]]) -> str | None:
+    """A hard event cut to its decision clauses, each verbatim: one line per line of the
+    message that holds one, ``…`` where part of that line is left out; None when there
+    is no such clause or the cut would not be shorter.
+
+    Clauses next to each other in a line are kept as one run of the original text, so
+    a decision written over two sentences stays whole.
+    """
+    if not spans:
+        return None
+    lines: list[str] = []
+    line_start = -1
+    line_end = -1
+    pieces: list[tuple[int, int]] = []
+
+    def flush() -> None:
+        if not pieces:
+            return
+        out = []
+        if content[line_start : pieces[0][0]].strip():
+            out.append(ELLIPSIS)
+        run_start, run_end = pieces[0]
+        for start, end in pieces[1:]:
+            if content[run_end:start].strip():
+                out.append(content[run_start:run_end])
+                out.append(ELLIPSIS)
+                run_start = start
+            run_end = end
+        out.append(content[run_start:run_end])
+        if content[run_end:line_end].strip():
+            out.append(ELLIPSIS)
+        lines.append(" ".join(out))
+        pieces.clear()
+
+    for start, end in spans:
+        if start >= line_end:
+            flush()
+            line_start = content.rfind("\n", 0, start) + 1
+            found = content.find("\n", start)
+            line_end = len(content) if found < 0 else found
+        pieces.append((start, end))
+    flush()
+    cut = "\n".join(lines)
+    return cut if len(cut) < len(content) else None
 
 
 def _elision(count: int, handle: str) -> str:

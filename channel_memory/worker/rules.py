@@ -50,9 +50,52 @@ _REFERENCE = re.compile(r"(?<!\\)\{([A-Za-z_][A-Za-z0-9_]*)\}")
 """``{name}`` in a pattern (``\\{name}`` is the literal text); regex repetitions
 (``{2}``, ``{1,3}``) start with a digit."""
 
-_CLAUSE_BREAK = re.compile(r"\n|(?<=[.!?;])[ \t]+")
+_ABBREVIATIONS = (
+    "mio", "mrd", "mn", "bn", "ca", "vs", "approx", "no", "nr", "mr", "dr", "etc", "inc",
+    "corp", "ltd", "bzw", "vgl",
+)  # fmt: skip
+_CLAUSE_BREAK = re.compile(
+    r"\n|(?<=[.!?;])"
+    + "".join(rf"(?<!\b(?i:{a})\.)" for a in _ABBREVIATIONS)
+    + r"(?<!\b(?i:e\.g|i\.e|z\.b|u\.a)\.)[ \t]+"
+)
 """Where a message is cut into clauses: at each line end, and after a sentence's
-closing ``.``, ``!``, ``?`` or ``;`` followed by a space (``1.0849`` stays whole)."""
+closing ``.``, ``!``, ``?`` or ``;`` followed by a space (``1.0849`` stays whole; so does
+a sentence with an abbreviation: "3 Mio. EUR", "vs. Friday", "e.g. the bund")."""
+
+STRENGTH_MAX = 5
+
+
+def strength_weight(strength: int) -> float:
+    """The factor a hard event's score gets for its :meth:`RuleSet.strength`: 0.2 to 1."""
+    return 0.2 + 0.8 * min(strength, STRENGTH_MAX) / STRENGTH_MAX
+
+
+SHORT_MESSAGE_CHARS = 300
+"""A message this short is about one thing (see :meth:`RuleSet.strength`)."""
+_DIGIT = re.compile(r"\d")
+_APOSTROPHE = "[\\'\u2019]"
+_ACTOR = re.compile(
+    rf"\b(?:i|we|i{_APOSTROPHE}m|we{_APOSTROPHE}re|i{_APOSTROPHE}ve|we{_APOSTROPHE}ve|"
+    rf"i{_APOSTROPHE}ll|we{_APOSTROPHE}ll|our|my|ich|wir|nous|on|je|j{_APOSTROPHE}ai|yo|"
+    r"nosotros|hemos|he)\b"
+    r"|^[^\w]{0,8}(?:buy|sell|short|cover|move|moving|set|close|closing|cut|route|send|trim|add|"
+    r"approve|approved|reject|rejected|denied|flatten|take|took|bought|sold|filled|done|go|yes|no)\b",
+    re.IGNORECASE,
+)
+_TICKER = re.compile(r"(?<![\w.])[A-Z][A-Z0-9]{1,6}(?:[./-][A-Z0-9]{1,6})?(?![\w])")
+_RECORD = re.compile(
+    r"\w[=:]\s?[\w.\-+]|\|\s?\w{1,20}\s?[=:]|^[^a-z\n]{0,3}[A-Z][A-Z _/-]{3,}[:|\]]"
+)
+
+
+def _clause_parts(content: str) -> Iterator[str]:
+    """The non-blank clauses of ``content``, as the rules see them."""
+    for line in content.split("\n"):
+        for part in _CLAUSE_BREAK.split(line):
+            if part and not part.isspace():
+                yield part
+
 
 MAX_REFERENCE_DEPTH = 8
 CLAUSE_EDGE_CHARS = 1000
@@ -468,16 +511,26 @@ class RuleSet:
         author_id: str | None = None,
         author_name: str | None = None,
     ) -> HardEventRule | None:
-        """The first rule (in file order) that a bridge tag or a clause of the message matches."""
+        """The rule a bridge tag names (the first in file order), else the rule of the
+        message's first decision clause (the earliest clause any rule matches; the first
+        rule in file order among those matching it): a message is typed by its headline,
+        not by a decision it mentions further down."""
         allowed = [r for r in self.rules if r.allows(author_id, author_name)]
         for rule in allowed:
             if rule.tags.intersection(tags):
                 return rule
         view = self.view(content)
+        best: tuple[int, int] | None = None
+        found: HardEventRule | None = None
         for rule in self._gated(allowed, view):
-            for _ in view.matches(rule):
-                return rule
-        return None
+            for index in view.matches(rule):
+                if best is not None and index > best[0]:
+                    break
+                rank = (index, rule.index)
+                if best is None or rank < best:
+                    best, found = rank, rule
+                break  # the rule's earliest clause is the one that counts
+        return found
 
     def reply_decision(self, reply: str, parent: str) -> ReplyRule | None:
         """The ``[[reply]]`` decision a short ``reply`` to ``parent`` makes, if any.
@@ -524,6 +577,54 @@ class RuleSet:
         if rule is not None or parent is None:
             return rule
         return self.reply_decision(content, parent)
+
+    def decision_spans(self, content: str) -> list[tuple[int, int]]:
+        """The decision-bearing clauses of ``content`` as ``(start, end)`` character spans,
+        in order: every clause (a line, or a sentence of one) a rule matches, verbatim
+        from its first to its last non-blank character."""
+        view = self.view(content)
+        kept: set[int] = set()
+        for rule in self._gated(self.rules, view):
+            kept.update(view.matches(rule))
+        if not kept:
+            return []
+        spans: list[tuple[int, int]] = []
+        index, offset = 0, 0
+        for line in content.split("\n"):
+            at = 0
+            for part in _CLAUSE_BREAK.split(line):
+                start = line.index(part, at) if part else at
+                at = start + len(part)
+                if not part or part.isspace():
+                    continue
+                pieces = 2 if len(part) > 2 * CLAUSE_EDGE_CHARS else 1
+                if kept.intersection(range(index, index + pieces)):
+                    stripped = part.strip()
+                    lead = part.index(stripped)
+                    spans.append((offset + start + lead, offset + start + lead + len(stripped)))
+                index += pieces
+            offset += len(line) + 1
+        return spans
+
+    def strength(self, content: str) -> int:
+        """How plainly ``content`` states its decision, 0 to 5: one point each for a
+        number in a decision clause (a size, a level, an id), an actor in one (first
+        person, an instruction, or a machine record of ``key=value`` fields), a
+        ticker-like symbol in one (``RXM6``, ``USDJPY``, ``SAP``), a short message (at
+        most ``SHORT_MESSAGE_CHARS``), and a decision in the first clause or in at least
+        half of the message's clauses. A report that mentions an action in one of
+        its twenty sentences scores low; "sold 5k AAPL 189.40" scores high."""
+        spans = self.decision_spans(content)
+        if not spans:
+            return 0
+        clauses = [content[start:end] for start, end in spans]
+        parts = list(_clause_parts(content))
+        points = int(any(_DIGIT.search(c) for c in clauses))
+        points += int(any(_ACTOR.search(c) or _RECORD.search(c) for c in clauses))
+        points += int(any(_TICKER.search(c) for c in clauses))
+        points += int(len(content) <= SHORT_MESSAGE_CHARS)
+        points += int(2 * len(spans) >= len(parts) or parts[0].strip() == clauses[0])
+        return points
 
     def decision_lines(self, content: str) -> list[bool]:
         """For each line of ``content``, whether a rule matches one of its clauses."""

@@ -1,0 +1,159 @@
+"""Decision clauses: where in a message its decision is, how a hard event is cut to it,
+how plainly a message states it, and which clause types it (pure functions)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from channel_memory.worker.render import ELLIPSIS, clause_cut
+from channel_memory.worker.rules import (
+    STRENGTH_MAX,
+    _clause_parts,
+    default_rules,
+    parse_rules,
+    strength_weight,
+)
+
+RULES = default_rules()
+
+FILL_ONLY = parse_rules(
+    '[[rule]]\nname = "fill"\nevent_type = "trade_fill"\npatterns = ["\\\\bsold \\\\d"]\n'
+    '[[rule]]\nname = "stop"\nevent_type = "stop_or_target_change"\npatterns = ["stop to"]\n',
+    "test",
+)
+
+
+def _spans(text: str) -> list[str]:
+    return [text[a:b] for a, b in RULES.decision_spans(text)]
+
+
+def test_a_decision_sentence_is_found_inside_a_paragraph() -> None:
+    text = (
+        "Morning all. Vol is up, CPI at 8:30. Moving the USDJPY stop to 147.20 given the "
+        "range. Will update after the print."
+    )
+    assert _spans(text) == ["Moving the USDJPY stop to 147.20 given the range."]
+
+
+def test_spans_are_verbatim_and_in_order() -> None:
+    text = "recap first\n  we sold 5k AAPL at 189.40;  rest later\nstop to BE on the rest"
+    spans = FILL_ONLY.decision_spans(text)
+    assert [text[a:b] for a, b in spans] == ["we sold 5k AAPL at 189.40;", "stop to BE on the rest"]
+    assert spans == sorted(spans)
+
+
+def test_an_abbreviation_does_not_end_a_sentence() -> None:
+    parts = list(_clause_parts("VaR-Limit auf 3 Mio. EUR erhöht. Next one. e.g. this vs. that!"))
+    assert parts == ["VaR-Limit auf 3 Mio. EUR erhöht.", "Next one.", "e.g. this vs. that!"]
+    assert _spans("VaR-Limit für das Rentenbuch auf 3 Mio. EUR erhöht.") == [
+        "VaR-Limit für das Rentenbuch auf 3 Mio. EUR erhöht."
+    ]
+
+
+def test_a_clause_cut_keeps_decision_clauses_and_marks_what_it_leaves_out() -> None:
+    text = "Desk update\nflows were light. we sold 5 ES at 6700. more later\nstop to BE now"
+    cut = clause_cut(text, FILL_ONLY.decision_spans(text))
+    assert cut == f"{ELLIPSIS} we sold 5 ES at 6700. {ELLIPSIS}\nstop to BE now"
+
+
+def test_neighbouring_decision_clauses_stay_one_run_of_the_original() -> None:
+    text = "we sold 5 ES at 6700.  stop to BE after.\nnothing else"
+    cut = clause_cut(text, FILL_ONLY.decision_spans(text))
+    assert cut == "we sold 5 ES at 6700.  stop to BE after."
+
+
+def test_no_cut_without_a_decision_clause_or_when_nothing_is_saved() -> None:
+    assert clause_cut("only chatter here", []) is None
+    assert (
+        clause_cut("we sold 5 ES at 6700", FILL_ONLY.decision_spans("we sold 5 ES at 6700")) is None
+    )
+
+
+@settings(deadline=None, max_examples=200)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "we sold 5 ES at 6700.",
+                "stop to BE",
+                "flows were light.",
+                "CPI at 8:30?",
+                "more later",
+                "Mio. EUR",
+                "",
+                "  ",
+                "sold 3 NQ;",
+            ]
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    st.lists(st.sampled_from([" ", "\n", "  ", " \n"]), min_size=8, max_size=8),
+)
+def test_every_piece_of_a_cut_is_verbatim_text_of_the_message(
+    pieces: list[str], seps: list[str]
+) -> None:
+    text = "".join(p + s for p, s in zip(pieces, seps, strict=False))
+    spans = FILL_ONLY.decision_spans(text)
+    for a, b in spans:
+        assert text[a:b] and text[a:b] == text[a:b].strip()
+    cut = clause_cut(text, spans)
+    if cut is None:
+        return
+    assert len(cut) < len(text)
+    for line in cut.split("\n"):
+        for piece in line.split(f" {ELLIPSIS} "):
+            piece = piece.removeprefix(f"{ELLIPSIS} ").removesuffix(f" {ELLIPSIS}")
+            assert piece and piece in text
+    # every decision clause is in the cut
+    for a, b in spans:
+        assert text[a:b] in cut
+
+
+def test_plain_decisions_are_stronger_than_mentions_in_reports() -> None:
+    plain = ["sold 5k AAPL 189.40", "FILL | sym=ES | qty=5 | px=6700", "We're flat USDJPY."]
+    report = "\n".join(
+        ["Morning notes"]
+        + [f"point {i}: the tape was quiet and flows were two-way all session" for i in range(12)]
+        + ["someone said the stop was moved at some point last year"]
+    )
+    for text in plain:
+        assert RULES.strength(text) >= 4, text
+    assert RULES.strength(report) <= 2
+    assert RULES.strength("nothing decided here") == 0
+
+
+def test_strength_weights_the_score_between_a_fifth_and_all_of_it() -> None:
+    assert strength_weight(0) == 0.2
+    assert strength_weight(STRENGTH_MAX) == 1.0
+    assert strength_weight(STRENGTH_MAX + 3) == 1.0
+    weights = [strength_weight(n) for n in range(STRENGTH_MAX + 1)]
+    assert weights == sorted(weights)
+
+
+def test_a_message_is_typed_by_its_first_decision_clause() -> None:
+    # file order would say proposal (an order word and a side); the headline says fill
+    record = "FILL | sym=SAP GY | side=BUY | qty=4,110 | avg_px=243.02 | signal_ref=signal-1181"
+    assert RULES.decide(record).event_type == "trade_fill"  # type: ignore[union-attr]
+    ack = "ORDER ACK | ord=EQ-55102 | sym=SAP GY | side=BUY | qty=4,110 | status=WORKING"
+    assert RULES.decide(ack).event_type == "trade_confirmation"  # type: ignore[union-attr]
+    card = "signal-1182 | NVDA | LONG\nentry: 182.00 | stop: 176.80 | tp1: 189.50"
+    assert RULES.decide(card).event_type == "trade_proposal"  # type: ignore[union-attr]
+    both = "Stop moved to 1.0835 on the EUR long. Also sold 5 ES at 6700."
+    assert RULES.decide(both).event_type == "stop_or_target_change"  # type: ignore[union-attr]
+
+
+def test_standing_state_and_status_reports_are_not_changes() -> None:
+    for text in [
+        "Position: NVDA 19,800 @ 182.41, last 185.30, stop 181.00.",
+        "Stop still BE.",
+        "The stop at 1.0835 was never in danger.",
+        "INTRADAY CHECK 03:00Z | var95_1d=2.74m | util=69% | gross_usd=398.2m | limit 12.00m",
+        "Tokyo close: Nikkei closed +1.1% at 37,990, TOPIX +0.9%.",
+        "SAP opened 243.10 (+1.1%) on the cloud-backlog notes.",
+    ]:
+        assert RULES.decide(text) is None, text
+    # the same report flagging a breach is a decision
+    breach = "INTRADAY CHECK 03:00Z | crypto_notional=12.4m / limit 12.00m | BREACHED"
+    assert RULES.decide(breach) is not None
