@@ -12,9 +12,11 @@ made hard events (per type), how many the feed serves verbatim at each budget, h
 many it names as omitted, and how many ordinary messages became hard events.
 
 Options: ``--no-llm`` skips the LLM pass; ``--independent`` measures the independent
-desk alone; ``--show-misses`` lists the missed decisions (ids and types, never
-content); ``--json`` prints every figure as one JSON object instead of text;
-``--feed [N]`` prints the synthetic desk's feed at ``N`` characters.
+desk alone; ``--desk FILE`` measures another labelled desk in the same format
+instead (``bench/data/desk_heldout.jsonl``: a second desk by another hand, measured
+once); ``--show-misses`` lists the missed decisions (ids and types, never content);
+``--json`` prints every figure as one JSON object instead of text; ``--feed [N]``
+prints the synthetic desk's feed at ``N`` characters.
 """
 
 from __future__ import annotations
@@ -152,13 +154,23 @@ class Labelled:
         return source_handle(INDEPENDENT_CHANNEL, self.id)
 
 
+HOUR_US = 3_600_000_000
+
+
+def desk_end(rows: Sequence[dict[str, Any]]) -> int:
+    """The end of a desk's 24 hours: the first whole hour after its last message."""
+    last = max(parse_rfc3339(row["created_at"]) for row in rows)
+    return last - last % HOUR_US + HOUR_US
+
+
 def load_independent(path: Path = INDEPENDENT_DATA) -> list[dict[str, Any]]:
     """The desk's lines as written, oldest first; raises ``ValueError`` if one falls outside
-    the 24 hours before ``INDEPENDENT_END`` (the figures would not be the 24 h feed's)."""
+    the 24 hours before :func:`desk_end` (the figures would not be the 24 h feed's)."""
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    end = desk_end(rows)
     for row in rows:
         created = parse_rfc3339(row["created_at"])
-        if not INDEPENDENT_END - DAY_US <= created < INDEPENDENT_END:
+        if not end - DAY_US <= created < end:
             raise ValueError(f"message {row['id']} is outside the desk's 24 hours")
     return rows
 
@@ -269,15 +281,26 @@ def _by_type(
     }
 
 
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _shown_path(path: Path) -> str:
+    """``path`` relative to the repository when it is inside it."""
+    full = path.resolve()
+    return str(full.relative_to(ROOT)) if full.is_relative_to(ROOT) else str(path)
+
+
 async def independent_report(
     budgets: Sequence[int] = BUDGETS, path: Path = INDEPENDENT_DATA
 ) -> dict[str, Any]:
     """Every figure of the independent desk (see the module docstring), as plain data.
 
-    The desk is ingested and derived with the clock at ``INDEPENDENT_END``, and each budget
-    is served as ``/channel-awareness`` serves ``since=24h`` in text with the defaults.
+    The desk is ingested and derived with the clock at its :func:`desk_end`, and each
+    budget is served as ``/channel-awareness`` serves ``since=24h`` in text with the
+    defaults.
     """
     rows = load_independent(path)
+    end = desk_end(rows)
     messages = labelled(rows)
     decisions = [m for m in messages if m.decision is not None]
     types = sorted({d.decision for d in decisions if d.decision is not None})
@@ -286,7 +309,7 @@ async def independent_report(
     feed = FeedSettings()
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as folder:
-        store, _ = await build(Path(folder) / "indep.db", events, now_us=INDEPENDENT_END)
+        store, _ = await build(Path(folder) / "indep.db", events, now_us=end)
         try:
             async with store.read() as conn:
                 blocks = await all_blocks(conn)
@@ -300,7 +323,7 @@ async def independent_report(
             served = []
             for budget in budgets:
                 query = FeedQuery(
-                    (INDEPENDENT_CHANNEL,), "raw_window+digest", DAY_US, INDEPENDENT_END,
+                    (INDEPENDENT_CHANNEL,), "raw_window+digest", DAY_US, end,
                     False, feed.raw_recent_limit, budget, "text",
                     int(feed.raw_recent_window * 1_000_000),
                 )  # fmt: skip
@@ -314,6 +337,7 @@ async def independent_report(
     recognised = {d.id for d in decisions if d.id in hard}
     false_hard = [m.id for m in messages if m.decision is None and m.id in hard]
     report: dict[str, Any] = {
+        "path": _shown_path(path),
         "messages": len(messages),
         "decisions": len(decisions),
         "raw": raw,
@@ -366,7 +390,7 @@ async def independent_report(
 def _print_independent(report: dict[str, Any], show_misses: bool) -> None:
     decisions = report["decisions"]
     print(
-        f"independent desk (bench/data/desk_independent.jsonl): {report['messages']} messages, "
+        f"independent desk ({report['path']}): {report['messages']} messages, "
         f"{decisions} labelled decisions, {report['raw']:,} characters in the raw 24h window "
         f"({report['seconds']:.1f} s to build and serve)"
     )
@@ -456,7 +480,8 @@ def main() -> None:
                     f"{with_llm[0]['llm_calls']} calls):"
                 )
                 _print(with_llm)
-    independent = asyncio.run(independent_report())
+    desk = Path(args[args.index("--desk") + 1]) if "--desk" in args else INDEPENDENT_DATA
+    independent = asyncio.run(independent_report(path=desk))
     figures["independent"] = independent
     if "--json" in args:
         print(json.dumps(figures, indent=1))
