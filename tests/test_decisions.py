@@ -81,6 +81,10 @@ DECISIONS = {
         "Achetés 2 000 BNP FP à 61,20.",
     ],
     "trade_confirmation": [
+        "cancelled the 5k AAPL buy order",
+        "cxl/rep ord 4411: new px 98.10",
+        "Kauforder über 500 SAP storniert.",
+        "Orden de venta de 10k SAN colocada a 3,95.",
         "order confirmed by GS: sell 2 CL 78.10",
         "OMS: ord 55120 ACCEPTED, buy 200 NVDA lmt 130",
         "broker acked the AAPL ticket",
