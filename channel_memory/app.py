@@ -13,7 +13,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
 from channel_memory import consumption_routes, operations
@@ -181,8 +181,17 @@ def create_app(
             if own:
                 await opened.close()
 
+    routes: list[BaseRoute] = [
+        *(_route(e) for e in routes_),
+        Route("/openapi.json", openapi, methods=["GET"]),
+    ]
+    if settings.inspector.enabled:
+        # off by default: it shows stored content to a browser (see the README)
+        from channel_memory.inspector import routes as inspector
+
+        routes.append(inspector.mount(settings))
     app = ChannelMemoryApp(
-        routes=[*(_route(e) for e in routes_), Route("/openapi.json", openapi, methods=["GET"])],
+        routes=routes,
         lifespan=lifespan,
         middleware=[Middleware(BodyLimitMiddleware, max_body_bytes=settings.ingest.max_body_bytes)],
         exception_handlers={
@@ -192,4 +201,6 @@ def create_app(
             Exception: _internal_error,
         },
     )
+    if settings.inspector.enabled:
+        inspector.install(app, settings)
     return app

@@ -94,6 +94,8 @@ class FeedSettings(_Section):
     """Default ``limit`` for ``raw_window``."""
     hard_event_max_chars: int = Field(default=600, ge=80)
     """Longer hard events keep their decision-bearing lines and elide the rest."""
+    trigger_max_chars: int = Field(default=100_000, ge=1)
+    """A feed's trigger longer than this is refused (``422 trigger_too_large``), never cut."""
 
 
 class ToolsSettings(_Section):
@@ -121,6 +123,14 @@ class ConsumptionSettings(_Section):
     """Reads one consumer keeps (pending before settled, newest first); older ones are dropped."""
     max_versions_per_consumer: int = Field(default=50_000, ge=1)
     """Consumed versions one consumer's ledger keeps (the most recent); older count as new."""
+
+
+class InspectorSettings(_Section):
+    enabled: bool = False
+    """Serve the read-only web inspector at ``/inspect``. Off by default: it shows stored
+    message content to a web browser, a second way out for the channels' text."""
+    session_lifetime: Seconds = Field(default=28_800.0, gt=0)
+    """How long an inspector sign-in lasts (sessions also end when the server restarts)."""
 
 
 class LlmSettings(_Section):
@@ -231,6 +241,7 @@ class Settings(BaseSettings):
     retention: RetentionSettings = RetentionSettings()
     llm: LlmSettings = LlmSettings()
     consumption: ConsumptionSettings = ConsumptionSettings()
+    inspector: InspectorSettings = InspectorSettings()
 
     @classmethod
     def settings_customise_sources(

@@ -1,0 +1,91 @@
+"""Pure helpers that read a served text feed back into its items, for the structured view.
+
+The text body is the one the proxy receives; reading its metadata lines (a content line
+always starts with ``> ``, so content can never pass for one) gives exactly the items it
+holds, in order.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from channel_memory.feed.layout import KIND_LABELS
+
+_ITEM = re.compile(r"^\[(\d\d:\d\d(?:-\d\d:\d\d)?) (.*)\]$")
+_BLOCK_ID = re.compile(r"^id=([a-z0-9]{1,64})$")
+_KINDS = {label: kind for kind, label in KIND_LABELS.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class ServedItem:
+    """One item of a served text feed."""
+
+    time: str
+    kind: str
+    """The block kind (``hard_event``, ``sequence_rollup``…); ``message`` when verbatim."""
+    label: str
+    """The feed's own kind label (``hard:fill``, ``sequence``) or empty."""
+    channel_id: str
+    message_id: str
+    more: int
+    """How many more messages the item covers (the ``+N``)."""
+    block_id: str | None
+    """The block id the line names (only lines covering several messages carry one)."""
+    chars: int
+    """Characters the item takes in the body, its metadata line included."""
+
+
+def served_items(body: str) -> list[ServedItem]:
+    """The items of a text feed body, in order."""
+    items: list[ServedItem] = []
+    lines = body.split("\n")
+    for index, line in enumerate(lines):
+        match = _ITEM.match(line)
+        if match is None:
+            continue
+        tokens = match.group(2).split(" ")
+        label = "" if "/" in tokens[0] else tokens.pop(0)
+        handle, _, more = tokens[0].partition("+")
+        channel_id, _, message_id = handle.partition("/")
+        block_id = None
+        if more:
+            # only a line covering several messages names its block, and it has no author
+            # token that could hold a look-alike
+            block_id = next((m.group(1) for t in tokens[1:] if (m := _BLOCK_ID.match(t))), None)
+        chars = len(line) + 1
+        for following in lines[index + 1 :]:
+            if not following.startswith("> "):
+                break
+            chars += len(following) + 1
+        items.append(
+            ServedItem(
+                time=match.group(1),
+                kind=_kind(label),
+                label=label,
+                channel_id=channel_id,
+                message_id=message_id,
+                more=int(more) if more.isdigit() else 0,
+                block_id=block_id,
+                chars=chars,
+            )
+        )
+    return items
+
+
+def _kind(label: str) -> str:
+    if label.startswith("hard:"):
+        return "hard_event"
+    if label == "tombstone":
+        return "tombstone"
+    return _KINDS.get(label, label or "message")
+
+
+def datetime_local_to_rfc3339(value: str) -> str:
+    """A ``datetime-local`` picker value (``2026-05-21T14:02``, seconds optional), read
+    as UTC, as an RFC 3339 time; anything else unchanged (the feed's parser judges it)."""
+    if re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d", value):
+        return value + ":00Z"
+    if re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?", value):
+        return value + "Z"
+    return value
