@@ -19,7 +19,9 @@ from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
-from selenium.webdriver.support.ui import Select
+from selenium.webdriver.remote.webelement import WebElement
+from selenium.webdriver.support.expected_conditions import staleness_of
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from tests.conftest import FakeClock, LiveServer
 from tests.test_inspector import ADMIN, ALPHA, CANARY, build_desk, inspector_settings
@@ -79,8 +81,18 @@ def sign_in(browser: WebDriver, server: LiveServer, token: str) -> None:
     browser.delete_all_cookies()
     browser.get(server.url + "/inspect/sign-in")
     browser.find_element(By.ID, "token").send_keys(token)
-    browser.find_element(By.ID, "sign-in").click()
+    follow(browser, browser.find_element(By.ID, "sign-in"))
     assert browser.current_url == server.url + "/inspect/"
+
+
+def follow(browser: WebDriver, element: WebElement) -> None:
+    """Click something that loads a new page, and wait until the new page is there."""
+    page = browser.find_element(By.TAG_NAME, "html")
+    element.click()
+    WebDriverWait(browser, 20).until(staleness_of(page))
+    WebDriverWait(browser, 20).until(
+        lambda b: b.execute_script("return document.readyState") == "complete"
+    )
 
 
 def text_of(browser: WebDriver, element_id: str) -> str:
@@ -105,7 +117,7 @@ def test_operator_walks_from_channel_to_exact_sources(
     assert browser.execute_script("return document.cookie") == ""  # HttpOnly: no script reads it
     browser.save_screenshot(str(shots / "inspector-channels.png"))
 
-    browser.find_element(By.LINK_TEXT, "floor").click()
+    follow(browser, browser.find_element(By.LINK_TEXT, "floor"))
     assert text_of(browser, "channel") == "floor"
     wide = text_of(browser, "feed-text")
     assert "Stop moved to 410 on NVDA." in wide
@@ -113,7 +125,7 @@ def test_operator_walks_from_channel_to_exact_sources(
     budget = browser.find_element(By.ID, "max_chars")
     budget.clear()
     budget.send_keys("900")
-    browser.find_element(By.ID, "show").click()
+    follow(browser, browser.find_element(By.ID, "show"))
     narrow = text_of(browser, "feed-text")
     assert narrow != wide
     assert len(narrow) <= 900 < len(wide)
@@ -125,11 +137,12 @@ def test_operator_walks_from_channel_to_exact_sources(
     budget = browser.find_element(By.ID, "max_chars")
     budget.clear()
     budget.send_keys("8192")
-    browser.find_element(By.ID, "show").click()
+    follow(browser, browser.find_element(By.ID, "show"))
     then = text_of(browser, "feed-text")
     assert "Stop moved to 408 on NVDA." in then
     assert "Stop moved to 410" not in then
-    assert browser.find_element(By.ID, "as_of").get_attribute("value").startswith("2026-05-21T15:10")
+    picked = browser.find_element(By.ID, "as_of").get_attribute("value") or ""
+    assert picked.startswith("2026-05-21T15:10")  # the picker keeps what was asked
 
     # back to now; open the stop's block, then its exact source
     browser.get(desk.url + "/inspect/channels/floor?max_chars=8192")
@@ -141,7 +154,7 @@ def test_operator_walks_from_channel_to_exact_sources(
         if "floor/m2" in li.text
         for a in li.find_elements(By.CSS_SELECTOR, "a.block")
     )
-    stop.click()
+    follow(browser, stop)
     assert browser.find_element(By.ID, "block-kind").text.startswith("hard_event")
     assert "rule" in browser.find_element(By.ID, "made-by").text
     source = browser.find_element(By.CSS_SELECTOR, "#sources tr.source")
@@ -149,7 +162,7 @@ def test_operator_walks_from_channel_to_exact_sources(
     assert source.find_element(By.CSS_SELECTOR, "td.state").text == "current"
     assert "Stop moved to 410 on NVDA." in source.text
     browser.save_screenshot(str(shots / "inspector-block.png"))
-    source.find_element(By.CSS_SELECTOR, "a.source-link").click()
+    follow(browser, source.find_element(By.CSS_SELECTOR, "a.source-link"))
     versions = browser.find_elements(By.CSS_SELECTOR, "#versions tr.version")
     assert [v.find_element(By.CSS_SELECTOR, "td.state").text for v in versions] == [
         "superseded",
@@ -166,7 +179,7 @@ def test_operator_walks_from_channel_to_exact_sources(
     browser.get(desk.url + "/inspect/rules")
     browser.save_screenshot(str(shots / "inspector-rules.png"))
 
-    browser.find_element(By.ID, "sign-out").click()
+    follow(browser, browser.find_element(By.ID, "sign-out"))
     assert browser.current_url.endswith("/inspect/sign-in")
     assert browser.get_cookie("cm_inspect") is None
     browser.get(desk.url + "/inspect/channels/floor")
@@ -187,9 +200,10 @@ def test_hostile_content_renders_as_text(browser: WebDriver, desk: LiveServer) -
     page = browser.find_element(By.TAG_NAME, "main").text
     assert '"><img src=x onerror="window.__pwned = 2">' in page
     browser.get(desk.url + "/inspect/channels/floor/messages/x1")
-    assert f"<script>window.__pwned = 1</script>{CANARY}" in browser.find_element(
-        By.ID, "versions"
-    ).text
+    assert (
+        f"<script>window.__pwned = 1</script>{CANARY}"
+        in browser.find_element(By.ID, "versions").text
+    )
 
 
 def test_read_token_cannot_open_another_channel(browser: WebDriver, desk: LiveServer) -> None:
