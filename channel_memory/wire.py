@@ -145,9 +145,16 @@ class BlockOut(BaseModel):
         description="A decision by reply: the source handle of the message it decides on "
         "(present only then).",
     )
+    role: str | None = Field(
+        None,
+        exclude_if=lambda value: value is None,
+        description="Who wrote it, relative to the caller: user (people), assistant (the "
+        "caller's own agent), other (other agents, apps, imports, system, mixed or LLM-written "
+        "blocks). Present in the feed and the tools.",
+    )
 
     @classmethod
-    def of(cls, block: RecallBlock, trust: str) -> BlockOut:
+    def of(cls, block: RecallBlock, trust: str, role: str | None = None) -> BlockOut:
         return cls(
             id=block.id,
             kind=block.kind,
@@ -169,24 +176,28 @@ class BlockOut(BaseModel):
             dirty=block.dirty,
             processor=block.processor,
             answers=block.answers,
+            role=role,
         )
 
 
 class FeedMessageOut(SourceMessageOut):
-    """A source message in the feed: with who produced it and how far the caller trusts it."""
+    """A source message in the feed: with who produced it, how far the caller trusts it,
+    and who wrote it relative to the caller (``role``: user, assistant or other)."""
 
     origin: str
     trust: str
+    role: str
     reply_to: str | None
     thread_id: str | None
 
     @classmethod
-    def of_version(cls, version: SourceVersion, trust: str) -> FeedMessageOut:
+    def of_version(cls, version: SourceVersion, trust: str, role: str) -> FeedMessageOut:
         base = SourceMessageOut.of(version).model_dump()
         return cls(
             **base,
             origin=version.origin,
             trust=trust,
+            role=role,
             reply_to=version.reply_to,
             thread_id=version.thread_id,
         )
@@ -204,9 +215,9 @@ class ToolMessageOut(FeedMessageOut):
 
     @classmethod
     def of_tool(
-        cls, version: SourceVersion, trust: str, with_content: bool = True
+        cls, version: SourceVersion, trust: str, role: str, with_content: bool = True
     ) -> ToolMessageOut:
-        base = FeedMessageOut.of_version(version, trust).model_dump()
+        base = FeedMessageOut.of_version(version, trust, role).model_dump()
         base["content"] = version.content if with_content else None
         attachments = [
             {k: v for k, v in (("id", a.id), ("name", a.name), ("mime_type", a.mime_type),

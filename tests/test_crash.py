@@ -80,11 +80,14 @@ def settle(url: str) -> httpx.Client:
     raise AssertionError("the worker did not settle")
 
 
-GENERATED = re.compile(r'(digest_generated_at=|"digest_generated_at":|"generated_at":)"?[^ ",]*"?')
+# read ids are keyed by each database's own secret: two databases never share them
+GENERATED = re.compile(
+    r'(digest_generated_at=|"digest_generated_at":|"generated_at":|read_id=|"read_id":)"?[^ ",]*"?'
+)
 
 
 def feeds(client: httpx.Client) -> list[str]:
-    """The feed as a proxy reads it, without the worker's generation timestamps."""
+    """The feed as a proxy reads it, without the worker's generation timestamps and read ids."""
     bodies = []
     for params in ({"max_chars": 8192}, {"max_chars": 60000}, {"format": "json"}):
         response = client.get("/channel-awareness", params={"channels": "floor", **params})

@@ -23,7 +23,7 @@ HEADER_KEYS = [
     "kind", "since", "channels", "messages", "available", "omitted", "retained", "digest",
     "raw_bytes", "digest_bytes", "digest_blocks", "digest_source_messages", "coverage_gaps",
     "deterministic_only", "digest_raw_recent", "digest_older_raw_omitted",
-    "digest_generated_at", "range",
+    "digest_generated_at", "range", "new", "read_id",
 ]  # fmt: skip
 TOKENS = [
     {"token": ADMIN, "scopes": ["admin"], "agent_id": "ops"},
@@ -83,7 +83,7 @@ def test_header_keys_are_fixed_and_describe_the_body(desk: tuple[LiveServer, htt
     raw = text[text.index("[raw recent; ") :]
     assert int(head["digest_bytes"]) == len(digest) and int(head["raw_bytes"]) == len(raw)
     assert digest == (
-        "[digest; trust unverified unless marked]\n[day 2026-05-21]\n"
+        "[digest; trust unverified, role user, new unless marked]\n[day 2026-05-21]\n"
         "[14:02 hard:fill floor/1 desk-lead]\n> FILLED 200 NVDA @ 131.20\n"
         "[also collapsed, one message each: 1 status message]\n"
     )
@@ -310,7 +310,8 @@ def test_trust_markers_per_token(make_server: Callable[..., LiveServer]) -> None
     again = make_server(worker={"enabled": False}, tokens=changed)
     with again.client(READ) as reader:
         text = reader.get("/channel-awareness", params={"channels": "floor"}).text
-    assert "[19:01 floor/1 lead self]" in text and "[19:02 floor/2 me]" in text
+    # the default role is other here (system and agent): a person's message is marked user
+    assert "[19:01 floor/1 lead self assistant]" in text and "[19:02 floor/2 me user]" in text
 
 
 def test_unknown_and_forbidden_channels_answer_the_same(
@@ -464,7 +465,7 @@ def test_the_body_does_not_depend_on_when_blocks_were_generated(
             clock.now_us = start  # the feed is read at the same moment
             bodies.append(
                 [
-                    re.sub(r"generated_at=\S+", "-", client.get(
+                    re.sub(r"(generated_at|read_id)=\S+", "-", client.get(
                         "/channel-awareness", params={"channels": "floor", "max_chars": budget}
                     ).text)
                     for budget in range(400, 1400, 3)

@@ -129,7 +129,7 @@ def test_many_gaps_stay_within_the_budget_and_are_counted(
     ]
     ingest_ok(client, message_event("1", "FILLED 100 NVDA @ 131.20", created_at=at(19)), *gaps)
     server.drain()
-    for max_chars in (1200, 3000, 8192):
+    for max_chars in (1300, 3000, 8192):  # JSON carries role and new on every element
         response = feed(client, max_chars=max_chars, format=fmt)
         assert len(response.text) <= max_chars
         if fmt == "json":
@@ -218,7 +218,7 @@ def test_day_lines_mark_the_date_where_the_window_crosses_midnight(
     text = feed(client).text
     lines = unquoted(text)
     assert lines[1:] == [
-        "[digest; trust unverified unless marked]",
+        "[digest; trust unverified, role user, new unless marked]",
         "[day 2026-05-20]",
         "[23:50 hard:fill floor/late desk-lead]",
         "[day 2026-05-21]",
@@ -352,8 +352,9 @@ def _independent_body(max_chars: int) -> str:
 
 def test_metadata_costs_few_characters_per_item() -> None:
     """On the independent desk (real author names, many hard events), an item's metadata
-    line costs at most 50 characters on average (it was about 65), and at most 36 besides
-    the author's name as given (it was about 47; the mix of items served moves it a little)."""
+    line costs at most 52 characters on average (it was about 65), and at most 39 besides
+    the author's name as given (it was about 47; the mix of items served moves it a little).
+    The role marker (" other" on the agents' and apps' items, a minority) costs about 2."""
     text = _independent_body(12_000)
     metas = _META.findall(text)
     assert len([m for m in metas if " hard:" in m]) >= 20
@@ -366,8 +367,8 @@ def test_metadata_costs_few_characters_per_item() -> None:
     ]
     assert len(sizes) == len(metas)
     besides = sum(sizes) / len(sizes)
-    assert per_item <= 50, per_item
-    assert besides <= 36, besides
+    assert per_item <= 52, per_item
+    assert besides <= 39, besides
     assert len(text) <= 12_000
 
 

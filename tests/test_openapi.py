@@ -43,7 +43,10 @@ def test_the_feed_documents_its_query_parameters(client: httpx.Client) -> None:
     document = client.get("/openapi.json").json()
     feed = document["paths"]["/channel-awareness"]["get"]
     names = [p["name"] for p in feed["parameters"]]
-    assert names == ["channels", "context_kind", "since", "limit", "max_chars", "format", "as_of"]
+    assert names == [
+        "channels", "context_kind", "since", "limit", "max_chars", "format", "as_of", "trigger",
+        "unconsumed",
+    ]  # fmt: skip
     assert feed["parameters"][0]["required"] is True
     assert set(feed["responses"]) >= {"200", "304", "401", "404", "422"}
     assert set(feed["responses"]["200"]["content"]) == {"text/plain", "application/json"}

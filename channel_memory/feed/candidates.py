@@ -19,12 +19,24 @@ from typing import Literal
 import aiosqlite
 
 from channel_memory.auth import Principal
-from channel_memory.feed.layout import Body, Candidates, FeedItem, Format, Gap, Tier, render
+from channel_memory.consumption_routes import consumer_of
+from channel_memory.feed.layout import (
+    Body,
+    Candidates,
+    FeedItem,
+    Format,
+    Gap,
+    Tier,
+    Trigger,
+    is_elided,
+    render,
+)
+from channel_memory.feed.reads import consumed_in_window
 from channel_memory.models import PRIMARY_KINDS, RecallBlock, SourceVersion, source_handle
-from channel_memory.store import gaps, sources, windows
+from channel_memory.store import consumption, gaps, sources, windows
 from channel_memory.store import llm as llm_store
 from channel_memory.timefmt import utc_day
-from channel_memory.trust import block_trust, trust_of
+from channel_memory.trust import block_role, block_trust, role_of, trust_of
 from channel_memory.wire import BlockOut, FeedMessageOut
 
 ContextKind = Literal["raw_window+digest", "raw_window"]
@@ -45,6 +57,12 @@ class FeedQuery:
     """Divides how many candidates each tier reads; the shallow first read uses 4."""
     llm_enabled: bool = False
     """Report the LLM processor's state (``llm=`` in the header) for the window's day."""
+    trigger: str | None = None
+    """The handle of the message that woke the agent: shown whole, outside ``max_chars``."""
+    trigger_author: str | None = None
+    """The trigger's author id: that author's elements have trust ``trigger``."""
+    unconsumed_only: bool = False
+    """Serve only what the consumer has not consumed (``unconsumed=only``)."""
 
     @property
     def from_us(self) -> int:
@@ -65,8 +83,24 @@ class FeedQuery:
         return self.max_chars // (smallest * self.depth) + 8
 
 
-def block_item(block: RecallBlock, tier: Tier, principal: Principal, fmt: Format) -> FeedItem:
-    trust = block_trust(block, principal)
+def _whole(block: RecallBlock) -> bool:
+    """Whether the block, shown uncut, shows its one message's whole version."""
+    if len(block.sources) != 1 or block.processor != "deterministic":
+        return False
+    if block.kind == "hard_event":
+        return not is_elided(block.text)
+    return block.kind in ("raw_excerpt", "tombstone")
+
+
+def block_item(
+    block: RecallBlock,
+    tier: Tier,
+    principal: Principal,
+    fmt: Format,
+    trigger_author: str | None = None,
+) -> FeedItem:
+    trust = block_trust(block, principal, trigger_author)
+    role = block_role(block, principal)
     handles = [source_handle(block.channel_id, s.message_id) for s in block.sources]
     return FeedItem(
         key=block.id,
@@ -85,22 +119,36 @@ def block_item(block: RecallBlock, tier: Tier, principal: Principal, fmt: Format
         block_id=block.id,
         processor=block.processor,
         generated_us=block.generated_us,
-        json_object=BlockOut.of(block, trust).model_dump(mode="json", by_alias=True)
+        json_object=BlockOut.of(block, trust, role).model_dump(mode="json", by_alias=True)
         if fmt == "json"
         else {},
         score=block.score,
         answers=block.answers if block.kind == "hard_event" else None,
+        role=role,
+        versions=tuple((block.channel_id, s.message_id, s.content_hash) for s in block.sources),
+        whole=_whole(block),
     )
 
 
-def source_item(version: SourceVersion, tier: Tier, principal: Principal, fmt: Format) -> FeedItem:
+def _version_of(version: SourceVersion) -> tuple[str, str, str]:
+    return (version.key.channel_id, version.key.message_id, version.content_hash)
+
+
+def source_item(
+    version: SourceVersion,
+    tier: Tier,
+    principal: Principal,
+    fmt: Format,
+    trigger_author: str | None = None,
+) -> FeedItem:
     """A message rendered from its source version (no current block represents it)."""
-    trust = trust_of(version.origin, version.author_id, principal)
+    trust = trust_of(version.origin, version.author_id, principal, trigger_author)
+    role = role_of(version.origin, version.author_id, principal)
     handle = version.key.handle
     json_object = {}
     message_object = None
     if fmt == "json":
-        created = FeedMessageOut.of_version(version, trust)
+        created = FeedMessageOut.of_version(version, trust, role)
         message_object = created.model_dump(mode="json")
         json_object = {
             "id": None,
@@ -116,6 +164,7 @@ def source_item(version: SourceVersion, tier: Tier, principal: Principal, fmt: F
             "score": 0.5,
             "origin": version.origin,
             "trust": trust,
+            "role": role,
             "generated_at": None,
             "stale": False,
             "dirty": False,
@@ -140,6 +189,9 @@ def source_item(version: SourceVersion, tier: Tier, principal: Principal, fmt: F
         generated_us=None,
         json_object=json_object,
         message_object=message_object,
+        role=role,
+        versions=(_version_of(version),),
+        whole=True,
     )
 
 
@@ -178,7 +230,10 @@ async def _status(conn: aiosqlite.Connection, q: FeedQuery, pending: bool) -> tu
 
 
 async def _with_messages(
-    conn: aiosqlite.Connection, items: list[FeedItem], principal: Principal
+    conn: aiosqlite.Connection,
+    items: list[FeedItem],
+    principal: Principal,
+    trigger_author: str | None = None,
 ) -> list[FeedItem]:
     """Attach source message objects to raw-tier items built from blocks (JSON only)."""
     by_channel: dict[str, list[str]] = defaultdict(list)
@@ -196,8 +251,9 @@ async def _with_messages(
         if version is None:
             out.append(item)
             continue
-        trust = trust_of(version.origin, version.author_id, principal)
-        message = FeedMessageOut.of_version(version, trust).model_dump(mode="json")
+        trust = trust_of(version.origin, version.author_id, principal, trigger_author)
+        role = role_of(version.origin, version.author_id, principal)
+        message = FeedMessageOut.of_version(version, trust, role).model_dump(mode="json")
         out.append(_replace_message(item, message))
     return out
 
@@ -262,7 +318,10 @@ async def live(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -
                 conn, channel, q.from_us, q.to_us, q.limit
             )
         newest_versions.sort(key=lambda v: (v.created_us, v.id), reverse=True)
-        raw_items = [source_item(v, "raw", principal, q.fmt) for v in newest_versions[: q.limit]]
+        raw_items = [
+            source_item(v, "raw", principal, q.fmt, q.trigger_author)
+            for v in newest_versions[: q.limit]
+        ]
         return replace(base, raw=raw_items)
     cutoff = q.raw_cutoff_us
     hard_blocks: list[RecallBlock] = []
@@ -300,23 +359,30 @@ async def live(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -
     older_total = await windows.fresh_block_count(
         conn, channels, "raw_excerpt", q.from_us, cutoff - 1
     )
-    hard_items = _newest_first(block_item(b, "hard", principal, q.fmt) for b in hard_blocks)
+    hard_items = _newest_first(
+        block_item(b, "hard", principal, q.fmt, q.trigger_author) for b in hard_blocks
+    )
     kept = hard_items[: q.hard_reach]
     dropped = [(i.first_us, i.handle) for i in hard_items[q.hard_reach :]]
     more_handles = [h for _, h in sorted(dropped + more, reverse=True)]
-    raw_items = [block_item(b, "raw", principal, q.fmt) for b in raw_blocks]
-    older_items = [block_item(b, "older", principal, q.fmt) for b in older_blocks]
+    raw_items = [block_item(b, "raw", principal, q.fmt, q.trigger_author) for b in raw_blocks]
+    older_items = [block_item(b, "older", principal, q.fmt, q.trigger_author) for b in older_blocks]
     for version in pending:
         recent = version.created_us >= cutoff
-        item = source_item(version, "raw" if recent else "older", principal, q.fmt)
+        item = source_item(
+            version, "raw" if recent else "older", principal, q.fmt, q.trigger_author
+        )
         (raw_items if recent else older_items).append(item)
         older_total += 0 if recent else 1
     raw_items = _newest_first(raw_items)[: q.limit + q.reach(64)]
     if q.fmt == "json":
         raw_items = (
-            await _with_messages(conn, raw_items[: q.limit], principal) + raw_items[q.limit :]
+            await _with_messages(conn, raw_items[: q.limit], principal, q.trigger_author)
+            + raw_items[q.limit :]
         )
-    sparse_items = _llm_first(block_item(b, "sparse", principal, q.fmt) for b in sparse_blocks)
+    sparse_items = _llm_first(
+        block_item(b, "sparse", principal, q.fmt, q.trigger_author) for b in sparse_blocks
+    )
     return replace(
         base,
         hard=kept,
@@ -330,8 +396,17 @@ async def live(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -
     )
 
 
-async def serve(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -> Body:
+async def serve(
+    conn: aiosqlite.Connection,
+    q: FeedQuery,
+    principal: Principal,
+    trigger: SourceVersion | None = None,
+) -> Body:
     """Read and lay out a feed; raises ``BudgetTooSmall`` like :func:`render`.
+
+    ``trigger`` (the current version of ``q.trigger``) is shown first, whole. Every
+    element is marked ``new`` unless the consumer consumed what it shows; with
+    ``q.unconsumed_only`` only new elements are candidates.
 
     The live view first reads a quarter of each tier's reach. Only when some tier
     had more to offer and either the budget was left unfilled or a tier's every
@@ -339,13 +414,111 @@ async def serve(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) 
     does it read the full reach.
     """
     if q.as_of:
-        return render(await as_of(conn, q, principal), q.max_chars, q.fmt)
-    shallow = await live(conn, replace(q, depth=4), principal)
+        found = await as_of(conn, q, principal)
+        return render(await marked(conn, q, principal, found, trigger), q.max_chars, q.fmt)
+    shallow_q = replace(q, depth=4)
+    shallow = await marked(conn, q, principal, await live(conn, shallow_q, principal), trigger)
     body = render(shallow, q.max_chars, q.fmt)
-    unfilled = len(body.content) < q.max_chars - FILLED_SLACK
+    unfilled = len(body.content) - body.numbers.get("trigger_chars", 0) < q.max_chars - FILLED_SLACK
     if shallow.truncated and (unfilled or body.used_up):
-        body = render(await live(conn, q, principal), q.max_chars, q.fmt)
+        deep = await marked(conn, q, principal, await live(conn, q, principal), trigger)
+        body = render(deep, q.max_chars, q.fmt)
     return body
+
+
+def _with_new(item: FeedItem, new: bool) -> FeedItem:
+    json_object = {**item.json_object, "new": new} if item.json_object else item.json_object
+    message = item.message_object
+    return replace(
+        item,
+        new=new,
+        json_object=json_object,
+        message_object=None if message is None else {**message, "new": new},
+    )
+
+
+def trigger_view(
+    version: SourceVersion, q: FeedQuery, principal: Principal, new: bool, counted: bool
+) -> Trigger:
+    """The trigger as the feed shows it; ``counted``: it is among the header's
+    ``available`` messages (so it counts as shown, never as omitted)."""
+    trust = trust_of(version.origin, version.author_id, principal, q.trigger_author)
+    role = role_of(version.origin, version.author_id, principal)
+    message = FeedMessageOut.of_version(version, trust, role).model_dump(mode="json")
+    return Trigger(
+        handle=version.key.handle,
+        created_us=version.created_us,
+        author=version.author_name or version.author_id,
+        trust=trust,
+        role=role,
+        new=new,
+        text=version.content,
+        version=_version_of(version),
+        in_window=counted,
+        message_object={**message, "new": new},
+    )
+
+
+async def marked(
+    conn: aiosqlite.Connection,
+    q: FeedQuery,
+    principal: Principal,
+    c: Candidates,
+    trigger: SourceVersion | None,
+) -> Candidates:
+    """``c`` with every element marked ``new`` or not for the consumer, the trigger set
+    apart (no item showing it alone stays in a tier), and, with ``q.unconsumed_only``,
+    only new elements left (the header's ``available`` then counts new messages)."""
+    consumer = consumer_of(principal)
+    tiers = (c.hard, c.raw, c.sparse, c.older)
+    asked = {v for tier in tiers for item in tier for v in item.versions}
+    if trigger is not None:
+        asked.add(_version_of(trigger))
+    done: set[tuple[str, str, str]] = set(await consumption.consumed(conn, consumer, asked))
+
+    def keep(items: Sequence[FeedItem]) -> list[FeedItem]:
+        out = []
+        for item in items:
+            if trigger is not None and item.handles == 1 and item.handle == trigger.key.handle:
+                continue  # the trigger section shows it
+            new = any(v not in done for v in item.versions)
+            if q.unconsumed_only and not new:
+                continue
+            out.append(_with_new(item, new))
+        return out
+
+    hard, raw, sparse, older = (keep(tier) for tier in tiers)
+    more = list(c.hard_more_handles)
+    hard_total = c.hard_total - (len(c.hard) - len(hard))
+    if trigger is not None and trigger.key.handle in more:
+        more.remove(trigger.key.handle)
+        hard_total -= 1
+    kept_older = {i.key for i in older}
+    older_total = c.older_total - sum(
+        1
+        for i in c.older
+        if i.kind in ("raw_excerpt", "hard_event") and i.handles == 1 and i.key not in kept_older
+    )
+    available = c.available
+    if q.unconsumed_only:
+        available -= await consumed_in_window(conn, consumer, q.channels, q.from_us, q.to_us)
+    view = None
+    if trigger is not None:
+        new = _version_of(trigger) not in done
+        in_window = q.from_us <= trigger.created_us <= q.to_us and (new or not q.unconsumed_only)
+        view = trigger_view(trigger, q, principal, new, in_window)
+    return replace(
+        c,
+        hard=hard,
+        hard_total=hard_total,
+        hard_more_handles=more,
+        raw=raw,
+        sparse=sparse,
+        older=older,
+        older_total=max(0, older_total),
+        available=available,
+        trigger=view,
+    )
 
 
 FILLED_SLACK = 160
@@ -395,7 +568,10 @@ async def as_of(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) 
     if q.kind == "raw_window":
         newest = sorted(readable.values(), key=lambda v: (v.created_us, v.id), reverse=True)
         return replace(
-            base, raw=[source_item(v, "raw", principal, q.fmt) for v in newest[: q.limit]]
+            base,
+            raw=[
+                source_item(v, "raw", principal, q.fmt, q.trigger_author) for v in newest[: q.limit]
+            ],
         )
 
     def matches(block: RecallBlock) -> bool:
@@ -424,16 +600,18 @@ async def as_of(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) 
         own = primary.get(handle)
         recent = version.created_us >= cutoff
         if own is not None and own.kind == "hard_event":
-            hard.append(block_item(own, "hard", principal, q.fmt))
+            hard.append(block_item(own, "hard", principal, q.fmt, q.trigger_author))
         elif own is None or own.kind == "raw_excerpt":
             # recent messages, and those no stored block matches, come from their source
             if recent or own is None:
-                item = source_item(version, "raw" if recent else "older", principal, q.fmt)
+                item = source_item(
+                    version, "raw" if recent else "older", principal, q.fmt, q.trigger_author
+                )
             else:
-                item = block_item(own, "older", principal, q.fmt)
+                item = block_item(own, "older", principal, q.fmt, q.trigger_author)
             (raw_items if recent else older_items).append(item)
     sparse = [
-        block_item(b, "sparse", principal, q.fmt)
+        block_item(b, "sparse", principal, q.fmt, q.trigger_author)
         for b in valid
         if b.sparse and b.from_us >= q.from_us
     ]

@@ -23,7 +23,8 @@ rest, so one oversized message never empties the tier.
 The text body, per item, is one metadata line then the content, every line after
 ``> `` with its characters unchanged::
 
-    [HH:MM[-HH:MM] [kind] channel/message[+N] [re:message] [author] [id=block] [trust]]
+    [HH:MM[-HH:MM] [kind] channel/message[+N] [re:message] [author] [id=block] [trust] [role]
+     [new|seen]]
 
 - ``kind``: ``hard:<type>`` for a hard event (short names, :data:`HARD_LABELS`; a
   rules-defined type that equals a short name is written ``hard:=<type>``), a short
@@ -32,7 +33,21 @@ The text body, per item, is one metadata line then the content, every line after
 - ``re:``: the proposal a reply decision answers (a message id of the same channel);
 - ``author``: as given; JSON-quoted when it holds anything but letters, digits and
   ``._@'-``, or reads like a trust word (so a name can never forge a line or a field);
-- ``trust``: only when it is not the default the section line states.
+- ``trust`` and ``role``: only when not the default the section line states;
+- ``new`` / ``seen``: whether the consumer has consumed the version(s) the item shows,
+  written only when it differs from the section's default (``, new`` in the section
+  line: items are new unless marked ``seen``; otherwise seen unless marked ``new``).
+
+A feed naming a trigger (the message that woke the agent) shows it first, in its own
+``[trigger]`` section right after the header, complete and never cut, outside
+``max_chars``; no other item shows it alone. The header's ``trigger_chars`` is what
+that section adds to the body, so ``len(body) - trigger_chars <= max_chars``.
+
+The body names, by ``read_id``, the message versions it shows *complete*
+(:func:`complete_versions`): the trigger, hard events shown whole, raw messages shown
+uncut, single-message verbatim blocks and tombstones. A hard event cut to its decision
+clauses or stored with lines elided, a message inside a rollup or summary, and a
+message shown cut are partial and never part of a read.
 
 A window crossing a UTC midnight gets a ``[day YYYY-MM-DD]`` line wherever the day
 changes within a section (and before its first item). Collapse blocks (status,
@@ -49,7 +64,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from channel_memory.models import ROLLUP_KINDS
@@ -98,6 +113,14 @@ class FeedItem:
     """The block's importance (hard events: the rule's score); orders hard events."""
     answers: str | None = None
     """A reply decision: the handle of the proposal it answers."""
+    role: str = "other"
+    """Who wrote it relative to the consumer: ``user``, ``assistant`` or ``other``."""
+    new: bool = False
+    """The consumer has not consumed some version this item shows."""
+    versions: tuple[tuple[str, str, str], ...] = ()
+    """The exact versions ``(channel_id, message_id, content_hash)`` the item shows."""
+    whole: bool = False
+    """Shown uncut, the item shows its one message's whole version (it can be consumed)."""
 
     @property
     def order(self) -> tuple[int, int, str]:
@@ -112,6 +135,24 @@ class Gap:
     from_us: int
     to_us: int
     reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Trigger:
+    """The message that woke the agent: shown complete before everything else."""
+
+    handle: str
+    created_us: int
+    author: str | None
+    trust: str
+    role: str
+    new: bool
+    text: str
+    version: tuple[str, str, str]
+    in_window: bool
+    """A current message of the window: it counts as shown, never as omitted."""
+    message_object: dict[str, Any]
+    """Its JSON form (a source message object with origin, trust, role and new)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +185,8 @@ class Candidates:
     """The LLM processor's state (``ok``, ``capped``, ``failing``); None when LLM is off."""
     gaps: Sequence[Gap] = ()
     """Open coverage gaps overlapping the window, oldest first (``coverage_gaps`` of them)."""
+    trigger: Trigger | None = None
+    """The trigger, when the feed names one; no tier holds an item showing it alone."""
 
 
 @dataclass(slots=True)
@@ -169,6 +212,15 @@ class Body:
     """What the header states (sizes included): the telemetry reports these, not a recount."""
     used_up: bool = False
     """Some tier had every candidate it was offered served: it might have taken more."""
+    complete: tuple[tuple[str, str, str], ...] = ()
+    """The versions the body shows complete: what its ``read_id`` names."""
+
+    def with_read_id(self, read_id: str) -> Body:
+        """The body with its read id in place of :data:`READ_ID_PLACEHOLDER` (same length)."""
+        assert len(read_id) == len(READ_ID_PLACEHOLDER)
+        # the header comes first, so the first occurrence is the header's
+        content = self.content.replace(READ_ID_PLACEHOLDER, read_id, 1)
+        return replace(self, content=content, numbers={**self.numbers, "read_id": read_id})
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,8 +229,22 @@ class Style:
 
     trust: str
     """The sections' default trust, written once in each section line."""
+    role: str
+    """The digest section's default role, written once in its section line."""
+    new: bool
+    """Whether digest items are new unless marked (``seen``), or seen unless marked."""
     days: bool
     """The window crosses a UTC midnight: day lines mark where the day changes."""
+    raw_role: str = "user"
+    """The raw recent section's default role."""
+    raw_new: bool = True
+    """Whether raw recent items are new unless marked."""
+
+    def role_of(self, in_raw_tier: bool) -> str:
+        return self.raw_role if in_raw_tier else self.role
+
+    def new_of(self, in_raw_tier: bool) -> bool:
+        return self.raw_new if in_raw_tier else self.new
 
 
 def _used_up(c: Candidates, chosen: Selection) -> bool:
@@ -189,7 +255,8 @@ def _used_up(c: Candidates, chosen: Selection) -> bool:
 
 # --- rendering one item -------------------------------------------------------------------
 
-TRUST_WORDS = ("unverified", "authorized", "self", "system")
+TRUST_WORDS = ("unverified", "authorized", "trigger", "self", "system")
+ROLE_WORDS = ("user", "assistant", "other")
 HARD_LABELS = {
     "trade_proposal": "proposal",
     "trade_approval": "approval",
@@ -219,7 +286,7 @@ COLLAPSE_NOUNS = {
 """Collapse kinds: a block of one of these standing for a single message is only counted."""
 _LABELS = frozenset(HARD_LABELS.values())
 _BARE = re.compile(r"[\w.@'-]+")
-_RESERVED = frozenset((*TRUST_WORDS, "unknown", "cut"))
+_RESERVED = frozenset((*TRUST_WORDS, *ROLE_WORDS, "unknown", "cut", "new", "seen"))
 
 
 def counted(n: int, kind: str) -> str:
@@ -316,6 +383,10 @@ def _meta(
         parts.append(f"id={item.block_id}")
     if item.trust != style.trust:
         parts.append(item.trust)
+    if item.role != style.role_of(in_raw_tier):
+        parts.append(item.role)
+    if item.new != style.new_of(in_raw_tier):
+        parts.append("new" if item.new else "seen")
     if cut:
         parts.append("cut")
     if shown is not None:
@@ -453,11 +524,27 @@ COUNT_LINE_RESERVE = 120
 
 def style_of(c: Candidates) -> Style:
     """The body's style: the most common trust among the candidates (ties: the least
-    trusted) is the sections' default; day lines when the window crosses midnight."""
-    trusts = Counter(i.trust for tier in (c.hard, c.raw, c.sparse, c.older) for i in tier)
+    trusted) is the sections' default; each section's default role and new-ness come
+    from its own candidates (the digest's from the hard events when there are any);
+    day lines when the window crosses midnight."""
+    items = [i for tier in (c.hard, c.raw, c.sparse, c.older) for i in tier]
+    trusts = Counter(i.trust for i in items)
     rank = {t: n for n, t in enumerate(TRUST_WORDS)}
     default = min(trusts, key=lambda t: (-trusts[t], rank.get(t, 99), t), default="unverified")
-    return Style(default, _day(c.from_us) != _day(c.to_us))
+    # role and new: per section, from the items it shows first (hard events lead the digest)
+    digest = list(c.hard) or [*c.sparse, *c.older]
+    role, new = _defaults(digest)
+    raw_role, raw_new = _defaults(c.raw)
+    days = _day(c.from_us) != _day(c.to_us)
+    return Style(default, role, new, days, raw_role, raw_new)
+
+
+def _defaults(items: Sequence[FeedItem]) -> tuple[str, bool]:
+    """The most common role (ties: user, assistant, other), and whether most are new."""
+    roles = Counter(i.role for i in items)
+    rank = {r: n for n, r in enumerate(ROLE_WORDS)}
+    role = min(roles, key=lambda r: (-roles[r], rank.get(r, 99), r), default="user")
+    return role, sum(1 for i in items if i.new) * 2 >= len(items)
 
 
 def select(c: Candidates, budget: int, fmt: Format, style: Style | None = None) -> Selection:
@@ -596,11 +683,67 @@ def _name_omitted_hard(c: Candidates, chosen: Selection, left: int, fmt: Format)
 # --- the whole body -----------------------------------------------------------------------
 
 
-def _numbers(c: Candidates, chosen: Selection, raw_chars: int, digest_chars: int) -> dict[str, Any]:
+READ_ID_PLACEHOLDER = "r_" + "-" * 22
+"""Stands for the read id while the body is laid out: a read id has exactly this length,
+and which versions it names is only known once the layout is chosen."""
+_ELIDED = re.compile(r"\n\[… \d+ lines? elided; full text: [^\n]*\]\Z")
+
+
+def is_elided(text: str) -> bool:
+    """A hard event stored cut to its decision lines (its last line says how many lines
+    are elided): even shown whole, it is not the whole message."""
+    return _ELIDED.search(text) is not None
+
+
+def complete_versions(c: Candidates, chosen: Selection) -> tuple[tuple[str, str, str], ...]:
+    """The versions a selection shows complete, sorted: the trigger, and every item that
+    shows one message's whole version and is shown uncut. Partial content (a hard event
+    shown cut, a raw message shown cut, a rollup, a summary, a count) is never listed."""
+    shown: set[tuple[str, str, str]] = set()
+    if c.trigger is not None:
+        shown.add(c.trigger.version)
+    for item in chosen.hard:
+        if item.whole and not (item.key in chosen.cut and item.cut_text is not None):
+            shown.update(item.versions)
+    for item in chosen.raw:
+        if item.whole and item.key not in chosen.raw_cut:
+            shown.update(item.versions)
+    for item in chosen.digest_rest:
+        if item.whole:
+            shown.update(item.versions)
+    return tuple(sorted(shown))
+
+
+def trigger_text(trigger: Trigger) -> str:
+    """The ``[trigger]`` section: one metadata line (full time, handle, author, trust,
+    role, ``new``), then the whole content as quoted data."""
+    parts = [format_rfc3339(trigger.created_us), trigger.handle, author_token(trigger.author)]
+    parts += [trigger.trust, trigger.role] + (["new"] if trigger.new else [])
+    return "[trigger]\n[" + " ".join(parts) + "]\n" + quoted(trigger.text)
+
+
+def trigger_json(trigger: Trigger) -> str:
+    """The JSON body's ``trigger`` member, with its leading comma (what it adds)."""
+    return ',"trigger":' + _compact(trigger.message_object)
+
+
+def _trigger_part(c: Candidates, fmt: Format) -> str:
+    if c.trigger is None:
+        return ""
+    return trigger_json(c.trigger) if fmt == "json" else trigger_text(c.trigger)
+
+
+def _numbers(
+    c: Candidates, chosen: Selection, raw_chars: int, digest_chars: int, trigger_chars: int = 0
+) -> dict[str, Any]:
     digest = chosen.hard + chosen.digest_rest + chosen.counted
     covered: set[str] = set()
     for item in digest + chosen.raw:
         covered |= item.covers
+    if c.trigger is not None and c.trigger.in_window:
+        covered.add(c.trigger.handle)
+    elements = chosen.hard + chosen.digest_rest + chosen.raw
+    new = sum(1 for i in elements if i.new) + (1 if c.trigger and c.trigger.new else 0)
     digest_sources: set[str] = set()
     for item in digest:
         digest_sources |= item.covers
@@ -639,6 +782,13 @@ def _numbers(c: Candidates, chosen: Selection, raw_chars: int, digest_chars: int
         "range": None
         if c.range_us is None
         else {"from": format_rfc3339(c.range_us[0]), "to": format_rfc3339(c.range_us[1])},
+        "new": new,
+        "read_id": READ_ID_PLACEHOLDER,
+        **(
+            {}
+            if c.trigger is None
+            else {"trigger": c.trigger.handle, "trigger_chars": trigger_chars}
+        ),
         "omitted_hard_events": chosen.hard_named,
         "more_hard_events": chosen.hard_unnamed,
         **({} if c.llm is None else {"llm": c.llm}),
@@ -660,7 +810,9 @@ def header_line(n: dict[str, Any]) -> str:
         f"deterministic_only={'true' if n['deterministic_only'] else 'false'} "
         f"digest_raw_recent={n['digest_raw_recent']} "
         f"digest_older_raw_omitted={n['digest_older_raw_omitted']} "
-        f"digest_generated_at={n['digest_generated_at'] or 'none'} range={rng}"
+        f"digest_generated_at={n['digest_generated_at'] or 'none'} range={rng} "
+        f"new={n['new']} read_id={n['read_id']}"
+        + (f" trigger={n['trigger']} trigger_chars={n['trigger_chars']}" if "trigger" in n else "")
         + (f" llm={n['llm']}" if "llm" in n else "")
         + "\n"
     )
@@ -670,10 +822,13 @@ Drawn = tuple[str, dict[str, Any]]
 """A body and the numbers its header states (the one source of the feed's telemetry)."""
 
 
-def _section(name: str, lines: Sequence[tuple[FeedItem, str]], style: Style) -> str:
+def _section(
+    name: str, lines: Sequence[tuple[FeedItem, str]], style: Style, raw: bool = False
+) -> str:
     """A section line stating the default trust, then its items, oldest first, with a day
     line wherever the day changes when the window crosses midnight."""
-    out = [f"[{name}; trust {style.trust} unless marked]\n"]
+    new = ", new" if style.new_of(raw) else ""
+    out = [f"[{name}; trust {style.trust}, role {style.role_of(raw)}{new} unless marked]\n"]
     day = None
     for item, text in lines:
         if style.days and _day(item.first_us) != day:
@@ -711,9 +866,10 @@ def _render_text(c: Candidates, chosen: Selection, style: Style) -> Drawn:
                     else _raw_cut_text(item, style, shown),
                 )
             )
-        raw_text = _section("raw recent", raw_lines, style)
-    numbers = _numbers(c, chosen, len(raw_text), len(digest_text))
-    notes = ""
+        raw_text = _section("raw recent", raw_lines, style, raw=True)
+    trigger = _trigger_part(c, "text")
+    numbers = _numbers(c, chosen, len(raw_text), len(digest_text), len(trigger))
+    notes = trigger
     if numbers["omitted"]:
         notes += (
             f"[omitted {numbers['omitted']} retained messages due to max_chars; "
@@ -751,7 +907,8 @@ def _render_json(c: Candidates, chosen: Selection, style: Style) -> Drawn:
         )
         + "]"
     )
-    numbers = _numbers(c, chosen, len(raw_json), len(digest_json))
+    trigger = _trigger_part(c, "json")
+    numbers = _numbers(c, chosen, len(raw_json), len(digest_json), len(trigger))
     header = {
         k: v for k, v in numbers.items() if k not in ("omitted_hard_events", "more_hard_events")
     }
@@ -771,6 +928,7 @@ def _render_json(c: Candidates, chosen: Selection, style: Style) -> Drawn:
     return (
         '{"header":'
         + _compact(header)
+        + trigger
         + ',"omitted":'
         + _compact(omitted)
         + ',"digest":'
@@ -788,14 +946,18 @@ def _render_json(c: Candidates, chosen: Selection, style: Style) -> Drawn:
 
 
 def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
-    """The body for ``c`` within ``max_chars`` code points, fitted iteratively.
+    """The body for ``c`` within ``max_chars`` code points, fitted iteratively; a trigger
+    is shown whole on top of that (the header's ``trigger_chars`` says how much it adds).
 
-    The body's ``numbers`` are the ones its header states. Raises ``BudgetTooSmall``
-    when even the header does not fit.
+    The body's ``numbers`` are the ones its header states, and its ``complete`` the
+    versions it shows complete. The header holds :data:`READ_ID_PLACEHOLDER` until
+    :meth:`Body.with_read_id`. Raises ``BudgetTooSmall`` when even the header does not fit.
     """
     _SIZES.clear()  # sizes are memoised by object identity, for this call only
     style = style_of(c)
     drawer = _render_json if fmt == "json" else _render_text
+    extra = len(_trigger_part(c, fmt))
+    limit = max_chars + extra  # the trigger is never cut and never counted
 
     def draw(chosen: Selection) -> Drawn:
         return drawer(c, chosen, style)
@@ -803,11 +965,13 @@ def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
     media = "application/json" if fmt == "json" else "text/plain; charset=utf-8"
     nothing = Selection(hard_unnamed=c.hard_total if c.kind == "raw_window+digest" else 0)
     minimal, minimal_numbers = draw(nothing)
-    needed = len(minimal.split("\n", 1)[0]) + 1 if fmt == "text" else len(minimal)
+    minimal_complete = complete_versions(c, nothing)
+    needed = len(minimal.split("\n", 1)[0]) + 1 if fmt == "text" else len(minimal) - extra
     if needed > max_chars:
         raise BudgetTooSmall(needed)
-    if len(minimal) > max_chars:  # the header fits, its notes do not
-        return Body(minimal.split("\n", 1)[0] + "\n", media, minimal_numbers)
+    if len(minimal) > limit:  # the header fits, its notes do not
+        head = minimal.split("\n", 1)[0] + "\n" + _trigger_part(c, fmt)
+        return Body(head, media, minimal_numbers, complete=minimal_complete)
     # Start from the header alone; any overshoot (notes, longer numbers) shrinks the budget.
     budget = max_chars - needed
     for _ in range(64):
@@ -815,15 +979,15 @@ def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
         if c.kind == "raw_window+digest":
             chosen.hard_unnamed = c.hard_total - len(chosen.hard)
         content, numbers = draw(chosen)
-        if len(content) > max_chars:
-            budget -= len(content) - max_chars
+        if len(content) > limit:
+            budget -= len(content) - limit
             continue
         if chosen.hard_unnamed:
-            _name_omitted_hard(c, chosen, max_chars - len(content), fmt)
+            _name_omitted_hard(c, chosen, limit - len(content), fmt)
             content, numbers = draw(chosen)
-            while len(content) > max_chars and chosen.hard_named:
+            while len(content) > limit and chosen.hard_named:
                 chosen.hard_named.pop()
                 chosen.hard_unnamed += 1
                 content, numbers = draw(chosen)
-        return Body(content, media, numbers, _used_up(c, chosen))
-    return Body(minimal, media, minimal_numbers)
+        return Body(content, media, numbers, _used_up(c, chosen), complete_versions(c, chosen))
+    return Body(minimal, media, minimal_numbers, complete=minimal_complete)

@@ -6,17 +6,19 @@ import hashlib
 import re
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 
+import aiosqlite
 from starlette.requests import Request
 from starlette.responses import Response
 
 from channel_memory.api import AppContext, Endpoint, QueryParameter
 from channel_memory.auth import Principal
 from channel_memory.errors import ApiError
-from channel_memory.feed import candidates
+from channel_memory.feed import candidates, reads
 from channel_memory.feed.candidates import ContextKind, FeedQuery
 from channel_memory.feed.layout import Body, BudgetTooSmall, Format
-from channel_memory.models import ID_PATTERN
+from channel_memory.models import ID_PATTERN, SourceVersion
 from channel_memory.store import sources
 from channel_memory.telemetry import ContextOp, now_stamp
 from channel_memory.timefmt import (
@@ -28,6 +30,7 @@ from channel_memory.timefmt import (
 from channel_memory.wire import ErrorDetail
 
 _ID = re.compile(ID_PATTERN)
+_HANDLE = re.compile(r"^[A-Za-z0-9._:-]{1,128}/[A-Za-z0-9._:-]{1,128}$")
 MAX_CHANNELS = 32
 
 
@@ -79,6 +82,17 @@ def parse_values(params: Mapping[str, str], ctx: AppContext) -> FeedQuery:
     except TimeFormatError:
         raise _invalid("as_of", "must be an RFC 3339 time") from None
     default_limit = feed.raw_window_limit if kind == "raw_window" else feed.raw_recent_limit
+    trigger = params.get("trigger") or None
+    if trigger is not None:
+        if not _HANDLE.match(trigger):
+            raise _invalid("trigger", "must be a source handle, channel/message")
+        if as_of_text:
+            raise _invalid("trigger", "does not combine with as_of")
+    unconsumed = params.get("unconsumed", "all") or "all"
+    if unconsumed not in ("all", "only"):
+        raise _invalid("unconsumed", "must be all or only")
+    if unconsumed == "only" and as_of_text:
+        raise _invalid("unconsumed", "does not combine with as_of")
     return FeedQuery(
         channels=channels,
         kind=kind,
@@ -90,7 +104,61 @@ def parse_values(params: Mapping[str, str], ctx: AppContext) -> FeedQuery:
         fmt=fmt,
         raw_recent_us=int(feed.raw_recent_window * MICROS_PER_SECOND),
         llm_enabled=ctx.settings.llm.enabled,
+        trigger=trigger,
+        unconsumed_only=unconsumed == "only",
     )
+
+
+async def feed_trigger(
+    conn: aiosqlite.Connection, ctx: AppContext, principal: Principal, query: FeedQuery
+) -> tuple[FeedQuery, SourceVersion | None]:
+    """The query with its trigger's author, and the trigger's current version (None when
+    the query names none). Raises the one ``404 trigger_not_found`` for an unknown,
+    invisible, deleted or forgotten trigger, ``422 trigger_too_large`` over
+    ``feed.trigger_max_chars``, and 422 when its channel is not among ``channels``."""
+    if query.trigger is None:
+        return query, None
+    version = await reads.resolve_trigger(conn, principal, query.trigger)
+    if version.key.channel_id not in query.channels:
+        raise _invalid("trigger", "its channel must be among channels")
+    size = len(version.content)
+    most = ctx.settings.feed.trigger_max_chars
+    if size > most:
+        handle = version.key.handle
+        detail = ErrorDetail(
+            field="trigger",
+            code="trigger_too_large",
+            message=f"{size} characters; read_content: get_channel_messages "
+            f'source_handles=["{handle}"] returns it in fragments',
+        )
+        raise ApiError(
+            422,
+            "trigger_too_large",
+            f"the trigger message has {size} characters, more than feed.trigger_max_chars "
+            f"({most}); it is never cut: read it with get_channel_messages "
+            f'source_handles=["{handle}"]',
+            [detail],
+        )
+    return replace(query, trigger_author=version.author_id), version
+
+
+async def read_feed(
+    ctx: AppContext, principal: Principal, query: FeedQuery
+) -> tuple[Body, str | None]:
+    """Serve a feed in one read snapshot: 404 for unknown or invisible channels, the
+    trigger's checks, 422 for a budget too small. Returns the body (its read id still a
+    placeholder) and the read id it gets when that is known without writing."""
+    async with ctx.store.read() as conn:
+        known = await sources.channel_kinds(conn, query.channels)
+        if any(c not in known or not principal.may_see(c) for c in query.channels):
+            # an unknown channel and one outside the token's list answer the same
+            raise ApiError(404, "channel_not_found", "no such channel")
+        query, trigger = await feed_trigger(conn, ctx, principal, query)
+        try:
+            body = await candidates.serve(conn, query, principal, trigger)
+        except BudgetTooSmall as exc:
+            raise _invalid("max_chars", str(exc)) from None
+        return body, await reads.known_read_id(conn, principal, body.complete)
 
 
 def etag_of(content: str) -> str:
@@ -131,23 +199,21 @@ def feed_op(
 async def channel_awareness(request: Request, ctx: AppContext, principal: Principal) -> Response:
     started = time.perf_counter()
     query = parse_query(request, ctx)
-    async with ctx.store.read() as conn:
-        known = await sources.channel_kinds(conn, query.channels)
-        if any(c not in known or not principal.may_see(c) for c in query.channels):
-            # an unknown channel and one outside the token's list answer the same
-            raise ApiError(404, "channel_not_found", "no such channel")
-        try:
-            body = await candidates.serve(conn, query, principal)
-        except BudgetTooSmall as exc:
-            raise _invalid("max_chars", str(exc)) from None
+    body, read_id = await read_feed(ctx, principal, query)
+    asked = [t.strip() for t in request.headers.get("if-none-match", "").split(",")]
+    if read_id is not None and etag_of(body.with_read_id(read_id).content) in asked:
+        # unchanged: the read of the body the client holds stands; a 304 records nothing
+        body = body.with_read_id(read_id)
+        ctx.telemetry.record(feed_op(ctx, principal, query, body, started, 304))
+        return Response(status_code=304, headers={"ETag": etag_of(body.content), **_NO_CACHE})
+    body = body.with_read_id(await reads.record(ctx, principal, body.complete))
     etag = etag_of(body.content)
-    not_modified = etag in [t.strip() for t in request.headers.get("if-none-match", "").split(",")]
-    status_code = 304 if not_modified else 200
-    ctx.telemetry.record(feed_op(ctx, principal, query, body, started, status_code))
-    headers = {"ETag": etag, "Cache-Control": "no-cache"}
-    if not_modified:
-        return Response(status_code=304, headers=headers)
+    ctx.telemetry.record(feed_op(ctx, principal, query, body, started, 200))
+    headers = {"ETag": etag, "Read-Id": body.numbers["read_id"], **_NO_CACHE}
     return Response(body.content, 200, headers=headers, media_type=body.media_type)
+
+
+_NO_CACHE = {"Cache-Control": "no-cache"}
 
 
 PARAMETERS = (
@@ -173,6 +239,17 @@ PARAMETERS = (
     ),
     QueryParameter(
         "as_of", "RFC 3339: the feed as it was then.", {"type": "string", "format": "date-time"}
+    ),
+    QueryParameter(
+        "trigger",
+        "The handle (channel/message) of the message that woke the agent: shown first, "
+        "complete, outside max_chars; its channel must be among channels.",
+        {"type": "string"},
+    ),
+    QueryParameter(
+        "unconsumed",
+        "all (default) or only: serve only what this consumer has not consumed.",
+        {"type": "string", "enum": ["all", "only"]},
     ),
 )
 

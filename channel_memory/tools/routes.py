@@ -22,6 +22,8 @@ from starlette.responses import Response
 from channel_memory.api import AppContext, Endpoint, QueryParameter, read_json
 from channel_memory.auth import Principal
 from channel_memory.errors import ApiError
+from channel_memory.feed import reads
+from channel_memory.feed.layout import READ_ID_PLACEHOLDER
 from channel_memory.models import RecallBlock, SourceVersion, source_handle
 from channel_memory.store import blocks as block_store
 from channel_memory.store import search as search_index
@@ -31,7 +33,7 @@ from channel_memory.timefmt import TimeFormatError, format_rfc3339, parse_rfc333
 from channel_memory.tools import cursors
 from channel_memory.tools.budget import compact, fitting_prefix, fragment_length
 from channel_memory.tools.cursors import CursorError
-from channel_memory.trust import block_trust, trust_of
+from channel_memory.trust import block_role, block_trust, role_of, trust_of
 from channel_memory.wire import BlockOut, ErrorDetail, Id, StrictModel, ToolMessageOut
 
 Handle = Annotated[str, Field(pattern=r"^[A-Za-z0-9._:-]{1,128}/[A-Za-z0-9._:-]{1,128}$")]
@@ -186,6 +188,7 @@ def _message_hit(
         "author_name": version.author_name or version.author_id,
         "created_at": format_rfc3339(version.created_us),
         "trust": trust_of(version.origin, version.author_id, principal),
+        "role": role_of(version.origin, version.author_id, principal),
         "excerpt": search_index.excerpt(version.content, units, EXCERPT_CHARS),
     }
 
@@ -211,6 +214,7 @@ def _block_hit(
         "author_name": block.author,
         "created_at": format_rfc3339(block.from_us),
         "trust": block_trust(block, principal),
+        "role": block_role(block, principal),
         "covers": covers[:COVERS_SHOWN],
         "covers_count": len(covers),
         "excerpt": search_index.excerpt(block.text, units, EXCERPT_CHARS),
@@ -426,7 +430,7 @@ def _fragment(secret: bytes, version: SourceVersion, offset: int, budget: int) -
         }
         if next_cursor is not None:
             fragment["next_content_cursor"] = next_cursor
-        return {"status": "ok", "fragment": fragment}
+        return {"status": "ok", "fragment": fragment, "read_id": READ_ID_PLACEHOLDER}
 
     length = fragment_length(
         content, offset, lambda piece: len(compact(result(piece, LONGEST_CURSOR))), budget
@@ -447,8 +451,31 @@ async def get_channel_messages(request: Request, ctx: AppContext, principal: Pri
     return _respond(Caller(ctx, principal), "get_channel_messages", started, result, channels)
 
 
+def complete_versions(result: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """The versions a ``get_channel_messages`` result shows complete: each message with
+    its content, and a fragment only when it is the whole content (from offset 0, no
+    next cursor). A ``read_content`` locator or a fragment short of the whole is partial."""
+    shown = [
+        (m["channel_id"], m["message_id"], m["content_hash"])
+        for m in result.get("messages") or []
+        if m.get("content") is not None and not m.get("deleted")
+    ]
+    fragment = result.get("fragment")
+    if fragment and fragment["offset"] == 0 and "next_content_cursor" not in fragment:
+        channel, message_id = fragment["source_handle"].split("/", 1)
+        shown.append((channel, message_id, fragment["content_hash"]))
+    return shown
+
+
 async def messages(ctx: AppContext, principal: Principal, body: MessagesRequest) -> dict[str, Any]:
-    """``get_channel_messages``: named, browsed or fragmented, within the result budget."""
+    """``get_channel_messages``: named, browsed or fragmented, within the result budget,
+    with the ``read_id`` naming the versions it shows complete (recorded after the read)."""
+    result = await _messages(ctx, principal, body)
+    result["read_id"] = await reads.record(ctx, principal, complete_versions(result))
+    return result
+
+
+async def _messages(ctx: AppContext, principal: Principal, body: MessagesRequest) -> dict[str, Any]:
     caller = Caller(ctx, principal)
     limit = caller.limit(body.limit)
     secret = await cursors.cursor_secret(ctx.store)
@@ -504,10 +531,11 @@ def _fit_messages(
     locators: list[dict[str, Any]] = []
     for version in versions:
         trust = trust_of(version.origin, version.author_id, principal)
-        item = ToolMessageOut.of_tool(version, trust).model_dump(mode="json")
+        role = role_of(version.origin, version.author_id, principal)
+        item = ToolMessageOut.of_tool(version, trust, role).model_dump(mode="json")
         locator = None
         if empty + len(compact(item)) > budget:
-            item = ToolMessageOut.of_tool(version, trust, with_content=False).model_dump(
+            item = ToolMessageOut.of_tool(version, trust, role, with_content=False).model_dump(
                 mode="json"
             )
             locator = {"source_handle": version.key.handle, "content_chars": len(version.content)}
@@ -531,6 +559,7 @@ def _envelope(limit: int) -> dict[str, Any]:
         "omitted": limit,
         "has_more": True,
         "next_cursor": LONGEST_CURSOR,
+        "read_id": READ_ID_PLACEHOLDER,
     }
 
 
@@ -563,7 +592,8 @@ async def _named(
     found.sort(key=lambda v: (order[(v.key.channel_id, v.key.message_id)], v.observed_seq))
     if len(wanted) == 1 and len(found) == 1 and start == 0 and not body.include_history:
         trust = trust_of(found[0].origin, found[0].author_id, principal)
-        whole = ToolMessageOut.of_tool(found[0], trust).model_dump(mode="json")
+        role = role_of(found[0].origin, found[0].author_id, principal)
+        whole = ToolMessageOut.of_tool(found[0], trust, role).model_dump(mode="json")
         if len(compact({**_envelope(limit), "messages": [whole]})) > caller.budget:
             return _fragment(secret, found[0], 0, caller.budget)
     readable = {(v.key.channel_id, v.key.message_id) for v in found}
@@ -696,7 +726,8 @@ async def expand_block(ctx: AppContext, principal: Principal, block_id: str) -> 
                 "deleted": deleted,
             }
         )
-    result: dict[str, Any] = BlockOut.of(block, block_trust(block, principal)).model_dump(
+    trust = block_trust(block, principal)
+    result: dict[str, Any] = BlockOut.of(block, trust, block_role(block, principal)).model_dump(
         mode="json", by_alias=True
     )
     envelope = {**result, "provenance": [], "provenance_omitted": len(provenance)}

@@ -1,0 +1,109 @@
+"""What a feed or tool answer shows a consumer: its trigger, and the read it records.
+
+Every feed answer and ``get_channel_messages`` result names, by ``read_id``, the exact
+message versions it showed *complete* to its consumer (the principal's ``agent_id``).
+Recording that read is a small write transaction after the read snapshot; the id is
+deterministic per consumer and set of versions, so an unchanged answer keeps its bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+
+import aiosqlite
+
+from channel_memory.api import AppContext
+from channel_memory.auth import Principal
+from channel_memory.consumption_routes import consumer_of, limits
+from channel_memory.errors import ApiError
+from channel_memory.models import SourceVersion
+from channel_memory.store import StorageError, WriterBusy, sources
+from channel_memory.store.blocks import get_state
+from channel_memory.store.consumption import SECRET_KEY, Version, read_id_for, record_read
+
+log = logging.getLogger("channel_memory.feed")
+
+VersionTuple = tuple[str, str, str]
+TRIGGER_NOT_FOUND = ("trigger_not_found", "no such trigger message")
+
+
+def trigger_not_found() -> ApiError:
+    """One answer, byte for byte, for a trigger that is unknown, outside the token's
+    channels, deleted or forgotten."""
+    return ApiError(404, *TRIGGER_NOT_FOUND)
+
+
+async def resolve_trigger(
+    conn: aiosqlite.Connection, principal: Principal, handle: str
+) -> SourceVersion:
+    """The current version of the trigger ``handle`` (``channel/message``), or the one
+    404 ``trigger_not_found``."""
+    channel, _, message_id = handle.partition("/")
+    if not principal.may_see(channel):
+        raise trigger_not_found()
+    kinds = await sources.channel_kinds(conn, [channel])
+    if channel not in kinds:
+        raise trigger_not_found()
+    version = (await sources.current_versions(conn, kinds[channel], channel, [message_id])).get(
+        message_id
+    )
+    if version is None or version.deleted or version.forgotten_us is not None:
+        raise trigger_not_found()
+    return version
+
+
+async def consumed_in_window(
+    conn: aiosqlite.Connection, consumer: str, channels: Sequence[str], from_us: int, to_us: int
+) -> int:
+    """How many readable current messages of the window ``consumer`` has consumed.
+
+    Read through the consumer's ledger (bounded by ``consumption.max_versions_per_consumer``),
+    never through the window's history.
+    """
+    fetched = list(
+        await conn.execute_fetchall(
+            "SELECT count(*) FROM consumed_versions AS c JOIN source_messages AS m "
+            "ON m.channel_id = c.channel_id AND m.message_id = c.message_id "
+            "AND m.content_hash = c.content_hash "
+            "WHERE c.consumer = ? AND c.channel_id IN (SELECT value FROM json_each(?)) "
+            "AND m.is_current = 1 AND m.deleted = 0 AND m.forgotten_us IS NULL "
+            "AND m.created_us BETWEEN ? AND ?",
+            (consumer, json.dumps(sorted(set(channels))), from_us, to_us),
+        )
+    )
+    return int(fetched[0][0])
+
+
+async def known_read_id(
+    conn: aiosqlite.Connection, principal: Principal, versions: Sequence[VersionTuple]
+) -> str | None:
+    """The id a read of ``versions`` gets, when the deployment's secret exists already (a
+    read snapshot cannot create it); None otherwise."""
+    secret = await get_state(conn, SECRET_KEY)
+    if secret is None:
+        return None
+    shown = [Version(*v) for v in versions]
+    return read_id_for(bytes.fromhex(secret), consumer_of(principal), shown)
+
+
+async def record(ctx: AppContext, principal: Principal, versions: Sequence[VersionTuple]) -> str:
+    """Record that ``principal``'s consumer was shown ``versions`` complete; the read id.
+
+    A busy writer or a full or read-only disk does not fail the answer: the read is
+    then not recorded, so settling it answers ``404 read_not_found`` and nothing is
+    consumed (the safe side: everything stays new).
+    """
+    consumer = consumer_of(principal)
+    try:
+        async with ctx.store.write(ctx.settings.ingest.writer_wait) as conn:
+            return await record_read(
+                conn, consumer, versions, ctx.clock(), limits=limits(ctx.settings)
+            )
+    except (WriterBusy, StorageError) as exc:
+        log.warning("read not recorded: %s", type(exc).__name__)
+    async with ctx.store.read() as conn:
+        known = await known_read_id(conn, principal, versions)
+    # without a secret yet, an id that was never recorded (settling it is a 404)
+    return known or read_id_for(b"", consumer, [Version(*v) for v in versions])
