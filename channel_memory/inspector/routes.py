@@ -8,6 +8,7 @@ signed-in token's list answers the same 404 page as an unknown one.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -30,7 +31,7 @@ from channel_memory.feed.routes import parse_values, read_feed
 from channel_memory.inspector import charts
 from channel_memory.inspector.feedview import ServedItem, datetime_local_to_rfc3339, served_items
 from channel_memory.inspector.session import COOKIE, Sessions
-from channel_memory.models import ID_PATTERN, RecallBlock, source_handle
+from channel_memory.models import ID_PATTERN, RecallBlock, SourceVersion, source_handle
 from channel_memory.store import blocks, sources, stats
 from channel_memory.store import inspect as inspect_store
 from channel_memory.store import llm as llm_store
@@ -399,7 +400,10 @@ async def rules_page(request: Request, ctx: AppContext, principal: Principal) ->
     pasted = ""
     report = None
     error = None
-    if request.method == "POST":
+    if request.method == "POST" and "admin" not in principal.scopes:
+        # a pasted file's patterns run over the store: an operator's tool, like the CLI
+        error = "testing a rules file needs an admin token"
+    elif request.method == "POST":
         form = parse_qs((await request.body()).decode("utf-8", "replace"))
         pasted = (form.get("rules") or [""])[0]
         try:
@@ -433,6 +437,11 @@ async def rules_page(request: Request, ctx: AppContext, principal: Principal) ->
     )
 
 
+def _add_all(report: RulesReport, versions: list[SourceVersion]) -> None:
+    for version in versions:
+        report.add(version)
+
+
 async def _rules_report(
     ctx: AppContext, principal: Principal, current: RuleSet, candidate: RuleSet
 ) -> RulesReport:
@@ -445,9 +454,9 @@ async def _rules_report(
             page = await sources.current_page(conn, after, 2000)
         if not page:
             return report
-        for version in page:
-            if principal.may_see(version.key.channel_id):
-                report.add(version)
+        visible = [v for v in page if principal.may_see(v.key.channel_id)]
+        # matching is CPU work over stored content: off the event loop, a page at a time
+        await asyncio.to_thread(_add_all, report, visible)
         after = page[-1].id
 
 
