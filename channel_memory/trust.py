@@ -41,7 +41,12 @@ def trust_of(
         return "system"
     if author_id is not None and author_id in principal.self_author_ids:
         return "self"
-    if author_id is not None and trigger_author is not None and author_id == trigger_author:
+    if (
+        author_id is not None
+        and trigger_author is not None
+        and author_id == trigger_author
+        and origin not in _NOT_A_PARTY  # an import or app message is not the person's request
+    ):
         return "trigger"
     if author_id is not None and author_id in principal.authorized_author_ids:
         return "authorized"
@@ -61,8 +66,10 @@ def block_trust(
         return "unverified"
     if not block.trust_authors:
         return "system"
+    origin = "" if block.origin == "mixed" else block.origin
     return lowest(
-        trust_of("", author or None, principal, trigger_author) for author in block.trust_authors
+        trust_of(origin, author or None, principal, trigger_author)
+        for author in block.trust_authors
     )
 
 

@@ -1,0 +1,344 @@
+"""Consumption through the feed and the tools: every answer's ``read_id`` names exactly the
+versions it showed complete; settling it ``handled`` removes ``new`` from them, per consumer."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import LiveServer, ingest_ok, message_event, query
+
+ALPHA = "alpha-token-0123456789"
+BETA = "beta-token-01234567890"
+TOKENS = [
+    {"token": ALPHA, "scopes": ["read", "ingest"], "agent_id": "alpha", "channels": ["*"]},
+    {"token": BETA, "scopes": ["read"], "agent_id": "beta", "channels": ["*"]},
+]
+# a hard event over feed.hard_event_max_chars: stored with its other lines elided
+ELIDED = "FILLED 100 NVDA @ 131.20\n" + "\n".join(
+    f"context line {i} " + "c" * 40 for i in range(30)
+)
+
+
+def at(minute: int, hour: int = 19) -> str:
+    return f"2026-05-21T{hour:02d}:{minute:02d}:00Z"
+
+
+@pytest.fixture
+def server(make_server: Callable[..., LiveServer]) -> LiveServer:
+    return make_server(worker={"enabled": False}, tokens=TOKENS)
+
+
+@pytest.fixture
+def alpha(server: LiveServer) -> Iterator[httpx.Client]:
+    with server.client(ALPHA) as client:
+        yield client
+
+
+def feed(client: httpx.Client, channel: str = "floor", **params: Any) -> dict[str, Any]:
+    response = client.get(
+        "/channel-awareness", params={"channels": channel, "format": "json", **params}
+    )
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    assert response.headers["read-id"] == body["header"]["read_id"]
+    return body
+
+
+def elements(body: dict[str, Any]) -> dict[str, bool]:
+    """Every element's ``new``, by message id (blocks by their first source)."""
+    found = {m["message_id"]: m["new"] for m in body["raw_recent"]}
+    found.update({b["source_messages"][0]: b["new"] for b in body["digest"]})
+    if "trigger" in body:
+        found[body["trigger"]["message_id"]] = body["trigger"]["new"]
+    return found
+
+
+def settle(client: httpx.Client, read_id: str, outcome: str) -> dict[str, Any]:
+    response = client.post("/v1/consumption", json={"read_id": read_id, "outcome": outcome})
+    assert response.status_code == 200, response.text
+    settled: dict[str, Any] = response.json()
+    return settled
+
+
+def ledger(server: LiveServer, consumer: str) -> set[str]:
+    rows = query(
+        server.settings.db,
+        "SELECT message_id FROM consumed_versions WHERE consumer = ?",
+        consumer,
+    )
+    return {r[0] for r in rows}
+
+
+def seed(server: LiveServer, client: httpx.Client) -> None:
+    ingest_ok(
+        client,
+        message_event("m1", "Watching the 2y into the auction.", created_at=at(1)),
+        message_event("m2", "Lunch at one?", created_at=at(2)),
+        message_event("fill", "FILLED 200 NVDA @ 131.20", created_at=at(3)),
+        message_event("long", ELIDED, created_at=at(4)),
+        message_event("huge", "word " * 6_000, created_at=at(5)),
+    )
+    server.drain()
+
+
+def test_handled_removes_new_and_failed_keeps_it(server: LiveServer, alpha: httpx.Client) -> None:
+    seed(server, alpha)
+    first = feed(alpha)
+    assert first["header"]["new"] == len(elements(first)) and all(elements(first).values())
+    failed = settle(alpha, first["header"]["read_id"], "failed")
+    assert failed["outcome"] == "failed" and ledger(server, "alpha") == set()
+    again = feed(alpha)
+    assert all(elements(again).values())
+    # the same versions shown again: the same read id, re-opened for this turn
+    assert again["header"]["read_id"] == first["header"]["read_id"]
+    handled = settle(alpha, again["header"]["read_id"], "handled")
+    # m1, m2, fill shown whole; the elided hard event and the cut huge message are partial
+    assert ledger(server, "alpha") == {"m1", "m2", "fill"} and handled["versions"] == 3
+    after = feed(alpha)
+    assert elements(after) == {"m1": False, "m2": False, "fill": False, "long": True, "huge": True}
+    assert after["header"]["new"] == 2
+    text = alpha.get("/channel-awareness", params={"channels": "floor"}).text
+    assert "floor/fill desk-lead seen]" in text or "floor/fill desk-lead]" in text
+    assert " new=2 " in text.split("\n", 1)[0]
+
+
+def test_a_hard_event_cut_to_its_decision_clauses_does_not_consume(
+    server: LiveServer, alpha: httpx.Client
+) -> None:
+    ingest_ok(
+        alpha,
+        *(
+            message_event(
+                f"h{i}",
+                f"Morning all, quick context on the book today. FILLED {100 + i} NVDA "
+                f"@ 131.{i:02d}. " + "More colour on the tape follows in the afternoon. " * 3,
+                created_at=at(i),
+            )
+            for i in range(12)
+        ),
+    )
+    server.drain()
+    tight = alpha.get("/channel-awareness", params={"channels": "floor", "max_chars": 1_600})
+    assert " cut]" in tight.text  # some hard events are shown cut to their clauses
+    cut = {
+        line.split()[2].split("/")[1]
+        for line in tight.text.split("\n")
+        if line.startswith("[") and line.endswith(" cut]")
+    }
+    read_id = tight.headers["read-id"]
+    settle(alpha, read_id, "handled")
+    assert cut and not cut & ledger(server, "alpha")
+
+
+def test_a_fragment_and_a_locator_do_not_consume_a_whole_read_does(
+    server: LiveServer, alpha: httpx.Client
+) -> None:
+    seed(server, alpha)
+    part = alpha.post("/v1/tools/get_channel_messages", json={"source_handles": ["floor/huge"]})
+    first = part.json()
+    assert "next_content_cursor" in first["fragment"]
+    settle(alpha, first["read_id"], "handled")
+    cursor = first["fragment"]["next_content_cursor"]
+    last = alpha.post("/v1/tools/get_channel_messages", json={"content_cursor": cursor}).json()
+    while "next_content_cursor" in last["fragment"]:
+        settle(alpha, last["read_id"], "handled")
+        cursor = last["fragment"]["next_content_cursor"]
+        last = alpha.post("/v1/tools/get_channel_messages", json={"content_cursor": cursor}).json()
+    settle(alpha, last["read_id"], "handled")  # the final fragment alone is not the message
+    browsed = alpha.post("/v1/tools/get_channel_messages", json={"channels": ["floor"]}).json()
+    assert browsed["read_content"] == [{"source_handle": "floor/huge", "content_chars": 30_000}]
+    settle(alpha, browsed["read_id"], "handled")
+    assert ledger(server, "alpha") == {"m1", "m2", "fill", "long"}  # never the huge one
+    assert elements(feed(alpha))["long"] is False  # read whole through the tool
+
+
+def test_an_edit_reopens_and_a_second_consumer_is_unaffected(
+    server: LiveServer, alpha: httpx.Client
+) -> None:
+    seed(server, alpha)
+    settle(alpha, feed(alpha)["header"]["read_id"], "handled")
+    assert elements(feed(alpha))["m1"] is False
+    with server.client(BETA) as beta:
+        assert all(elements(feed(beta)).values())
+    ingest_ok(
+        alpha,
+        message_event("m1", "Watching the 2y, auction tailed.", created_at=at(1), edited_at=at(9)),
+    )
+    server.drain()
+    assert elements(feed(alpha))["m1"] is True and elements(feed(alpha))["m2"] is False
+
+
+def test_forget_removes_the_ledger_rows(server: LiveServer, alpha: httpx.Client) -> None:
+    canary = "canary-7f3e9a consumed then forgotten"
+    ingest_ok(alpha, message_event("c", canary, created_at=at(1)))
+    server.drain()
+    settle(alpha, feed(alpha)["header"]["read_id"], "handled")
+    [(content_hash,)] = query(server.settings.db, "SELECT content_hash FROM consumed_versions")
+    ingest_ok(alpha, {"type": "forget", "channel_id": "floor", "message_ids": ["c"]})
+    assert ledger(server, "alpha") == set()
+    assert query(server.settings.db, "SELECT count(*) FROM consumption_read_versions") == [(0,)]
+    data = b"".join(
+        Path(str(server.settings.db) + s).read_bytes()
+        for s in ("", "-wal")
+        if Path(str(server.settings.db) + s).exists()
+    )
+    assert canary.encode() not in data and content_hash.split(":")[-1].encode() not in data
+
+
+def test_unconsumed_only_serves_what_is_new_within_the_budget(
+    server: LiveServer, alpha: httpx.Client
+) -> None:
+    ingest_ok(
+        alpha,
+        *(
+            message_event(f"m{i:02d}", f"note {i} " + "n" * 200, created_at=at(i, 18))
+            for i in range(40)
+        ),
+    )
+    server.drain()
+    shown = feed(alpha, max_chars=3_000)
+    settle(alpha, shown["header"]["read_id"], "handled")
+    done = ledger(server, "alpha")
+    assert done
+    only = alpha.get(
+        "/channel-awareness",
+        params={"channels": "floor", "max_chars": 3_000, "unconsumed": "only", "format": "json"},
+    )
+    assert len(only.text) <= 3_000
+    body = only.json()
+    assert body["header"]["available"] == 40 - len(done)
+    assert elements(body) and all(elements(body).values()) and not done & set(elements(body))
+    assert body["header"]["new"] == len(elements(body))
+    counted = len(body["raw_recent"]) + sum(len(b["source_messages"]) for b in body["digest"])
+    assert counted + body["header"]["omitted"] == body["header"]["available"]
+
+
+def test_a_304_records_nothing(server: LiveServer, alpha: httpx.Client) -> None:
+    seed(server, alpha)
+    first = alpha.get("/channel-awareness", params={"channels": "floor"})
+    settle(alpha, first.headers["read-id"], "failed")
+    again = alpha.get(
+        "/channel-awareness",
+        params={"channels": "floor"},
+        headers={"if-none-match": first.headers["etag"]},
+    )
+    assert again.status_code == 304
+    # the read stays as settled: nothing re-opened it
+    assert query(server.settings.db, "SELECT outcome FROM consumption_reads") == [("failed",)]
+
+
+# --- the property -------------------------------------------------------------------------
+
+COUNTER = itertools.count()
+
+
+def complete_in(body: dict[str, Any], contents: dict[str, str]) -> set[tuple[str, str]]:
+    """What a JSON feed shows complete, judged from the body alone: a raw message without
+    ``shown_chars``, a single-message hard event or excerpt not cut whose text is the
+    message's content, the trigger."""
+    shown = {
+        (m["message_id"], m["content_hash"]) for m in body["raw_recent"] if "shown_chars" not in m
+    }
+    for block in body["digest"]:
+        [message_id] = block["source_messages"][:1] or [""]
+        if (
+            len(block["source_messages"]) == 1
+            and block["kind"] in ("hard_event", "raw_excerpt")
+            and not block.get("cut")
+            and block["text"] == contents[message_id]
+        ):
+            shown.add((message_id, block["covered_content_hashes"][0]))
+    return shown
+
+
+ACTIONS = st.lists(
+    st.tuples(
+        st.sampled_from(["feed", "feed_only", "tool", "edit"]),
+        st.integers(min_value=900, max_value=6_000),
+        st.sampled_from(["handled", "failed", "none"]),
+        st.integers(min_value=0, max_value=7),
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(actions=ACTIONS)
+def test_a_version_is_consumed_only_if_a_handled_read_showed_it_complete(
+    server: LiveServer, actions: list[tuple[str, int, str, int]]
+) -> None:
+    channel = f"p{next(COUNTER)}"
+    contents = {
+        f"m{i}": ("FILLED 5 NVDA @ 1.0 " if i % 3 == 0 else "note ") + "x" * (40 + 400 * (i % 4))
+        for i in range(8)
+    }
+    with server.client(ALPHA) as client:
+        ingest_ok(
+            client,
+            *(
+                message_event(m, text, channel=channel, created_at=at(i))
+                for i, (m, text) in enumerate(contents.items())
+            ),
+        )
+        server.drain()
+        allowed: set[tuple[str, str]] = set()
+        for action, max_chars, outcome, pick in actions:
+            if action == "edit":
+                message_id = f"m{pick}"
+                contents[message_id] += " edited"
+                ingest_ok(
+                    client,
+                    message_event(
+                        message_id,
+                        contents[message_id],
+                        channel=channel,
+                        created_at=at(pick),
+                        edited_at=at(30 + len(contents[message_id]) % 29),
+                    ),
+                )
+                server.drain()
+                continue
+            if action == "tool":
+                result = client.post(
+                    "/v1/tools/get_channel_messages", json={"channels": [channel], "limit": 3}
+                ).json()
+                read_id = result["read_id"]
+                shown = {
+                    (m["message_id"], m["content_hash"])
+                    for m in result["messages"]
+                    if m["content"] is not None
+                }
+            else:
+                params: dict[str, Any] = {"max_chars": max_chars}
+                if action == "feed_only":
+                    params["unconsumed"] = "only"
+                body = feed(client, channel, **params)
+                read_id = body["header"]["read_id"]
+                shown = complete_in(body, contents)
+            if outcome != "none":
+                settled = client.post(
+                    "/v1/consumption", json={"read_id": read_id, "outcome": outcome}
+                )
+                assert settled.status_code in (200, 409)
+                if settled.status_code == 200 and settled.json()["outcome"] == "handled":
+                    allowed |= shown
+        consumed = set(
+            query(
+                server.settings.db,
+                "SELECT message_id, content_hash FROM consumed_versions "
+                "WHERE consumer = 'alpha' AND channel_id = ?",
+                channel,
+            )
+        )
+        assert consumed <= allowed
