@@ -14,7 +14,8 @@ from channel_memory.wire import ErrorBody
 
 _OTHER_STATUSES = {
     304: "Not modified (If-None-Match matched the ETag)",
-    404: "Not found: a channel, or a read to settle (unknown and forbidden look the same)",
+    404: "Not found: a channel, a feed's trigger, or a read to settle (unknown and forbidden "
+    "look the same)",
     409: "Conflict: the read was already settled with the other outcome",
 }
 _ERROR_STATUSES = {
