@@ -145,7 +145,7 @@ def test_a_rollup_is_asked_over_http_with_sources_as_quoted_data(
         body = feed(client)
         assert " deterministic_only=false " in body
         assert body.split("\n", 1)[0].endswith(" llm=ok")
-        assert f"id={block_id}]" in body and "FILLED 200 NVDA" in body
+        assert f"id={block_id} other]" in body and "FILLED 200 NVDA" in body  # LLM: other
         assert CHATTER[0] not in body  # older ordinary messages are served by the rollup
     with server.client(READ) as reader:
         trusted = reader.get("/channel-awareness", params={"channels": "floor", "format": "json"})
