@@ -31,7 +31,6 @@ from channel_memory.feed.layout import (
     is_elided,
     render,
 )
-from channel_memory.feed.reads import consumed_in_window
 from channel_memory.models import PRIMARY_KINDS, RecallBlock, SourceVersion, source_handle
 from channel_memory.store import consumption, gaps, sources, windows
 from channel_memory.store import llm as llm_store
@@ -501,7 +500,9 @@ async def marked(
     )
     available = c.available
     if q.unconsumed_only:
-        available -= await consumed_in_window(conn, consumer, q.channels, q.from_us, q.to_us)
+        available -= await consumption.consumed_in_window(
+            conn, consumer, q.channels, q.from_us, q.to_us
+        )
     view = None
     if trigger is not None:
         new = _version_of(trigger) not in done

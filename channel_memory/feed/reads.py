@@ -8,7 +8,6 @@ deterministic per consumer and set of versions, so an unchanged answer keeps its
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
 
@@ -52,28 +51,6 @@ async def resolve_trigger(
     if version is None or version.deleted or version.forgotten_us is not None:
         raise trigger_not_found()
     return version
-
-
-async def consumed_in_window(
-    conn: aiosqlite.Connection, consumer: str, channels: Sequence[str], from_us: int, to_us: int
-) -> int:
-    """How many readable current messages of the window ``consumer`` has consumed.
-
-    Read through the consumer's ledger (bounded by ``consumption.max_versions_per_consumer``),
-    never through the window's history.
-    """
-    fetched = list(
-        await conn.execute_fetchall(
-            "SELECT count(*) FROM consumed_versions AS c JOIN source_messages AS m "
-            "ON m.channel_id = c.channel_id AND m.message_id = c.message_id "
-            "AND m.content_hash = c.content_hash "
-            "WHERE c.consumer = ? AND c.channel_id IN (SELECT value FROM json_each(?)) "
-            "AND m.is_current = 1 AND m.deleted = 0 AND m.forgotten_us IS NULL "
-            "AND m.created_us BETWEEN ? AND ?",
-            (consumer, json.dumps(sorted(set(channels))), from_us, to_us),
-        )
-    )
-    return int(fetched[0][0])
 
 
 async def known_read_id(

@@ -236,3 +236,25 @@ async def ledger_size(conn: aiosqlite.Connection, consumer: str) -> int:
         )
     )
     return int(fetched[0][0])
+
+
+async def consumed_in_window(
+    conn: aiosqlite.Connection, consumer: str, channels: Sequence[str], from_us: int, to_us: int
+) -> int:
+    """How many readable current messages of the window ``consumer`` has consumed.
+
+    Read through the consumer's ledger (bounded by ``consumption.max_versions_per_consumer``),
+    never through the window's history.
+    """
+    fetched = list(
+        await conn.execute_fetchall(
+            "SELECT count(*) FROM consumed_versions AS c JOIN source_messages AS m "
+            "ON m.channel_id = c.channel_id AND m.message_id = c.message_id "
+            "AND m.content_hash = c.content_hash "
+            "WHERE c.consumer = ? AND c.channel_id IN (SELECT value FROM json_each(?)) "
+            "AND m.is_current = 1 AND m.deleted = 0 AND m.forgotten_us IS NULL "
+            "AND m.created_us BETWEEN ? AND ?",
+            (consumer, json.dumps(sorted(set(channels))), from_us, to_us),
+        )
+    )
+    return int(fetched[0][0])
