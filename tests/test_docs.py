@@ -1,7 +1,9 @@
-"""The README documents every configuration key, CLI command and option, and HTTP
-endpoint, and documents nothing that does not exist (in the manner of sqlite-utils'
-``test_docs.py``); the checks are shown failing on an undocumented addition. Its shell
-examples, pasted as they stand into bash on today's date, work against a real server."""
+"""The documentation — the README and the pages in ``docs/`` — documents every
+configuration key, CLI command and option, and HTTP endpoint, and nothing that does not
+exist (in the manner of sqlite-utils' ``test_docs.py``); the checks are shown failing on
+an undocumented addition. Its shell examples, pasted as they stand into bash on today's
+date in the index's reading order, work against a real server. Its links resolve, and no
+file in the repository refers to a document outside it."""
 
 from __future__ import annotations
 
@@ -18,12 +20,27 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, create_model
 
-from channel_memory.app import endpoints, wall_clock
 from channel_memory.cli import parser
-from channel_memory.config import IngestSettings, Settings, TokenSettings
+from channel_memory.http.app import endpoints, wall_clock
+from channel_memory.kernel.config import IngestSettings, Settings, TokenSettings
 from tests.conftest import LiveServer
 
-README = (Path(__file__).parent.parent / "README.md").read_text()
+ROOT = Path(__file__).parent.parent
+DOCS = ROOT / "docs"
+
+
+def reading_order() -> list[Path]:
+    """The README, the index, then the pages in the order the index lists them."""
+    index = (DOCS / "README.md").read_text()
+    listed = re.findall(r"^\d+\. \[[^]]+\]\(([\w-]+\.md)\)", index, re.M)
+    return [ROOT / "README.md", DOCS / "README.md", *(DOCS / name for name in listed)]
+
+
+PAGES = {page: page.read_text() for page in reading_order()}
+REFERENCE = "\n".join(text for page, text in PAGES.items() if page.parent == DOCS)
+"""The pages of ``docs/``: where every key, command and endpoint must be documented."""
+EVERYTHING = "\n".join(PAGES.values())
+"""Every page, the README included: none may document what does not exist."""
 Mismatch = tuple[list[str], list[str]]
 """``(undocumented, documented but missing)``."""
 
@@ -55,9 +72,7 @@ def config_keys(model: type[BaseModel] = Settings, prefix: str = "") -> dict[str
 
 
 def check_config(readme: str, model: type[BaseModel] = Settings) -> Mismatch:
-    rows = re.findall(
-        r"^\| `([a-z_.]+)` \| `(CHANNEL_MEMORY_[A-Z_]+)` \|", section(readme, "Configuration"), re.M
-    )
+    rows = re.findall(r"^\| `([a-z_.]+)` \| `(CHANNEL_MEMORY_[A-Z_]+)` \|", readme, re.M)
     actual = {f"{key} {env}" for key, env in config_keys(model).items()}
     return _diff(actual, {f"{key} {env}" for key, env in rows})
 
@@ -102,10 +117,10 @@ def cli_surface(root: argparse.ArgumentParser) -> set[str]:
 
 
 def check_cli(readme: str, root: argparse.ArgumentParser) -> Mismatch:
-    block = re.search(r"```\n(channel-memory .*?)```", section(readme, "Command line"), re.S)
-    assert block is not None
+    blocks = re.findall(r"```\n(channel-memory .*?)```", readme, re.S)
+    assert blocks
     documented: set[str] = set()
-    for line in block[1].splitlines():
+    for line in "".join(blocks).splitlines():
         tokens = line.split()[1:]
         words = []
         while tokens and re.fullmatch(r"[a-z]+", tokens[0]):
@@ -140,22 +155,30 @@ def check_endpoints(readme: str, served: set[str]) -> Mismatch:
 
 
 def test_every_configuration_key_is_documented_with_its_environment_variable() -> None:
-    assert check_config(README) == ([], [])
-    assert check_token_keys(README) == ([], [])
+    assert check_config(REFERENCE) == ([], [])
+    assert check_token_keys(REFERENCE) == ([], [])
+    assert check_config(EVERYTHING)[1] == []
 
 
 def test_every_command_and_option_is_documented() -> None:
-    assert check_cli(README, parser()) == ([], [])
+    assert check_cli(REFERENCE, parser()) == ([], [])
+    assert check_cli(EVERYTHING, parser())[1] == []
 
 
 def test_every_endpoint_is_documented_and_every_documented_one_is_served() -> None:
-    assert check_endpoints(README, served_endpoints()) == ([], [])
+    assert check_endpoints(REFERENCE, served_endpoints()) == ([], [])
+    assert check_endpoints(EVERYTHING, served_endpoints())[1] == []
+
+
+def test_the_index_lists_every_page() -> None:
+    listed = {page.name for page in reading_order()[2:]}
+    assert listed == {page.name for page in DOCS.glob("*.md")} - {"README.md"}
 
 
 def test_the_checks_fail_on_an_undocumented_addition() -> None:
     ingest = create_model("IngestPlus", __base__=IngestSettings, max_batches=(int, 3))
     extended: Any = create_model("SettingsPlus", __base__=Settings, ingest=(ingest, ingest()))
-    assert check_config(README, extended) == (
+    assert check_config(REFERENCE, extended) == (
         ["ingest.max_batches CHANNEL_MEMORY_INGEST__MAX_BATCHES"],
         [],
     )
@@ -164,12 +187,12 @@ def test_the_checks_fail_on_an_undocumented_addition() -> None:
     commands = next(a for a in root._actions if isinstance(a, argparse._SubParsersAction))
     commands.choices["serve"].add_argument("--workers", type=int)
     commands.add_parser("vacuum")
-    assert check_cli(README, root)[0] == ["serve --workers", "vacuum"]
+    assert check_cli(REFERENCE, root)[0] == ["serve --workers", "vacuum"]
     commands.choices["vacuum"].add_argument("--into")
-    assert check_cli(README, root)[0] == ["serve --workers", "vacuum", "vacuum --into"]
+    assert check_cli(REFERENCE, root)[0] == ["serve --workers", "vacuum", "vacuum --into"]
 
     served = served_endpoints([("POST", "/v1/compact")])
-    undocumented, _ = check_endpoints(README, served)
+    undocumented, _ = check_endpoints(REFERENCE, served)
     assert undocumented == ["POST /v1/compact", "POST /v1/compact (not in the endpoint table)"]
 
 
@@ -182,30 +205,30 @@ def test_the_checks_fail_on_an_undocumented_addition() -> None:
     ],
 )
 def test_the_checks_fail_when_documentation_is_removed(remove: str, check: Any) -> None:
-    readme = "\n".join(line for line in README.split("\n") if not line.startswith(remove))
-    assert readme != README
+    readme = "\n".join(line for line in REFERENCE.split("\n") if not line.startswith(remove))
+    assert readme != REFERENCE
     assert check(readme)
 
 
 def test_the_checks_fail_on_documentation_of_what_does_not_exist() -> None:
-    readme = README.replace(
+    readme = REFERENCE.replace(
         "| `retention.days` |", "| `retention.hours` | `CHANNEL_MEMORY_RETENTION__HOURS` | 1 |\n"
         "| `retention.days` |"
     )  # fmt: skip
     assert check_config(readme)[1] == ["retention.hours CHANNEL_MEMORY_RETENTION__HOURS"]
-    readme = README.replace(
+    readme = REFERENCE.replace(
         "channel-memory --version", "channel-memory --version\nchannel-memory gc [--now]"
     )
     assert check_cli(readme, parser())[1] == ["gc", "gc --now"]
-    readme = README + "\n`DELETE /v1/blocks/{block_id}`\n"
+    readme = REFERENCE + "\n`DELETE /v1/blocks/{block_id}`\n"
     assert check_endpoints(readme, served_endpoints())[1] == ["DELETE /v1/blocks/{block_id}"]
 
 
-# --- the README's examples, pasted into a shell against a real server on today's clock --------
+# --- the examples, pasted into a shell against a real server on today's clock ------------------
 
 
 def shell_examples(readme: str) -> list[str]:
-    """The README's ``sh`` blocks that call the HTTP API or the command line, in order."""
+    """A page's ``sh`` blocks that call the HTTP API or the command line, in order."""
     blocks = re.findall(r"```sh\n(.*?)```", readme, re.S)
     return [b for b in blocks if re.search(r"^(\w+=\$\()?(curl|channel-memory) ", b, re.M)]
 
@@ -252,16 +275,14 @@ def paste(example: str, server: LiveServer, folder: Path) -> str:
     return result.stdout
 
 
-def test_the_readme_examples_work_when_pasted_today(
-    server_today: LiveServer, tmp_path: Path
-) -> None:
+def test_the_examples_work_when_pasted_today(server_today: LiveServer, tmp_path: Path) -> None:
     server = server_today
-    examples = shell_examples(README)
+    examples = [example for text in PAGES.values() for example in shell_examples(text)]
     assert len(examples) >= 8
     for example in examples:
         # a fixed date goes stale: the feed shows 24 h, retention keeps 30 days
         assert not re.search(r"\d{4}-\d{2}-\d{2}T\d", example), example
-    [rules] = [b for b in re.findall(r"```toml\n(.*?)```", README, re.S) if "[[rule]]" in b]
+    [rules] = [b for b in re.findall(r"```toml\n(.*?)```", EVERYTHING, re.S) if "[[rule]]" in b]
     (tmp_path / "ops-rules.toml").write_text(rules)
 
     out = {example: paste(example, server, tmp_path) for example in examples}
@@ -282,6 +303,11 @@ def test_the_readme_examples_work_when_pasted_today(
     feed = output("max_chars=8192")
     header = feed_header(feed)
     assert int(header["available"]) > 0 and header["digest"] != "unavailable", header
+    # a sample feed in the pages shows the header keys a feed has today, in their order
+    samples = re.findall(r"^\[channel-awareness\] .*$", EVERYTHING, re.M)
+    assert samples
+    for sample in samples:
+        assert list(feed_header(sample)) == list(header), sample
     assert "> FILLED 200 NVDA @ 131.20" in feed
     assert output("If-None-Match").strip() == "304"
     stats = json_documents(output("/v1/stats"))[-1]
@@ -302,3 +328,82 @@ def test_the_readme_examples_work_when_pasted_today(
     assert "> FILLED 200 NVDA @ 131.20" in paste(
         next(e for e in examples if "max_chars=8192" in e), server, tmp_path
     )
+
+
+# --- links between the pages, and no reference to a document outside the repository ----------
+
+
+def slug(heading: str) -> str:
+    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(page: Path) -> set[str]:
+    return {slug(heading) for heading in re.findall(r"^#+ (.*)$", page.read_text(), re.M)}
+
+
+def broken_links(pages: dict[Path, str]) -> list[str]:
+    """Every relative link of the pages whose file, or heading anchor, does not exist."""
+    broken = []
+    for page, text in pages.items():
+        prose = re.sub(r"```.*?```", "", text, flags=re.S)
+        for target in re.findall(r"\]\(([^)\s]+)\)", prose):
+            if re.match(r"[a-z]+:", target):
+                continue  # a web address
+            path, _, anchor = target.partition("#")
+            linked = (page.parent / path).resolve() if path else page
+            if not linked.exists() or (anchor and anchor not in anchors(linked)):
+                broken.append(f"{page.name}: {target}")
+    return broken
+
+
+def test_every_link_between_the_pages_resolves(tmp_path: Path) -> None:
+    assert broken_links(PAGES) == []
+    page = tmp_path / "page.md"
+    page.write_text("# A heading\n[ok](#a-heading) [gone](missing.md) [no anchor](#elsewhere)\n")
+    assert broken_links({page: page.read_text()}) == ["page.md: missing.md", "page.md: #elsewhere"]
+
+
+OUTSIDE = re.compile(
+    # spelled so this file does not match itself
+    r"\.\./shared\b|\bDESI[G]N\b|(?i:\bdesi[g]n\.md\b|\bdesi[g]n section\b)"
+    r"|/wor[k]/|/hom[e]/\w|/User[s]/\w"
+)
+"""A reference to a document outside the repository: a sibling folder, a design document
+the repository does not hold, or an absolute path on some machine."""
+NOT_THE_PROJECT = {
+    ".git", ".venv", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache",
+    ".hypothesis", ".bench-cache", "dist", "build",
+}  # fmt: skip
+
+
+def outside_references(root: Path) -> list[str]:
+    """``path:line`` of every line of a text file under ``root`` that refers to a document
+    outside it (caches, environments and databases are not the project's files)."""
+    found = []
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root)
+        if not path.is_file() or NOT_THE_PROJECT & set(relative.parts[:-1]):
+            continue
+        if re.search(r"\.db(-wal|-shm)?$", path.name):
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue  # a screenshot or another binary file
+        for number, line in enumerate(text.splitlines(), 1):
+            if OUTSIDE.search(line):
+                found.append(f"{relative}:{number}")
+    return found
+
+
+def test_no_file_refers_to_a_document_outside_the_repository(tmp_path: Path) -> None:
+    assert outside_references(ROOT) == []
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "mod.py").write_text(
+        '"""As the design says."""\n"""See ' + "DESI" + 'GN section 4."""\n'
+    )
+    (tmp_path / "notes.md").write_text("From ../" + "shared/notes.\nBuilt in /" + "work/x.\n")
+    (tmp_path / ".venv").mkdir()
+    (tmp_path / ".venv" / "site.py").write_text("/" + "work/main\n")
+    assert outside_references(tmp_path) == ["notes.md:1", "notes.md:2", "pkg/mod.py:2"]
