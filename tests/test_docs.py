@@ -339,7 +339,8 @@ def slug(heading: str) -> str:
 
 
 def anchors(page: Path) -> set[str]:
-    return {slug(heading) for heading in re.findall(r"^#+ (.*)$", page.read_text(), re.M)}
+    prose = re.sub(r"```.*?```", "", page.read_text(), flags=re.S)
+    return {slug(heading) for heading in re.findall(r"^#+ (.*)$", prose, re.M)}
 
 
 def broken_links(pages: dict[Path, str]) -> list[str]:
