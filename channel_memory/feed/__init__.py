@@ -1,1 +1,1 @@
-"""Serving: the peer digest now; the budgeted channel-awareness feed later. Never calls an LLM."""
+"""Serving: the budgeted channel-awareness feed and the peer digest. Never calls an LLM."""

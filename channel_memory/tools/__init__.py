@@ -1,1 +1,1 @@
-"""Retrieval: getting back to exact sources (peer reads now; native tools later)."""
+"""Retrieval: the native tools and the peer reads that get back to exact sources."""

@@ -251,9 +251,9 @@ class HardEventRule:
     unless: tuple[Pattern, ...]
     tags: frozenset[str]
     authors: frozenset[str]
-    keywords: tuple[str, ...]
-    gate: re.Pattern[str] | None
-    """``keywords`` as one literal alternation, searched in the lower-cased message."""
+    keyword_gate: re.Pattern[str] | None
+    """The rules file's ``keywords`` as one literal alternation, searched in the
+    lower-cased message (None: no keyword gate)."""
     scans: tuple[Pattern, ...] = ()
     """``patterns`` combined (see ``_combined``): what a message is searched with."""
     together: tuple[Pattern, ...] = ()
@@ -402,7 +402,7 @@ class _View:
 
     def opens(self, rule: HardEventRule) -> bool:
         """Whether the rule's gates (``keywords``, ``gate``) let it try this message."""
-        if rule.gate is not None and not rule.gate.search(self.lowered):
+        if rule.keyword_gate is not None and not rule.keyword_gate.search(self.lowered):
             return False
         return not rule.word_gated or bool(self._bits() & (1 << rule.index))
 
@@ -816,8 +816,7 @@ def _compile(spec: RuleFile, source: str) -> RuleSet:
                 unless=unless,
                 tags=frozenset(r.tags),
                 authors=frozenset(a.lower() for a in r.authors),
-                keywords=tuple(k.lower() for k in r.keywords),
-                gate=re.compile("|".join(re.escape(k.lower()) for k in r.keywords))
+                keyword_gate=re.compile("|".join(re.escape(k.lower()) for k in r.keywords))
                 if r.keywords
                 else None,
                 scans=_combined(patterns),

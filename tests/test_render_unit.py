@@ -1,0 +1,127 @@
+"""The hard-event texts of ``worker/render.py`` as pure functions: clause cuts over given
+spans, decision-line cuts, the near-verbatim rule, and grammatical counts."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from channel_memory.worker.render import (
+    ELLIPSIS,
+    RenderSettings,
+    clause_cut,
+    counted,
+    decision_cut,
+    near_verbatim,
+)
+from channel_memory.worker.rules import default_rules
+
+RULES = default_rules()
+DECISION = "stop moved to 6650 on NQ"
+REPORT = f"Morning all.\nlunch is late today\nweather is nice\n{DECISION}\nsee you"
+
+
+def _span(content: str, part: str) -> tuple[int, int]:
+    start = content.index(part)
+    return start, start + len(part)
+
+
+# --- clause_cut -----------------------------------------------------------------------------
+
+
+def test_no_clause_means_no_cut() -> None:
+    assert clause_cut("anything at all", []) is None
+
+
+def test_a_clause_inside_a_line_is_marked_where_text_is_left_out() -> None:
+    content = "Morning. We buy 5 ES at 6700. Lunch is late."
+    cut = clause_cut(content, [_span(content, "We buy 5 ES at 6700.")])
+    assert cut == f"{ELLIPSIS} We buy 5 ES at 6700. {ELLIPSIS}"
+
+
+def test_a_clause_at_the_edges_of_its_line_gets_no_marker() -> None:
+    content = "buy 5 ES\nsome chatter that goes on for a while\nsell 2 NQ"
+    spans = [_span(content, "buy 5 ES"), _span(content, "sell 2 NQ")]
+    assert clause_cut(content, spans) == "buy 5 ES\nsell 2 NQ"
+
+
+def test_adjacent_clauses_stay_one_run_of_the_original() -> None:
+    content = "We buy 5 ES. Stop at 6650. Then lunch, which is a long story really."
+    spans = [_span(content, "We buy 5 ES."), _span(content, "Stop at 6650.")]
+    assert clause_cut(content, spans) == f"We buy 5 ES. Stop at 6650. {ELLIPSIS}"
+
+
+def test_separated_clauses_in_one_line_are_joined_by_a_marker() -> None:
+    content = "We buy 5 ES. The weather is lovely here. Stop at 6650."
+    spans = [_span(content, "We buy 5 ES."), _span(content, "Stop at 6650.")]
+    assert clause_cut(content, spans) == f"We buy 5 ES. {ELLIPSIS} Stop at 6650."
+
+
+def test_a_cut_that_saves_nothing_is_not_made() -> None:
+    content = "buy 5 ES"
+    assert clause_cut(content, [(0, len(content))]) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lines=st.lists(st.text(st.characters(exclude_characters="\n…"), max_size=30), min_size=1),
+    data=st.data(),
+)
+def test_every_kept_clause_appears_verbatim_and_the_cut_is_shorter(
+    lines: list[str], data: st.DataObject
+) -> None:
+    content = "\n".join(lines)
+    picks = sorted(data.draw(st.sets(st.integers(0, len(lines) - 1), max_size=len(lines))))
+    spans = []
+    offset = 0
+    starts = []
+    for line in lines:
+        starts.append(offset)
+        offset += len(line) + 1
+    for n in picks:
+        stripped = lines[n].strip()
+        if stripped:
+            lead = lines[n].index(stripped)
+            spans.append((starts[n] + lead, starts[n] + lead + len(stripped)))
+    cut = clause_cut(content, spans)
+    if cut is None:
+        return
+    assert len(cut) < len(content)
+    for start, end in spans:
+        assert content[start:end] in cut.split("\n")
+
+
+# --- decision_cut and near_verbatim ---------------------------------------------------------
+
+
+def test_a_decision_cut_keeps_the_first_line_and_the_decisions() -> None:
+    settings_ = RenderSettings(RULES, 20, "t")
+    cut = decision_cut(REPORT, "floor/m1", settings_)
+    assert cut == f"Morning all.\n{DECISION}\n[… 3 lines elided; full text: floor/m1]"
+
+
+def test_one_elided_line_is_singular() -> None:
+    content = f"Morning all.\n{DECISION}\nsee you"
+    cut = decision_cut(content, "floor/m2", RenderSettings(RULES, 10, "t"))
+    assert cut.endswith("\n[… 1 line elided; full text: floor/m2]")
+
+
+def test_nothing_to_elide_adds_no_marker() -> None:
+    content = f"Morning all.\n{DECISION}"
+    assert decision_cut(content, "floor/m3", RenderSettings(RULES, 10, "t")) == content
+
+
+def test_near_verbatim_cuts_only_past_the_limit() -> None:
+    assert near_verbatim(REPORT, "floor/m1", RenderSettings(RULES, len(REPORT), "t")) == REPORT
+    short = RenderSettings(RULES, len(REPORT) - 1, "t")
+    assert near_verbatim(REPORT, "floor/m1", short) == decision_cut(REPORT, "floor/m1", short)
+    assert near_verbatim(REPORT, "floor/m1", short) != REPORT
+
+
+# --- counts ---------------------------------------------------------------------------------
+
+
+def test_counts_are_grammatical() -> None:
+    assert counted(1, "message") == "1 message"
+    assert counted(0, "message") == "0 messages"
+    assert counted(2, "author") == "2 authors"
