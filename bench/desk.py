@@ -1,7 +1,7 @@
 """How the feed serves a busy trading desk: the synthetic one and an independent one.
 
 Run ``python bench/desk.py`` for the report. The synthetic desk
-(``channel_memory.synthetic_desk``): characters served at several budgets, the
+(``channel_memory.demo.synthetic_desk``): characters served at several budgets, the
 reduction against the raw window, and the share of hard events whose
 decision-bearing lines appear verbatim, with LLM rollups off and on.
 
@@ -34,17 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from channel_memory.auth import Principal
-from channel_memory.config import FeedSettings, Settings
-from channel_memory.feed import candidates
-from channel_memory.feed.candidates import FeedQuery
-from channel_memory.feed.layout import render
-from channel_memory.ingest.events import IngestBatch
-from channel_memory.ingest.service import ingest, native_commands
-from channel_memory.models import source_handle
-from channel_memory.store import Store
-from channel_memory.store.blocks import all_blocks
-from channel_memory.synthetic_desk import (
+from channel_memory.demo.synthetic_desk import (
     DAY_US,
     END,
     decisions_kept,
@@ -52,7 +42,17 @@ from channel_memory.synthetic_desk import (
     hard_events,
     raw_window_chars,
 )
-from channel_memory.timefmt import parse_rfc3339
+from channel_memory.feed import candidates
+from channel_memory.feed.candidates import FeedQuery
+from channel_memory.feed.layout import render
+from channel_memory.ingest.events import IngestBatch
+from channel_memory.ingest.service import ingest, native_commands
+from channel_memory.kernel.config import FeedSettings, Settings
+from channel_memory.kernel.models import source_handle
+from channel_memory.kernel.principal import Principal
+from channel_memory.kernel.timefmt import parse_rfc3339
+from channel_memory.store import Store
+from channel_memory.store.blocks import all_blocks
 from channel_memory.worker.rules import RuleSet, default_rules
 from channel_memory.worker.runner import Worker
 

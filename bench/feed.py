@@ -25,16 +25,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from channel_memory.auth import Principal
 from channel_memory.cli import tune_gc
-from channel_memory.config import Settings
 from channel_memory.feed import candidates
 from channel_memory.feed.candidates import FeedQuery
 from channel_memory.feed.routes import etag_of
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import ingest, native_commands
+from channel_memory.kernel.config import Settings
+from channel_memory.kernel.principal import Principal
+from channel_memory.kernel.timefmt import format_rfc3339
 from channel_memory.store import Store, windows
-from channel_memory.timefmt import format_rfc3339
 
 sys.path.insert(0, str(Path(__file__).parent))
 from ingest import machine

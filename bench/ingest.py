@@ -21,9 +21,9 @@ from pathlib import Path
 import httpx
 from served import served
 
-from channel_memory.config import Settings
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import ingest, native_commands
+from channel_memory.kernel.config import Settings
 from channel_memory.store import Store
 from channel_memory.worker.runner import derive_hook, derive_settings
 

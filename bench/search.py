@@ -37,16 +37,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from channel_memory.api import AppContext
-from channel_memory.auth import Principal, TokenTable
 from channel_memory.cli import tune_gc
-from channel_memory.config import Settings
+from channel_memory.http.api import AppContext
+from channel_memory.http.auth import TokenTable
+from channel_memory.http.telemetry import Telemetry
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import ingest, native_commands
+from channel_memory.kernel.config import Settings
+from channel_memory.kernel.principal import Principal
+from channel_memory.kernel.timefmt import parse_rfc3339
 from channel_memory.store import Store, sources
 from channel_memory.store.sources import literal_match
-from channel_memory.telemetry import Telemetry
-from channel_memory.timefmt import parse_rfc3339
 from channel_memory.tools import routes as tools
 from channel_memory.worker.runner import Worker, derive_hook, derive_settings
 

@@ -89,7 +89,7 @@ def start_server(db: Path, **env: str) -> tuple[subprocess.Popen[str], str]:
 
 
 def _iso(micros: int) -> str:
-    from channel_memory.timefmt import format_rfc3339
+    from channel_memory.kernel.timefmt import format_rfc3339
 
     return format_rfc3339(micros)
 
@@ -155,7 +155,7 @@ def run_soak(
                         results.record("tools: browse", started, response)
 
             def monitor() -> None:
-                from channel_memory.timefmt import parse_rfc3339
+                from channel_memory.kernel.timefmt import parse_rfc3339
 
                 with httpx.Client(base_url=url, timeout=60) as client:
                     while not stop.wait(0.5):

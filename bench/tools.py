@@ -22,13 +22,14 @@ from pathlib import Path
 from feed import DAY_US, END_US, build
 from ingest import machine
 
-from channel_memory.api import AppContext
-from channel_memory.auth import Principal, TokenTable
 from channel_memory.cli import tune_gc
-from channel_memory.config import Settings
+from channel_memory.http.api import AppContext
+from channel_memory.http.auth import TokenTable
+from channel_memory.http.telemetry import Telemetry
+from channel_memory.kernel.config import Settings
+from channel_memory.kernel.principal import Principal
+from channel_memory.kernel.timefmt import format_rfc3339
 from channel_memory.store import Store
-from channel_memory.telemetry import Telemetry
-from channel_memory.timefmt import format_rfc3339
 from channel_memory.tools import routes as tools
 from channel_memory.worker.runner import derive_hook, derive_settings
 

@@ -36,9 +36,9 @@ from pathlib import Path
 
 import httpx
 
-from channel_memory.config import Settings
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import ingest, native_commands
+from channel_memory.kernel.config import Settings
 from channel_memory.store import Store, sources
 from channel_memory.worker.runner import Worker
 

@@ -13,11 +13,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from channel_memory import __version__
-from channel_memory.config import ConfigError, Settings, load_settings
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import IngestRejected, ingest, native_commands
+from channel_memory.kernel.config import ConfigError, Settings, load_settings
+from channel_memory.kernel.timefmt import format_rfc3339
 from channel_memory.store import Store
-from channel_memory.timefmt import format_rfc3339
 from channel_memory.worker.rules import RulesError, load_rules
 from channel_memory.worker.runner import derive_hook, derive_settings
 
@@ -82,8 +82,8 @@ def try_line(url: str, settings: Settings, now_us: int, environ: Mapping[str, st
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from channel_memory.app import create_app, wall_clock
-    from channel_memory.server import listening_socket
+    from channel_memory.http.app import create_app, wall_clock
+    from channel_memory.http.server import listening_socket
 
     settings = _settings(args, worker={"enabled": False} if args.no_worker else None)
     if not settings.token and not settings.tokens and not is_loopback(args.host):
@@ -115,7 +115,7 @@ def _read_lines(path: Path) -> Iterator[tuple[int, str]]:
 def _ingest(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from channel_memory.app import wall_clock
+    from channel_memory.http.app import wall_clock
     from channel_memory.ingest.bounds import TimeBounds
     from channel_memory.ingest.jsonl import line_problem
 
@@ -187,7 +187,7 @@ def _ingest(args: argparse.Namespace) -> int:
 def _worker(args: argparse.Namespace) -> int:
     import signal
 
-    from channel_memory.app import wall_clock
+    from channel_memory.http.app import wall_clock
     from channel_memory.worker.runner import Worker
 
     settings = _settings(args)
@@ -248,12 +248,12 @@ def _mcp(args: argparse.Namespace) -> int:
     import logging
     import os
 
-    from channel_memory.api import AppContext
-    from channel_memory.app import wall_clock
-    from channel_memory.auth import TokenTable
-    from channel_memory.errors import ApiError
-    from channel_memory.mcp_server import acting_principal, build
-    from channel_memory.telemetry import Telemetry
+    from channel_memory.http.api import AppContext
+    from channel_memory.http.app import wall_clock
+    from channel_memory.http.auth import TokenTable
+    from channel_memory.http.telemetry import Telemetry
+    from channel_memory.kernel.errors import ApiError
+    from channel_memory.tools.mcp_server import acting_principal, build
 
     settings = _settings(args)
     tokens = TokenTable(settings)
@@ -284,7 +284,7 @@ def _mcp(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from channel_memory.demo import run_demo
+    from channel_memory.demo.run import run_demo
 
     return asyncio.run(run_demo(sys.stdout, llm_model=args.llm, feed_chars=args.feed_chars))
 
@@ -377,7 +377,7 @@ LOGGING_COMMANDS = ("serve", "worker", "mcp")
 
 def http_routes() -> list[str]:
     """The path templates ``serve`` answers (access log lines name these)."""
-    from channel_memory.app import endpoints
+    from channel_memory.http.app import endpoints
 
     return [e.path for e in endpoints()] + ["/openapi.json"]
 
@@ -385,7 +385,7 @@ def http_routes() -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command in LOGGING_COMMANDS:
-        from channel_memory import logs
+        from channel_memory.http import logs
 
         routes = http_routes() if args.command == "serve" else []
         logs.configure(getattr(args, "log_level", "info"), routes)

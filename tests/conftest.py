@@ -14,10 +14,10 @@ import httpx
 import pytest
 import uvicorn
 
-from channel_memory.app import create_app
-from channel_memory.config import Settings, load_settings
-from channel_memory.models import MessageKey, SourceVersion
-from channel_memory.timefmt import parse_rfc3339
+from channel_memory.http.app import create_app
+from channel_memory.kernel.config import Settings, load_settings
+from channel_memory.kernel.models import MessageKey, SourceVersion
+from channel_memory.kernel.timefmt import parse_rfc3339
 
 T = TypeVar("T")
 

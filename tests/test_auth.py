@@ -191,7 +191,7 @@ def matrix_server(make_server: Callable[..., LiveServer]) -> tuple[LiveServer, s
 
 
 def test_every_endpoint_is_covered_by_the_matrix() -> None:
-    from channel_memory.app import endpoints
+    from channel_memory.http.app import endpoints
 
     served = {(e.method, e.path) for e in endpoints()} | {("GET", "/openapi.json")}
     assert {(m, p.replace("{block}", "{block_id}")) for m, p, _, _ in MATRIX} == served

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from channel_memory.config import ConfigError, load_settings
+from channel_memory.kernel.config import ConfigError, load_settings
 
 
 @pytest.fixture(autouse=True)

@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from channel_memory.config import Settings, load_settings
-from channel_memory.consumption_routes import limits
+from channel_memory.feed.reads import limits
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import ingest, native_commands
+from channel_memory.kernel.config import Settings, load_settings
 from channel_memory.store import Store
 from channel_memory.store import consumption as ledger
 from channel_memory.store.consumption import Limits, Version

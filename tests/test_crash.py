@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 
 from bench.soak import start_server as serve_process
-from channel_memory.timefmt import format_rfc3339
+from channel_memory.kernel.timefmt import format_rfc3339
 from tests.conftest import message_event, query
 
 BATCH_SIZE = 40

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from bench.decisions import evaluate, load
-from channel_memory.models import SourceVersion
-from channel_memory.synthetic_desk import desk_events
+from channel_memory.demo.synthetic_desk import desk_events
+from channel_memory.kernel.models import SourceVersion
 from channel_memory.worker.classify import classify
 from channel_memory.worker.rules import RulesError, default_rules, parse_rules
 from tests.conftest import LiveServer, message_event, source_version

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from channel_memory.demo import run_demo
+from channel_memory.demo.run import run_demo
 from tests.fake_provider import FakeProvider
 
 

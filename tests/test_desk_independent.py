@@ -28,9 +28,9 @@ from bench.desk import (
     served_items,
     shows_span,
 )
+from channel_memory.demo.synthetic_desk import DAY_US
 from channel_memory.ingest.events import IngestBatch
-from channel_memory.synthetic_desk import DAY_US
-from channel_memory.timefmt import parse_rfc3339
+from channel_memory.kernel.timefmt import parse_rfc3339
 from channel_memory.worker.rules import parse_rules
 
 

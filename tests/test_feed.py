@@ -413,7 +413,7 @@ import json, sys
 sys.modules["litellm"] = None  # any import of litellm now fails
 sys.path.insert(0, {str(os.getcwd())!r})
 from tests.conftest import FakeClock, LiveServer, message_event
-from channel_memory.config import load_settings
+from channel_memory.kernel.config import load_settings
 settings = load_settings(None, db={str(db)!r}, **{settings!r})
 server = LiveServer(settings, FakeClock())
 server.__enter__()

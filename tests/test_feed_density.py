@@ -23,13 +23,13 @@ from bench.desk import (
     independent_events,
     load_independent,
 )
-from channel_memory.auth import Principal
-from channel_memory.config import FeedSettings
+from channel_memory.demo.synthetic_desk import DAY_US
 from channel_memory.feed import candidates
 from channel_memory.feed.candidates import FeedQuery
 from channel_memory.feed.layout import Candidates, FeedItem, author_token, counted, render
-from channel_memory.synthetic_desk import DAY_US
-from channel_memory.timefmt import parse_rfc3339
+from channel_memory.kernel.config import FeedSettings
+from channel_memory.kernel.principal import Principal
+from channel_memory.kernel.timefmt import parse_rfc3339
 from tests.conftest import LiveServer, ingest_ok, message_event
 
 ADMIN = "admin-token-0123456789a"

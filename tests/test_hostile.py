@@ -14,8 +14,8 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 
-from channel_memory.app import endpoints
-from channel_memory.openapi import openapi_document
+from channel_memory.http.app import endpoints
+from channel_memory.http.openapi import openapi_document
 from tests.conftest import LiveServer, message_event, query
 
 EXAMPLES = 30

@@ -11,8 +11,6 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from channel_memory.auth import Principal
-from channel_memory.config import Settings
 from channel_memory.feed import candidates
 from channel_memory.feed.candidates import FeedQuery
 from channel_memory.feed.layout import BudgetTooSmall, hard_label, render
@@ -26,7 +24,9 @@ from channel_memory.ingest.commands import (
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import ingest, native_commands
 from channel_memory.ingest.versions import apply_commands
-from channel_memory.models import PRIMARY_KINDS, MessageKey, MessageState
+from channel_memory.kernel.config import Settings
+from channel_memory.kernel.models import PRIMARY_KINDS, MessageKey, MessageState
+from channel_memory.kernel.principal import Principal
 from channel_memory.store import Store, sources
 from channel_memory.store import blocks as block_store
 from channel_memory.worker.rules import default_rules

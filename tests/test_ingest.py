@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from channel_memory.ingest.commands import compute_content_hash
-from channel_memory.models import MessageKey
+from channel_memory.kernel.models import MessageKey
 from tests.conftest import LiveServer, message_event, query
 
 

@@ -20,13 +20,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from channel_memory.config import Settings, load_settings
 from channel_memory.ingest.commands import Command, PutMessage, compute_content_hash
 from channel_memory.ingest.service import ingest
 from channel_memory.ingest.versions import MessageResult, apply_commands, choose_label
-from channel_memory.models import MessageKey, MessageState
+from channel_memory.kernel.config import Settings, load_settings
+from channel_memory.kernel.models import MessageKey, MessageState
+from channel_memory.kernel.timefmt import format_rfc3339
 from channel_memory.store import Store, sources
-from channel_memory.timefmt import format_rfc3339
 from channel_memory.worker.runner import derive_hook, derive_settings
 from tests.conftest import LiveServer, ingest_ok, message_event, query
 

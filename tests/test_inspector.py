@@ -14,11 +14,11 @@ from typing import Any
 import httpx
 import pytest
 
-from channel_memory.auth import Principal
-from channel_memory.config import load_settings
 from channel_memory.inspector import charts
 from channel_memory.inspector.feedview import datetime_local_to_rfc3339, served_items
 from channel_memory.inspector.session import COOKIE, Sessions, cookie_value, verified_id
+from channel_memory.kernel.config import load_settings
+from channel_memory.kernel.principal import Principal
 from tests.conftest import FakeClock, LiveServer, at, ingest_ok, message_event, query
 
 ADMIN = "admin-token-0123456789"

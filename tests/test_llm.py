@@ -13,7 +13,7 @@ import hypothesis.strategies as st
 import pytest
 from hypothesis import given
 
-from channel_memory.config import LlmSettings
+from channel_memory.kernel.config import LlmSettings
 from channel_memory.worker.llm import LiteLlmClient, PassReport
 from channel_memory.worker.llm_rollups import Accepted, Rejected, Window, check_output
 from tests.conftest import FakeClock, LiveServer, at, ingest_ok, message_event, query

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from channel_memory.app import endpoints
-from channel_memory.logs import JsonLines, route_matcher
+from channel_memory.http.app import endpoints
+from channel_memory.http.logs import JsonLines, route_matcher
 from tests.conftest import LiveServer, at, ingest_ok, message_event
 from tests.fake_provider import FakeProvider, Reply, echoing
 

@@ -67,7 +67,7 @@ def test_analysis_of_a_blob_grows_linearly() -> None:
 
 
 def derive_module_settings() -> derive_module.DeriveSettings:
-    from channel_memory.config import Settings
+    from channel_memory.kernel.config import Settings
     from channel_memory.worker.runner import derive_settings
 
     return derive_settings(Settings())

@@ -24,15 +24,15 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from pydantic import BaseModel, ValidationError
 
 from channel_memory import __version__
-from channel_memory.config import Settings
-from channel_memory.errors import ApiError
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import ingest, native_commands
-from channel_memory.mcp_server import ToolFailure, refusal_of, render
+from channel_memory.kernel.config import Settings
+from channel_memory.kernel.errors import ApiError
+from channel_memory.kernel.timefmt import format_rfc3339
 from channel_memory.store import Store
-from channel_memory.timefmt import format_rfc3339
 from channel_memory.tools.budget import compact
 from channel_memory.tools.mcp_budget import TEXT_MARK, bound_result
+from channel_memory.tools.mcp_server import ToolFailure, refusal_of, render
 from channel_memory.worker.runner import Worker
 from tests.conftest import message_event
 

@@ -6,7 +6,7 @@ import re
 
 import httpx
 
-from channel_memory.app import endpoints
+from channel_memory.http.app import endpoints
 from channel_memory.ingest.events import IngestBatch
 
 

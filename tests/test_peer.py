@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 
 from channel_memory.ingest.commands import compute_content_hash
-from channel_memory.models import MessageKey
+from channel_memory.kernel.models import MessageKey
 from tests.conftest import LiveServer
 
 

@@ -21,13 +21,13 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from channel_memory.config import Settings
 from channel_memory.feed.candidates import as_of_versions
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import ingest, native_commands
-from channel_memory.models import SourceVersion
+from channel_memory.kernel.config import Settings
+from channel_memory.kernel.models import SourceVersion
+from channel_memory.kernel.timefmt import parse_rfc3339
 from channel_memory.store import Store
-from channel_memory.timefmt import parse_rfc3339
 from channel_memory.worker.runner import Worker
 from tests.conftest import LiveServer, at, ingest_ok, message_event, source_version
 

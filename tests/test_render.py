@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from channel_memory.models import SourceVersion
+from channel_memory.kernel.models import SourceVersion
 from channel_memory.worker.render import BlockPlan, RenderSettings, counted, render
 from channel_memory.worker.rules import default_rules
 from tests.conftest import source_version

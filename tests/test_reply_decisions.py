@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from channel_memory.models import RecallBlock
+from channel_memory.kernel.models import RecallBlock
 from channel_memory.store import blocks as block_store
 from channel_memory.worker.render import BlockPlan, block_id
 from tests.conftest import LiveServer, at, ingest_ok, message_event, query

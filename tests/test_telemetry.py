@@ -20,12 +20,12 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from prometheus_client.parser import text_string_to_metric_families
 
-from channel_memory.config import Settings
+from channel_memory.http.logs import JsonLines
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import ingest, native_commands
-from channel_memory.logs import JsonLines
+from channel_memory.kernel.config import Settings
+from channel_memory.kernel.timefmt import format_rfc3339
 from channel_memory.store import Store
-from channel_memory.timefmt import format_rfc3339
 from channel_memory.worker.runner import derive_hook, derive_settings
 from tests.conftest import LiveServer, at, ingest_ok, message_event
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from channel_memory.timefmt import (
+from channel_memory.kernel.timefmt import (
     TimeFormatError,
     format_go_duration,
     format_rfc3339,

@@ -11,13 +11,14 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from channel_memory.api import AppContext
-from channel_memory.auth import Principal, TokenTable
-from channel_memory.config import Settings
+from channel_memory.http.api import AppContext
+from channel_memory.http.auth import TokenTable
+from channel_memory.http.telemetry import Telemetry
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import ingest, native_commands
+from channel_memory.kernel.config import Settings
+from channel_memory.kernel.principal import Principal
 from channel_memory.store import Store
-from channel_memory.telemetry import Telemetry
 from channel_memory.tools import routes as tools
 from channel_memory.tools.budget import compact
 from channel_memory.worker.runner import derive_hook, derive_settings

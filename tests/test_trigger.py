@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from channel_memory.timefmt import format_rfc3339
+from channel_memory.kernel.timefmt import format_rfc3339
 from tests.conftest import LiveServer, ingest_ok, message_event
 from tests.test_mcp import _env, _session, _store, _texts
 

@@ -14,11 +14,11 @@ from typing import Any
 import httpx
 import pytest
 
-from channel_memory.config import load_settings
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import ingest, native_commands
+from channel_memory.kernel.config import load_settings
+from channel_memory.kernel.timefmt import parse_rfc3339
 from channel_memory.store import Store
-from channel_memory.timefmt import parse_rfc3339
 from channel_memory.worker.runner import Worker
 from tests.conftest import FakeClock, LiveServer, at, ingest_ok, message_event, query
 

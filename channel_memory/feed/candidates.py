@@ -18,8 +18,6 @@ from typing import Literal
 
 import aiosqlite
 
-from channel_memory.auth import Principal
-from channel_memory.consumption_routes import consumer_of
 from channel_memory.feed.layout import (
     Body,
     Candidates,
@@ -31,12 +29,14 @@ from channel_memory.feed.layout import (
     is_elided,
     render,
 )
-from channel_memory.models import PRIMARY_KINDS, RecallBlock, SourceVersion, source_handle
+from channel_memory.feed.reads import consumer_of
+from channel_memory.kernel.models import PRIMARY_KINDS, RecallBlock, SourceVersion, source_handle
+from channel_memory.kernel.principal import Principal
+from channel_memory.kernel.timefmt import utc_day
+from channel_memory.kernel.trust import block_role, block_trust, role_of, trust_of
+from channel_memory.kernel.wire import BlockOut, FeedMessageOut
 from channel_memory.store import consumption, gaps, sources, windows
 from channel_memory.store import llm as llm_store
-from channel_memory.timefmt import utc_day
-from channel_memory.trust import block_role, block_trust, role_of, trust_of
-from channel_memory.wire import BlockOut, FeedMessageOut
 
 ContextKind = Literal["raw_window+digest", "raw_window"]
 

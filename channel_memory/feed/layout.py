@@ -67,8 +67,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from channel_memory.models import ROLLUP_KINDS
-from channel_memory.timefmt import format_generated, format_go_duration, format_rfc3339
+from channel_memory.kernel.models import ROLLUP_KINDS
+from channel_memory.kernel.timefmt import format_generated, format_go_duration, format_rfc3339
 
 Format = Literal["text", "json"]
 Tier = Literal["hard", "raw", "sparse", "older"]

@@ -15,23 +15,23 @@ from pydantic import BaseModel, Field
 from starlette.requests import Request
 from starlette.responses import Response
 
-from channel_memory.api import AppContext, Endpoint, json_response, read_json
-from channel_memory.auth import Principal
-from channel_memory.errors import ApiError
-from channel_memory.models import ROLLUP_KINDS, RecallBlock
-from channel_memory.store import blocks as block_store
-from channel_memory.store import gaps, sources
-from channel_memory.store import llm as llm_store
-from channel_memory.store.gaps import CoverageGap
-from channel_memory.timefmt import (
+from channel_memory.http.api import AppContext, Endpoint, json_response, read_json
+from channel_memory.kernel.errors import ApiError
+from channel_memory.kernel.models import ROLLUP_KINDS, RecallBlock
+from channel_memory.kernel.principal import Principal
+from channel_memory.kernel.timefmt import (
     TimeFormatError,
     format_rfc3339,
     parse_go_duration,
     parse_since,
     utc_day,
 )
-from channel_memory.trust import block_trust
-from channel_memory.wire import BlockOut, Id, LenientModel
+from channel_memory.kernel.trust import block_trust
+from channel_memory.kernel.wire import BlockOut, Id, LenientModel
+from channel_memory.store import blocks as block_store
+from channel_memory.store import gaps, sources
+from channel_memory.store import llm as llm_store
+from channel_memory.store.gaps import CoverageGap
 
 ALWAYS_SERVED = frozenset(
     {"hard_event", "tombstone", "telemetry_count", "low_value_ack", "decision_repeat"}

@@ -13,19 +13,41 @@ from collections.abc import Sequence
 
 import aiosqlite
 
-from channel_memory.api import AppContext
-from channel_memory.auth import Principal
-from channel_memory.consumption_routes import consumer_of, limits
-from channel_memory.errors import ApiError
-from channel_memory.models import SourceVersion
+from channel_memory.http.api import AppContext
+from channel_memory.kernel.config import Settings
+from channel_memory.kernel.errors import ApiError
+from channel_memory.kernel.models import SourceVersion
+from channel_memory.kernel.principal import Principal
+from channel_memory.kernel.timefmt import MICROS_PER_SECOND
 from channel_memory.store import StorageError, WriterBusy, sources
 from channel_memory.store.blocks import get_state
-from channel_memory.store.consumption import SECRET_KEY, Version, read_id_for, record_read
+from channel_memory.store.consumption import (
+    SECRET_KEY,
+    Limits,
+    Version,
+    read_id_for,
+    record_read,
+)
 
 log = logging.getLogger("channel_memory.feed")
 
 VersionTuple = tuple[str, str, str]
 TRIGGER_NOT_FOUND = ("trigger_not_found", "no such trigger message")
+
+
+def limits(settings: Settings) -> Limits:
+    """The store's consumption bounds from the ``consumption.*`` settings."""
+    section = settings.consumption
+    return Limits(
+        read_ttl_us=int(section.read_ttl * MICROS_PER_SECOND),
+        max_reads_per_consumer=section.max_reads_per_consumer,
+        max_versions_per_consumer=section.max_versions_per_consumer,
+    )
+
+
+def consumer_of(principal: Principal) -> str:
+    """Whose consumption a caller records and settles: its token's ``agent_id``."""
+    return principal.agent_id
 
 
 def trigger_not_found() -> ApiError:

@@ -12,22 +12,22 @@ import aiosqlite
 from starlette.requests import Request
 from starlette.responses import Response
 
-from channel_memory.api import AppContext, Endpoint, QueryParameter
-from channel_memory.auth import Principal
-from channel_memory.errors import ApiError
 from channel_memory.feed import candidates, reads
 from channel_memory.feed.candidates import ContextKind, FeedQuery
 from channel_memory.feed.layout import Body, BudgetTooSmall, Format
-from channel_memory.models import ID_PATTERN, SourceVersion
-from channel_memory.store import sources
-from channel_memory.telemetry import ContextOp, now_stamp
-from channel_memory.timefmt import (
+from channel_memory.http.api import AppContext, Endpoint, QueryParameter
+from channel_memory.http.telemetry import ContextOp, now_stamp
+from channel_memory.kernel.errors import ApiError
+from channel_memory.kernel.models import ID_PATTERN, SourceVersion
+from channel_memory.kernel.principal import Principal
+from channel_memory.kernel.timefmt import (
     MICROS_PER_SECOND,
     TimeFormatError,
     parse_go_duration,
     parse_rfc3339,
 )
-from channel_memory.wire import ErrorDetail
+from channel_memory.kernel.wire import ErrorDetail
+from channel_memory.store import sources
 
 _ID = re.compile(ID_PATTERN)
 _HANDLE = re.compile(r"^[A-Za-z0-9._:-]{1,128}/[A-Za-z0-9._:-]{1,128}$")

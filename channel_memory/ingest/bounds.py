@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from channel_memory.config import Settings
 from channel_memory.ingest.commands import (
     AddCoverageGap,
     Command,
     DeleteMessage,
     PutMessage,
 )
-from channel_memory.timefmt import MICROS_PER_SECOND
+from channel_memory.kernel.config import Settings
+from channel_memory.kernel.timefmt import MICROS_PER_SECOND
 
 
 @dataclass(frozen=True, slots=True)

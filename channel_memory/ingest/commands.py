@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from channel_memory.models import Attachment, MessageKey, Origin
+from channel_memory.kernel.models import Attachment, MessageKey, Origin
 
 
 def compute_content_hash(key: MessageKey, content: str, deleted: bool) -> str:

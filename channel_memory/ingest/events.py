@@ -19,8 +19,8 @@ from channel_memory.ingest.commands import (
     PutMessage,
     ResolveCoverageGap,
 )
-from channel_memory.models import ORIGINS, Attachment, MessageKey, Origin
-from channel_memory.wire import Id, LenientModel, SourceKind, StrictModel, Timestamp
+from channel_memory.kernel.models import ORIGINS, Attachment, MessageKey, Origin
+from channel_memory.kernel.wire import Id, LenientModel, SourceKind, StrictModel, Timestamp
 
 ShortText = Annotated[str, Field(min_length=1, max_length=256)]
 Reason = Annotated[str, Field(max_length=1024)]

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
-from channel_memory.config import Settings
-from channel_memory.errors import validation_error
 from channel_memory.ingest.bounds import TimeBounds, first_too_far_ahead
 from channel_memory.ingest.events import IngestBatch
-from channel_memory.models import DEFAULT_SOURCE_KIND
-from channel_memory.wire import ErrorDetail
+from channel_memory.kernel.config import Settings
+from channel_memory.kernel.errors import validation_error
+from channel_memory.kernel.models import DEFAULT_SOURCE_KIND
+from channel_memory.kernel.wire import ErrorDetail
 
 MAX_PROBLEMS = 5
 """Problems listed per line; a line this broken is better read than described."""

@@ -7,9 +7,8 @@ from dataclasses import replace
 from starlette.requests import Request
 from starlette.responses import Response
 
-from channel_memory.api import AppContext, Endpoint, json_response, read_json
-from channel_memory.auth import Principal
-from channel_memory.errors import ApiError
+from channel_memory.http.api import AppContext, Endpoint, json_response, read_json
+from channel_memory.http.telemetry import counting, metered
 from channel_memory.ingest.bounds import TimeBounds
 from channel_memory.ingest.commands import AddCoverageGap, Command, ForgetMessages
 from channel_memory.ingest.events import (
@@ -32,11 +31,12 @@ from channel_memory.ingest.service import (
     resolve_kind,
 )
 from channel_memory.ingest.versions import ForgetResult, MessageResult
+from channel_memory.kernel.errors import ApiError
+from channel_memory.kernel.principal import Principal
+from channel_memory.kernel.timefmt import format_rfc3339
+from channel_memory.kernel.wire import ErrorDetail
 from channel_memory.store import WriterBusy
 from channel_memory.store.gaps import CoverageGap
-from channel_memory.telemetry import counting, metered
-from channel_memory.timefmt import format_rfc3339
-from channel_memory.wire import ErrorDetail
 
 
 async def _run(

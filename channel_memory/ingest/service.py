@@ -32,7 +32,7 @@ from channel_memory.ingest.events import (
     MessageEvent,
 )
 from channel_memory.ingest.versions import ForgetResult, MessageResult, apply_commands
-from channel_memory.models import DEFAULT_SOURCE_KIND, MessageKey
+from channel_memory.kernel.models import DEFAULT_SOURCE_KIND, MessageKey
 from channel_memory.store import DeriveHook, Store, blocks, gaps, sources
 from channel_memory.store import llm as llm_store
 from channel_memory.store.gaps import CoverageGap

@@ -30,7 +30,7 @@ from channel_memory.ingest.commands import (
     PutMessage,
     compute_content_hash,
 )
-from channel_memory.models import MessageKey, MessageState, SourceVersion
+from channel_memory.kernel.models import MessageKey, MessageState, SourceVersion
 
 
 @dataclass(slots=True)

@@ -21,22 +21,22 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
-from channel_memory.api import AppContext
-from channel_memory.auth import Principal
-from channel_memory.config import Settings
-from channel_memory.errors import ApiError
 from channel_memory.feed import candidates
 from channel_memory.feed.layout import BudgetTooSmall
 from channel_memory.feed.routes import parse_values, read_feed
+from channel_memory.http.api import AppContext
 from channel_memory.inspector import charts
 from channel_memory.inspector.feedview import ServedItem, datetime_local_to_rfc3339, served_items
 from channel_memory.inspector.session import COOKIE, Sessions
-from channel_memory.models import ID_PATTERN, RecallBlock, SourceVersion, source_handle
+from channel_memory.kernel.config import Settings
+from channel_memory.kernel.errors import ApiError
+from channel_memory.kernel.models import ID_PATTERN, RecallBlock, SourceVersion, source_handle
+from channel_memory.kernel.principal import Principal
+from channel_memory.kernel.timefmt import MICROS_PER_SECOND, format_rfc3339, utc_day
+from channel_memory.kernel.trust import block_trust, trust_of
 from channel_memory.store import blocks, sources, stats
 from channel_memory.store import inspect as inspect_store
 from channel_memory.store import llm as llm_store
-from channel_memory.timefmt import MICROS_PER_SECOND, format_rfc3339, utc_day
-from channel_memory.trust import block_trust, trust_of
 from channel_memory.worker.rules import RulesError, RuleSet, load_rules, parse_rules
 from channel_memory.worker.rules_report import RulesReport
 

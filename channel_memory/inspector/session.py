@@ -12,7 +12,7 @@ import hmac
 import secrets
 from dataclasses import dataclass, field
 
-from channel_memory.auth import Principal
+from channel_memory.kernel.principal import Principal
 
 COOKIE = "cm_inspect"
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import aiosqlite
 
-from channel_memory.models import BlockSource, MessageKey, RecallBlock, source_handle
+from channel_memory.kernel.models import BlockSource, MessageKey, RecallBlock, source_handle
 
 
 @dataclass(frozen=True, slots=True)

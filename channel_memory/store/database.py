@@ -20,7 +20,7 @@ from pathlib import Path
 
 import aiosqlite
 
-from channel_memory.models import MessageKey
+from channel_memory.kernel.models import MessageKey
 from channel_memory.store import erasure
 
 BUSY_TIMEOUT_MS = 10_000

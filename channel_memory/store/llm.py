@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import aiosqlite
 
-from channel_memory.models import MessageKey
+from channel_memory.kernel.models import MessageKey
 from channel_memory.store.blocks import DerivedRow, get_state, set_state
 
 DEPLOYMENT = ""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import aiosqlite
 
-from channel_memory.models import MessageKey
+from channel_memory.kernel.models import MessageKey
 
 
 async def drop_sources_before(conn: aiosqlite.Connection, cutoff_us: int) -> list[MessageKey]:

@@ -30,7 +30,7 @@ from typing import Any
 
 import aiosqlite
 
-from channel_memory.models import RecallBlock
+from channel_memory.kernel.models import RecallBlock
 from channel_memory.store.blocks import BLOCK_COLUMNS, block_from_row
 
 CAP = 250

@@ -10,7 +10,7 @@ from typing import Any
 
 import aiosqlite
 
-from channel_memory.models import Attachment, MessageKey, MessageState, SourceVersion
+from channel_memory.kernel.models import Attachment, MessageKey, MessageState, SourceVersion
 
 VERSION_COLUMNS = (
     "id, source_kind, channel_id, message_id, observed_seq, content_hash, content, deleted, "

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import aiosqlite
 
-from channel_memory.models import MessageKey, RecallBlock, SourceVersion
+from channel_memory.kernel.models import MessageKey, RecallBlock, SourceVersion
 from channel_memory.store.blocks import BLOCK_COLUMNS, block_from_row
 from channel_memory.store.sources import VERSION_COLUMNS, version_from_row
 

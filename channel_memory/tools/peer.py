@@ -8,16 +8,16 @@ from pydantic import BaseModel, Field
 from starlette.requests import Request
 from starlette.responses import Response
 
-from channel_memory.api import AppContext, Endpoint, json_response, read_json
-from channel_memory.auth import Principal
-from channel_memory.errors import ApiError
-from channel_memory.models import DEFAULT_SOURCE_KIND, RecallBlock, SourceVersion
+from channel_memory.http.api import AppContext, Endpoint, json_response, read_json
+from channel_memory.kernel.errors import ApiError
+from channel_memory.kernel.models import DEFAULT_SOURCE_KIND, RecallBlock, SourceVersion
+from channel_memory.kernel.principal import Principal
+from channel_memory.kernel.timefmt import TimeFormatError, format_rfc3339, parse_since
+from channel_memory.kernel.trust import block_trust
+from channel_memory.kernel.wire import BlockOut, Id, LenientModel, SourceMessageOut, StrictModel
 from channel_memory.store import blocks as block_store
 from channel_memory.store import sources
 from channel_memory.store.sources import literal_match
-from channel_memory.timefmt import TimeFormatError, format_rfc3339, parse_since
-from channel_memory.trust import block_trust
-from channel_memory.wire import BlockOut, Id, LenientModel, SourceMessageOut, StrictModel
 
 
 class SourceMessagesRequest(LenientModel):

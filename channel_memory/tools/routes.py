@@ -19,22 +19,27 @@ from pydantic import Field, model_validator
 from starlette.requests import Request
 from starlette.responses import Response
 
-from channel_memory.api import AppContext, Endpoint, QueryParameter, read_json
-from channel_memory.auth import Principal
-from channel_memory.errors import ApiError
 from channel_memory.feed import reads
 from channel_memory.feed.layout import READ_ID_PLACEHOLDER
-from channel_memory.models import RecallBlock, SourceVersion, source_handle
+from channel_memory.http.api import AppContext, Endpoint, QueryParameter, read_json
+from channel_memory.http.telemetry import ContextOp, now_stamp
+from channel_memory.kernel.errors import ApiError
+from channel_memory.kernel.models import RecallBlock, SourceVersion, source_handle
+from channel_memory.kernel.principal import Principal
+from channel_memory.kernel.timefmt import (
+    TimeFormatError,
+    format_rfc3339,
+    parse_rfc3339,
+    parse_since,
+)
+from channel_memory.kernel.trust import block_role, block_trust, role_of, trust_of
+from channel_memory.kernel.wire import BlockOut, ErrorDetail, Id, StrictModel, ToolMessageOut
 from channel_memory.store import blocks as block_store
 from channel_memory.store import search as search_index
 from channel_memory.store import sources
-from channel_memory.telemetry import ContextOp, now_stamp
-from channel_memory.timefmt import TimeFormatError, format_rfc3339, parse_rfc3339, parse_since
 from channel_memory.tools import cursors
 from channel_memory.tools.budget import compact, fitting_prefix, fragment_length
 from channel_memory.tools.cursors import CursorError
-from channel_memory.trust import block_role, block_trust, role_of, trust_of
-from channel_memory.wire import BlockOut, ErrorDetail, Id, StrictModel, ToolMessageOut
 
 Handle = Annotated[str, Field(pattern=r"^[A-Za-z0-9._:-]{1,128}/[A-Za-z0-9._:-]{1,128}$")]
 Cursor = Annotated[str, Field(min_length=1, max_length=2048)]

@@ -23,7 +23,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
-from channel_memory.models import SourceVersion
+from channel_memory.kernel.models import SourceVersion
 from channel_memory.worker.rules import STRENGTH_MAX, HardEventRule, RuleSet, strength_weight
 
 MessageClass = Literal["tombstone", "hard_event", "telemetry", "ack", "repeat", "topic", "sequence"]

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 import aiosqlite
 
-from channel_memory.models import MessageKey, RecallBlock, SourceVersion
+from channel_memory.kernel.models import MessageKey, RecallBlock, SourceVersion
 from channel_memory.store import blocks as block_store
 from channel_memory.store import llm as llm_store
 from channel_memory.store import sources

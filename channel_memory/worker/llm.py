@@ -33,12 +33,12 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from channel_memory.config import LlmSettings, Settings
-from channel_memory.models import MessageKey, SourceVersion
+from channel_memory.kernel.config import LlmSettings, Settings
+from channel_memory.kernel.models import MessageKey, SourceVersion
+from channel_memory.kernel.timefmt import MICROS_PER_SECOND, utc_day
 from channel_memory.store import Store, sources
 from channel_memory.store import blocks as block_store
 from channel_memory.store import llm as llm_store
-from channel_memory.timefmt import MICROS_PER_SECOND, utc_day
 from channel_memory.worker import llm_detect
 from channel_memory.worker.llm_rollups import (
     Accepted,

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field, replace
 
 import aiosqlite
 
-from channel_memory.models import RecallBlock, SourceVersion
+from channel_memory.kernel.models import RecallBlock, SourceVersion
+from channel_memory.kernel.timefmt import format_rfc3339
 from channel_memory.store import llm as llm_store
 from channel_memory.store.blocks import DerivedRow
-from channel_memory.timefmt import format_rfc3339
 from channel_memory.worker.llm_rollups import Rejected, Window
 from channel_memory.worker.render import BlockPlan
 

@@ -19,10 +19,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from channel_memory.models import RecallBlock, SourceVersion
+from channel_memory.kernel.models import RecallBlock, SourceVersion
+from channel_memory.kernel.timefmt import format_rfc3339
 from channel_memory.store.blocks import DerivedRow
 from channel_memory.store.llm import LLM_GROUP_PREFIX
-from channel_memory.timefmt import format_rfc3339
 from channel_memory.worker.render import BlockPlan, RenderSettings, block_id, render
 
 PROMPT_VERSION = "1"

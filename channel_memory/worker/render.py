@@ -15,8 +15,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from channel_memory.models import SPARSE_KINDS, BlockSource, RecallBlock, SourceVersion
-from channel_memory.timefmt import format_rfc3339
+from channel_memory.kernel.models import SPARSE_KINDS, BlockSource, RecallBlock, SourceVersion
+from channel_memory.kernel.timefmt import format_rfc3339
 from channel_memory.worker.classify import telemetry_kind
 from channel_memory.worker.rules import RuleSet
 

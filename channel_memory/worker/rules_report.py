@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from channel_memory.models import SourceVersion
+from channel_memory.kernel.models import SourceVersion
 from channel_memory.store import Store, sources
 from channel_memory.worker.render import KEY_LINE_CHARS
 from channel_memory.worker.rules import RuleSet

@@ -19,13 +19,13 @@ from datetime import UTC
 import aiosqlite
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from channel_memory.config import Settings
-from channel_memory.models import MessageKey
+from channel_memory.kernel.config import Settings
+from channel_memory.kernel.models import MessageKey
+from channel_memory.kernel.timefmt import MICROS_PER_SECOND
 from channel_memory.store import DeriveHook, Store
 from channel_memory.store import blocks as block_store
 from channel_memory.store import llm as llm_store
 from channel_memory.store import retention as retention_store
-from channel_memory.timefmt import MICROS_PER_SECOND
 from channel_memory.worker.derive import Analyses, DeriveSettings, derive, pending_subjects
 from channel_memory.worker.llm import LlmMetrics, LlmProcessor, ModelClient
 from channel_memory.worker.rules import RuleSet, load_rules

@@ -12,7 +12,7 @@ from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from channel_memory.errors import ApiError
+from channel_memory.kernel.errors import ApiError
 
 
 class BodyTooLarge(HTTPException):

@@ -23,16 +23,16 @@ from typing import Any, TextIO
 import httpx
 import uvicorn
 
-from channel_memory.app import create_app
-from channel_memory.config import ConfigError, Settings, load_settings
-from channel_memory.server import listening_socket
-from channel_memory.synthetic_desk import (
+from channel_memory.demo.synthetic_desk import (
     END,
     decisions_kept,
     desk_events,
     hard_events,
     raw_window_chars,
 )
+from channel_memory.http.app import create_app
+from channel_memory.http.server import listening_socket
+from channel_memory.kernel.config import ConfigError, Settings, load_settings
 from channel_memory.worker.rules import RuleSet, default_rules
 
 CHANNEL = "desk"

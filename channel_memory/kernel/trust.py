@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
-from channel_memory.auth import Principal
-from channel_memory.models import RecallBlock
+from channel_memory.kernel.models import RecallBlock
+from channel_memory.kernel.principal import Principal
 
 Trust = Literal["system", "self", "trigger", "authorized", "unverified"]
 TRUSTS: tuple[Trust, ...] = ("unverified", "authorized", "trigger", "self", "system")

@@ -28,7 +28,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from channel_memory.timefmt import MICROS_PER_SECOND, TimeFormatError, parse_go_duration
+from channel_memory.kernel.timefmt import MICROS_PER_SECOND, TimeFormatError, parse_go_duration
 
 Scope = Literal["ingest", "read", "admin"]
 ALL_SCOPES: tuple[Scope, ...] = ("ingest", "read", "admin")

@@ -15,14 +15,13 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from functools import wraps
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from channel_memory.errors import ApiError
 from channel_memory.ingest.commands import (
     AddCoverageGap,
     Command,
@@ -31,12 +30,12 @@ from channel_memory.ingest.commands import (
     PutMessage,
     ResolveCoverageGap,
 )
+from channel_memory.kernel.errors import ApiError
+from channel_memory.kernel.principal import Principal
+from channel_memory.kernel.timefmt import format_rfc3339
 from channel_memory.store.database import StorageError
-from channel_memory.timefmt import format_rfc3339
 
 if TYPE_CHECKING:
-    from channel_memory.api import AppContext
-    from channel_memory.auth import Principal
     from channel_memory.ingest.service import IngestReport
 
 log = logging.getLogger("channel_memory.ops")
@@ -232,7 +231,16 @@ def event_type(command: Command) -> str:
     return _EVENT_TYPES[type(command)]
 
 
-IngestHandler = Callable[[Request, "AppContext", "Principal"], Awaitable[Response]]
+class Measured(Protocol):
+    """What a metered handler's context offers: the telemetry it counts into (the
+    application's context; a protocol so this module need not import it)."""
+
+    @property
+    def telemetry(self) -> Telemetry: ...
+
+
+Ctx = TypeVar("Ctx", bound=Measured)
+IngestHandler = Callable[[Request, Ctx, Principal], Awaitable[Response]]
 
 
 def refusal_code(exc: Exception) -> str:
@@ -244,7 +252,7 @@ def refusal_code(exc: Exception) -> str:
     return "internal_error"  # what the application answers to anything unexpected
 
 
-def metered(endpoint: str, handler: IngestHandler) -> IngestHandler:
+def metered(endpoint: str, handler: IngestHandler[Ctx]) -> IngestHandler[Ctx]:
     """``handler`` with its latency observed and its refusals counted by error code.
 
     What an accepted request stored is counted where it is committed
@@ -252,7 +260,7 @@ def metered(endpoint: str, handler: IngestHandler) -> IngestHandler:
     """
 
     @wraps(handler)
-    async def measured(request: Request, ctx: AppContext, principal: Principal) -> Response:
+    async def measured(request: Request, ctx: Ctx, principal: Principal) -> Response:
         started = time.perf_counter()
         outcome = "refused"
         try:

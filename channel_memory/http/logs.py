@@ -27,7 +27,7 @@ from typing import Any
 
 from starlette.routing import compile_path
 
-from channel_memory.timefmt import format_rfc3339
+from channel_memory.kernel.timefmt import format_rfc3339
 
 FIELDS = "fields"
 """The ``extra`` key of a record whose JSON line is exactly these fields (plus the basics)."""

@@ -15,11 +15,12 @@ from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from channel_memory.auth import Principal, TokenTable
-from channel_memory.config import Scope, Settings
-from channel_memory.errors import validation_error
+from channel_memory.http.auth import TokenTable
+from channel_memory.http.telemetry import Telemetry
+from channel_memory.kernel.config import Scope, Settings
+from channel_memory.kernel.errors import validation_error
+from channel_memory.kernel.principal import Principal
 from channel_memory.store import DeriveHook, Store
-from channel_memory.telemetry import Telemetry
 
 Clock = Callable[[], int]
 """Returns the current time in UTC epoch microseconds; injected so tests control time."""

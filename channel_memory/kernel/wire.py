@@ -13,8 +13,8 @@ from pydantic import (
     WithJsonSchema,
 )
 
-from channel_memory.models import ID_PATTERN, RecallBlock, SourceVersion, source_handle
-from channel_memory.timefmt import (
+from channel_memory.kernel.models import ID_PATTERN, RecallBlock, SourceVersion, source_handle
+from channel_memory.kernel.timefmt import (
     TimeFormatError,
     format_generated,
     format_rfc3339,

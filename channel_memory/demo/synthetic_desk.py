@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from channel_memory.timefmt import format_rfc3339, parse_rfc3339
+from channel_memory.kernel.timefmt import format_rfc3339, parse_rfc3339
 from channel_memory.worker.rules import RuleSet
 
 END = parse_rfc3339("2026-05-21T20:00:00Z")

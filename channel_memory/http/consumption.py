@@ -14,14 +14,13 @@ from pydantic import BaseModel, Field
 from starlette.requests import Request
 from starlette.responses import Response
 
-from channel_memory.api import AppContext, Endpoint, json_response, read_json
-from channel_memory.auth import Principal
-from channel_memory.config import Settings
-from channel_memory.errors import ApiError
+from channel_memory.feed.reads import consumer_of, limits
+from channel_memory.http.api import AppContext, Endpoint, json_response, read_json
+from channel_memory.kernel.errors import ApiError
+from channel_memory.kernel.principal import Principal
+from channel_memory.kernel.wire import StrictModel
 from channel_memory.store import WriterBusy, consumption
-from channel_memory.store.consumption import READ_ID_PATTERN, Limits
-from channel_memory.timefmt import MICROS_PER_SECOND
-from channel_memory.wire import StrictModel
+from channel_memory.store.consumption import READ_ID_PATTERN
 
 
 class ConsumptionRequest(StrictModel):
@@ -37,21 +36,6 @@ class ConsumptionResponse(BaseModel):
     """As the read was settled (the first settlement)."""
     versions: int
     """Message versions the read showed complete (and, when handled, consumed)."""
-
-
-def limits(settings: Settings) -> Limits:
-    """The store's consumption bounds from the ``consumption.*`` settings."""
-    section = settings.consumption
-    return Limits(
-        read_ttl_us=int(section.read_ttl * MICROS_PER_SECOND),
-        max_reads_per_consumer=section.max_reads_per_consumer,
-        max_versions_per_consumer=section.max_versions_per_consumer,
-    )
-
-
-def consumer_of(principal: Principal) -> str:
-    """Whose consumption a caller records and settles: its token's ``agent_id``."""
-    return principal.agent_id
 
 
 _NOT_FOUND = ApiError(404, "read_not_found", "no such read for this consumer")

@@ -32,15 +32,16 @@ from mcp_types import InputRequiredResult
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from channel_memory import __version__
-from channel_memory.api import AppContext
-from channel_memory.auth import Principal, TokenTable
-from channel_memory.errors import ApiError, validation_error
 from channel_memory.feed import reads
 from channel_memory.feed.routes import feed_op, parse_values, read_feed
+from channel_memory.http.api import AppContext
+from channel_memory.http.auth import TokenTable
+from channel_memory.kernel.errors import ApiError, validation_error
+from channel_memory.kernel.principal import Principal
+from channel_memory.kernel.wire import ErrorBody, ErrorInfo
 from channel_memory.tools import routes as tools
 from channel_memory.tools.budget import compact
 from channel_memory.tools.mcp_budget import bound_result
-from channel_memory.wire import ErrorBody, ErrorInfo
 
 log = logging.getLogger("channel_memory.mcp")
 

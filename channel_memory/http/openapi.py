@@ -9,8 +9,8 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from channel_memory import __version__
-from channel_memory.api import Endpoint
-from channel_memory.wire import ErrorBody
+from channel_memory.http.api import Endpoint
+from channel_memory.kernel.wire import ErrorBody
 
 _OTHER_STATUSES = {
     304: "Not modified (If-None-Match matched the ETag)",

@@ -16,18 +16,19 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
-from channel_memory import consumption_routes, operations
-from channel_memory.api import AppContext, Clock, Endpoint
-from channel_memory.auth import ANONYMOUS, Principal, TokenTable
-from channel_memory.body_limit import BodyLimitMiddleware
-from channel_memory.config import Settings
-from channel_memory.errors import ApiError
 from channel_memory.feed import peer as peer_feed
 from channel_memory.feed import routes as feed_routes
+from channel_memory.http import consumption, operations
+from channel_memory.http.api import AppContext, Clock, Endpoint
+from channel_memory.http.auth import ANONYMOUS, TokenTable
+from channel_memory.http.body_limit import BodyLimitMiddleware
+from channel_memory.http.openapi import openapi_document
+from channel_memory.http.telemetry import Telemetry
 from channel_memory.ingest import routes as ingest_routes
-from channel_memory.openapi import openapi_document
+from channel_memory.kernel.config import Settings
+from channel_memory.kernel.errors import ApiError
+from channel_memory.kernel.principal import Principal
 from channel_memory.store import StorageError, StorageLocked, Store
-from channel_memory.telemetry import Telemetry
 from channel_memory.tools import peer as peer_tools
 from channel_memory.tools import routes as tool_routes
 from channel_memory.worker.llm import ModelClient
@@ -57,7 +58,7 @@ def endpoints() -> list[Endpoint]:
         *ingest_routes.ENDPOINTS,
         *peer_tools.ENDPOINTS,
         *tool_routes.ENDPOINTS,
-        *consumption_routes.ENDPOINTS,
+        *consumption.ENDPOINTS,
         *peer_feed.ENDPOINTS,
         *feed_routes.ENDPOINTS,
         *operations.ENDPOINTS,

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 from starlette.responses import JSONResponse
 
-from channel_memory.wire import ErrorBody, ErrorDetail, ErrorInfo
+from channel_memory.kernel.wire import ErrorBody, ErrorDetail, ErrorInfo
 
 
 class ApiError(Exception):

@@ -9,11 +9,11 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from channel_memory.api import AppContext, Endpoint
-from channel_memory.auth import Principal
+from channel_memory.http.api import AppContext, Endpoint
+from channel_memory.kernel.principal import Principal
+from channel_memory.kernel.timefmt import MICROS_PER_SECOND, format_rfc3339, utc_day
 from channel_memory.store import erasure, stats
 from channel_memory.store import llm as llm_store
-from channel_memory.timefmt import MICROS_PER_SECOND, format_rfc3339, utc_day
 
 READY_LAG_SECONDS = 30.0
 

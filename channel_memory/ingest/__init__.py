@@ -1,0 +1,1 @@
+"""Ingest: native and peer events validated, turned into write commands, stored as versions."""

@@ -1,0 +1,1 @@
+"""The worker: derives recall blocks from dirty sources, deterministically or with a model."""
