@@ -29,6 +29,7 @@ from channel_memory.kernel.timefmt import (
 from channel_memory.kernel.trust import block_trust
 from channel_memory.kernel.wire import BlockOut, Id, LenientModel
 from channel_memory.store import blocks as block_store
+from channel_memory.store import dirty as dirty_store
 from channel_memory.store import gaps, sources
 from channel_memory.store import llm as llm_store
 from channel_memory.store.gaps import CoverageGap
@@ -159,7 +160,7 @@ async def digest(request: Request, ctx: AppContext, principal: Principal) -> Res
             found_gaps += await gaps.open_gaps_overlapping(conn, channel, from_us, now)
             unprocessed += sum(1 for b in blocks if b.dirty)
         if visible:
-            unprocessed += await block_store.dirty_count(conn, visible)
+            unprocessed += await dirty_store.dirty_count(conn, visible)
     if found_gaps:
         status = "coverage_gap"
     elif unprocessed:

@@ -20,7 +20,6 @@ from channel_memory.kernel.models import SourceVersion
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.timefmt import MICROS_PER_SECOND
 from channel_memory.store import StorageError, WriterBusy, sources
-from channel_memory.store.blocks import get_state
 from channel_memory.store.consumption import (
     SECRET_KEY,
     Limits,
@@ -28,6 +27,7 @@ from channel_memory.store.consumption import (
     read_id_for,
     record_read,
 )
+from channel_memory.store.state import get_state
 
 log = logging.getLogger("channel_memory.feed")
 

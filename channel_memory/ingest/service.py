@@ -33,7 +33,7 @@ from channel_memory.ingest.events import (
 )
 from channel_memory.ingest.versions import ForgetResult, MessageResult, apply_commands
 from channel_memory.kernel.models import DEFAULT_SOURCE_KIND, MessageKey
-from channel_memory.store import DeriveHook, Store, blocks, gaps, sources
+from channel_memory.store import DeriveHook, Store, blocks, dirty, gaps, sources
 from channel_memory.store import llm as llm_store
 from channel_memory.store.gaps import CoverageGap
 
@@ -258,7 +258,7 @@ async def _apply_messages(
         fts_removed=changes.fts_removed,
         fts_added=changes.fts_added,
     )
-    await sources.mark_dirty(conn, changes.dirty, now_us)
+    await dirty.mark_dirty(conn, changes.dirty, now_us)
     for channel_id, message_ids in _by_channel(changes.dirty).items():
         await blocks.mark_blocks_citing_dirty(conn, channel_id, message_ids)
     if changes.newly_forgotten:
@@ -266,7 +266,7 @@ async def _apply_messages(
         # an LLM answer may quote what was forgotten: it goes with its sources
         await llm_store.forget_cached(conn, changes.newly_forgotten)
         for channel_id, message_ids in _by_channel(changes.newly_forgotten).items():
-            await blocks.clear_markers_for(conn, channel_id, message_ids)
+            await dirty.clear_markers_for(conn, channel_id, message_ids)
     if changes.newly_forgotten or changes.ledger:
         await sources.record_forgets(
             conn,

@@ -1,20 +1,26 @@
-"""SQL over derived data: per-message classes, recall blocks, provenance, worker state."""
+"""SQL over derived data: per-message classes, recall blocks and their provenance."""
 
 from __future__ import annotations
 
 import json
+import operator
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields
+from typing import Any, NamedTuple
 
 import aiosqlite
 
-from channel_memory.kernel.models import BlockSource, MessageKey, RecallBlock, source_handle
+from channel_memory.kernel.models import BlockSource, RecallBlock, source_handle
+from channel_memory.store import dirty
+from channel_memory.store.rows import columns, first_row, one_row
 
 
 @dataclass(frozen=True, slots=True)
 class DerivedRow:
-    """A current message's class and group, as the worker last derived it."""
+    """A current message's class and group, as the worker last derived it.
+
+    The fields are the columns of ``derived_messages`` in order (``cls`` is ``class``):
+    rows are selected with :data:`DERIVED_FIELDS` and built positionally."""
 
     source_kind: str
     channel_id: str
@@ -34,15 +40,41 @@ class DerivedRow:
     """A decision by reply: the source handle of the message it decides on."""
 
 
-_DERIVED_COLUMNS = (
-    "source_kind, channel_id, message_id, content_hash, created_us, author, class, event_type, "
-    "score, group_key, parent_id, answers"
-)
-BLOCK_COLUMNS = (
-    "seq, id, source_kind, channel_id, group_key, kind, event_type, text, from_us, to_us, sparse, "
-    "score, generated_us, dirty, processor, cut_text, author, trust_authors, sources, origin, "
-    "answers"
-)
+DERIVED_FIELDS = tuple("class" if f.name == "cls" else f.name for f in fields(DerivedRow))
+"""The ``derived_messages`` columns of :class:`DerivedRow`'s fields, in its order."""
+_DERIVED_COLUMNS = columns(DERIVED_FIELDS)
+_derived_values = operator.attrgetter(*(f.name for f in fields(DerivedRow)))
+"""A :class:`DerivedRow`'s values in column order."""
+
+
+class BlockRow(NamedTuple):
+    """A ``recall_blocks`` row as stored (flags as integers, lists as JSON)."""
+
+    seq: int
+    id: str
+    source_kind: str
+    channel_id: str
+    group_key: str
+    kind: str
+    event_type: str | None
+    text: str
+    from_us: int
+    to_us: int
+    sparse: int
+    score: float
+    generated_us: int
+    dirty: int
+    processor: str
+    cut_text: str | None
+    author: str | None
+    trust_authors: str
+    sources: str
+    origin: str
+    answers: str | None
+
+
+BLOCK_COLUMNS = columns(BlockRow._fields)
+"""The SELECT list that :func:`block_from_row` reads."""
 
 
 def _ids(values: Iterable[str]) -> str:
@@ -52,15 +84,14 @@ def _ids(values: Iterable[str]) -> str:
 async def derived_rows(
     conn: aiosqlite.Connection, channel_id: str, message_ids: Iterable[str]
 ) -> dict[str, DerivedRow]:
-    fetched = list(
-        await conn.execute_fetchall(
-            f"SELECT {_DERIVED_COLUMNS} FROM derived_messages WHERE channel_id = ? AND message_id "
-            "IN "
-            "(SELECT value FROM json_each(?))",
-            (channel_id, _ids(message_ids)),
-        )
+    fetched = await conn.execute_fetchall(
+        f"SELECT {_DERIVED_COLUMNS} FROM derived_messages WHERE channel_id = ? AND message_id "
+        "IN "
+        "(SELECT value FROM json_each(?))",
+        (channel_id, _ids(message_ids)),
     )
-    return {row[2]: DerivedRow(*row) for row in fetched}
+    rows = [DerivedRow(*row) for row in fetched]
+    return {row.message_id: row for row in rows}
 
 
 async def replies_to(
@@ -73,7 +104,7 @@ async def replies_to(
         "(SELECT value FROM json_each(?))",
         (channel_id, _ids(message_ids)),
     )
-    return {str(row[0]) for row in fetched}
+    return {str(message_id) for (message_id,) in fetched}
 
 
 async def group_members(
@@ -83,16 +114,16 @@ async def group_members(
     members: dict[str, list[DerivedRow]] = {key: [] for key in group_keys}
     if not members:
         return members
-    fetched = list(
-        await conn.execute_fetchall(
-            f"SELECT {_DERIVED_COLUMNS} FROM derived_messages WHERE channel_id = ? AND class = ? "
-            "AND group_key IN (SELECT value FROM json_each(?)) "
-            "ORDER BY group_key, created_us, message_id",
-            (channel_id, cls, _ids(members)),
-        )
+    fetched = await conn.execute_fetchall(
+        f"SELECT {_DERIVED_COLUMNS} FROM derived_messages WHERE channel_id = ? AND class = ? "
+        "AND group_key IN (SELECT value FROM json_each(?)) "
+        "ORDER BY group_key, created_us, message_id",
+        (channel_id, cls, _ids(members)),
     )
     for row in fetched:
-        members[row[9]].append(DerivedRow(*row))
+        member = DerivedRow(*row)
+        assert member.group_key is not None  # selected by group key
+        members[member.group_key].append(member)
     return members
 
 
@@ -105,28 +136,23 @@ async def count_before(
     message_id: str,
 ) -> int:
     """How many members of a group come before ``(created_us, message_id)``."""
-    fetched = list(
-        await conn.execute_fetchall(
-            "SELECT count(*) FROM derived_messages WHERE channel_id = ? AND class = ? "
-            "AND group_key = ? AND (created_us, message_id) < (?, ?)",
-            (channel_id, cls, group_key, created_us, message_id),
-        )
+    (count,) = await one_row(
+        conn,
+        "SELECT count(*) FROM derived_messages WHERE channel_id = ? AND class = ? "
+        "AND group_key = ? AND (created_us, message_id) < (?, ?)",
+        (channel_id, cls, group_key, created_us, message_id),
     )
-    row = fetched[0] if fetched else None
-    assert row is not None
-    return int(row[0])
+    return int(count)
 
 
 async def group_members_from(
     conn: aiosqlite.Connection, channel_id: str, cls: str, group_key: str, offset: int
 ) -> list[DerivedRow]:
     """A group's members in order, skipping the first ``offset``."""
-    fetched = list(
-        await conn.execute_fetchall(
-            f"SELECT {_DERIVED_COLUMNS} FROM derived_messages WHERE channel_id = ? AND class = ? "
-            "AND group_key = ? ORDER BY created_us, message_id LIMIT -1 OFFSET ?",
-            (channel_id, cls, group_key, offset),
-        )
+    fetched = await conn.execute_fetchall(
+        f"SELECT {_DERIVED_COLUMNS} FROM derived_messages WHERE channel_id = ? AND class = ? "
+        "AND group_key = ? ORDER BY created_us, message_id LIMIT -1 OFFSET ?",
+        (channel_id, cls, group_key, offset),
     )
     return [DerivedRow(*row) for row in fetched]
 
@@ -144,26 +170,10 @@ async def write_derived(
             (channel_id, _ids(deletes)),
         )
     if upserts:
+        placeholders = ", ".join("?" * len(DERIVED_FIELDS))
         await conn.executemany(
-            f"INSERT OR REPLACE INTO derived_messages ({_DERIVED_COLUMNS}) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    r.source_kind,
-                    r.channel_id,
-                    r.message_id,
-                    r.content_hash,
-                    r.created_us,
-                    r.author,
-                    r.cls,
-                    r.event_type,
-                    r.score,
-                    r.group_key,
-                    r.parent_id,
-                    r.answers,
-                )
-                for r in upserts
-            ],
+            f"INSERT OR REPLACE INTO derived_messages ({_DERIVED_COLUMNS}) VALUES ({placeholders})",
+            [_derived_values(r) for r in upserts],
         )
 
 
@@ -178,15 +188,16 @@ class StoredBlockRef:
 async def blocks_in_groups(
     conn: aiosqlite.Connection, channel_id: str, group_keys: Iterable[str]
 ) -> list[StoredBlockRef]:
-    fetched = list(
-        await conn.execute_fetchall(
-            "SELECT seq, id, group_key, dirty FROM recall_blocks WHERE channel_id = ? AND "
-            "group_key IN "
-            "(SELECT value FROM json_each(?))",
-            (channel_id, _ids(group_keys)),
-        )
+    fetched = await conn.execute_fetchall(
+        "SELECT seq, id, group_key, dirty FROM recall_blocks WHERE channel_id = ? AND "
+        "group_key IN "
+        "(SELECT value FROM json_each(?))",
+        (channel_id, _ids(group_keys)),
     )
-    return [StoredBlockRef(row[0], row[1], row[2], bool(row[3])) for row in fetched]
+    return [
+        StoredBlockRef(seq, block_id, group_key, bool(is_dirty))
+        for seq, block_id, group_key, is_dirty in fetched
+    ]
 
 
 async def blocks_in_group_runs(
@@ -194,14 +205,15 @@ async def blocks_in_group_runs(
 ) -> list[StoredBlockRef]:
     """Blocks of runs ``group_key:<n>`` with ``n >= first_run``."""
     prefix = group_key + ":"
-    fetched = list(
-        await conn.execute_fetchall(
-            "SELECT seq, id, group_key, dirty FROM recall_blocks WHERE channel_id = ? "
-            "AND group_key > ? AND group_key < ?",
-            (channel_id, prefix, group_key + ";"),
-        )
+    fetched = await conn.execute_fetchall(
+        "SELECT seq, id, group_key, dirty FROM recall_blocks WHERE channel_id = ? "
+        "AND group_key > ? AND group_key < ?",
+        (channel_id, prefix, group_key + ";"),
     )
-    refs = [StoredBlockRef(row[0], row[1], row[2], bool(row[3])) for row in fetched]
+    refs = [
+        StoredBlockRef(seq, block_id, key, bool(is_dirty))
+        for seq, block_id, key, is_dirty in fetched
+    ]
     return [ref for ref in refs if int(ref.group_key[len(prefix) :]) >= first_run]
 
 
@@ -218,54 +230,52 @@ async def delete_blocks(conn: aiosqlite.Connection, seqs: Sequence[int]) -> None
     )
 
 
+def _block_row(seq: int, block: RecallBlock) -> BlockRow:
+    return BlockRow(
+        seq=seq,
+        id=block.id,
+        source_kind=block.source_kind,
+        channel_id=block.channel_id,
+        group_key=block.group_key,
+        kind=block.kind,
+        event_type=block.event_type,
+        text=block.text,
+        from_us=block.from_us,
+        to_us=block.to_us,
+        sparse=int(block.sparse),
+        score=block.score,
+        generated_us=block.generated_us,
+        dirty=int(block.dirty),
+        processor=block.processor,
+        cut_text=block.cut_text,
+        author=block.author,
+        trust_authors=json.dumps(list(block.trust_authors)),
+        sources=json.dumps([[x.message_id, x.content_hash] for x in block.sources]),
+        origin=block.origin,
+        answers=block.answers,
+    )
+
+
 async def insert_blocks(conn: aiosqlite.Connection, blocks: Sequence[RecallBlock]) -> None:
     if not blocks:
         return
-    fetched = list(
-        await conn.execute_fetchall("SELECT coalesce(max(seq), 0) + 1 FROM recall_blocks")
-    )
-    row = fetched[0] if fetched else None
-    assert row is not None
-    first = int(row[0])
-    rows: list[tuple[Any, ...]] = []
+    (next_seq,) = await one_row(conn, "SELECT coalesce(max(seq), 0) + 1 FROM recall_blocks")
+    first = int(next_seq)
+    rows: list[BlockRow] = []
     sources: list[tuple[Any, ...]] = []
     fts: list[tuple[int, str]] = []
     for offset, block in enumerate(blocks):
         seq = first + offset
-        rows.append(
-            (
-                seq,
-                block.id,
-                block.source_kind,
-                block.channel_id,
-                block.group_key,
-                block.kind,
-                block.event_type,
-                block.text,
-                block.from_us,
-                block.to_us,
-                int(block.sparse),
-                block.score,
-                block.generated_us,
-                int(block.dirty),
-                block.processor,
-                block.cut_text,
-                block.author,
-                json.dumps(list(block.trust_authors)),
-                json.dumps([[x.message_id, x.content_hash] for x in block.sources]),
-                block.origin,
-                block.answers,
-            )
-        )
+        rows.append(_block_row(seq, block))
         sources += [
             (seq, position, block.channel_id, s.message_id, s.content_hash)
             for position, s in enumerate(block.sources)
         ]
         if block.sparse:
             fts.append((seq, block.text))
+    placeholders = ", ".join("?" * len(BlockRow._fields))
     await conn.executemany(
-        f"INSERT INTO recall_blocks ({BLOCK_COLUMNS}) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO recall_blocks ({BLOCK_COLUMNS}) VALUES ({placeholders})",
         rows,
     )
     await conn.executemany(
@@ -303,28 +313,37 @@ async def mark_blocks_citing_dirty(
     )
 
 
-def block_from_row(row: Sequence[Any]) -> RecallBlock:
+async def mark_everything_dirty(conn: aiosqlite.Connection, now_us: int) -> None:
+    """Queue every message with a current version or derived data, and dirty every block
+    (nothing derived is served as fresh until derived again)."""
+    await dirty.mark_all(conn, now_us)
+    await conn.execute("UPDATE recall_blocks SET dirty = 1")
+
+
+def block_from_row(row: Iterable[Any]) -> RecallBlock:
+    """Build a :class:`RecallBlock` from a row selected with :data:`BLOCK_COLUMNS`."""
+    r = BlockRow._make(row)
     return RecallBlock(
-        id=row[1],
-        source_kind=row[2],
-        channel_id=row[3],
-        group_key=row[4],
-        kind=row[5],
-        event_type=row[6],
-        text=row[7],
-        from_us=row[8],
-        to_us=row[9],
-        sparse=bool(row[10]),
-        score=row[11],
-        generated_us=row[12],
-        dirty=bool(row[13]),
-        processor=row[14],
-        sources=tuple(BlockSource(m, h) for m, h in json.loads(row[18])),
-        origin=row[19],
-        cut_text=row[15],
-        author=row[16],
-        trust_authors=tuple(json.loads(row[17])),
-        answers=row[20],
+        id=r.id,
+        source_kind=r.source_kind,
+        channel_id=r.channel_id,
+        group_key=r.group_key,
+        kind=r.kind,
+        event_type=r.event_type,
+        text=r.text,
+        from_us=r.from_us,
+        to_us=r.to_us,
+        sparse=bool(r.sparse),
+        score=r.score,
+        generated_us=r.generated_us,
+        dirty=bool(r.dirty),
+        processor=r.processor,
+        sources=tuple(BlockSource(m, h) for m, h in json.loads(r.sources)),
+        origin=r.origin,
+        cut_text=r.cut_text,
+        author=r.author,
+        trust_authors=tuple(json.loads(r.trust_authors)),
+        answers=r.answers,
     )
 
 
@@ -332,24 +351,18 @@ async def blocks_overlapping(
     conn: aiosqlite.Connection, channel_id: str, from_us: int, to_us: int
 ) -> list[RecallBlock]:
     """Blocks of a channel whose source window overlaps ``[from_us, to_us]``, chronological."""
-    fetched = list(
-        await conn.execute_fetchall(
-            f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE channel_id = ? AND to_us >= ? "
-            "AND from_us <= ? ORDER BY from_us, to_us, seq",
-            (channel_id, from_us, to_us),
-        )
+    fetched = await conn.execute_fetchall(
+        f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE channel_id = ? AND to_us >= ? "
+        "AND from_us <= ? ORDER BY from_us, to_us, seq",
+        (channel_id, from_us, to_us),
     )
-    rows = list(fetched)
-    return [block_from_row(row) for row in rows]
+    return [block_from_row(row) for row in fetched]
 
 
 async def all_blocks(conn: aiosqlite.Connection) -> list[RecallBlock]:
     """Every block, ordered by id (for tests and regeneration checks)."""
-    fetched = list(
-        await conn.execute_fetchall(f"SELECT {BLOCK_COLUMNS} FROM recall_blocks ORDER BY id")
-    )
-    rows = list(fetched)
-    return [block_from_row(row) for row in rows]
+    fetched = await conn.execute_fetchall(f"SELECT {BLOCK_COLUMNS} FROM recall_blocks ORDER BY id")
+    return [block_from_row(row) for row in fetched]
 
 
 async def search_blocks(
@@ -380,100 +393,7 @@ async def search_blocks(
 
 
 async def block_by_id(conn: aiosqlite.Connection, block_id: str) -> RecallBlock | None:
-    fetched = await conn.execute_fetchall(
-        f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE id = ?", (block_id,)
+    row = await first_row(
+        conn, f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE id = ?", (block_id,)
     )
-    rows = list(fetched)
-    return block_from_row(rows[0]) if rows else None
-
-
-# --- worker bookkeeping ---------------------------------------------------------------------
-
-
-async def pending_dirty(conn: aiosqlite.Connection, limit: int) -> list[tuple[int, MessageKey]]:
-    """The oldest dirty markers, ``(seq, key)``."""
-    fetched = list(
-        await conn.execute_fetchall(
-            "SELECT seq, source_kind, channel_id, message_id FROM dirty_messages ORDER BY seq "
-            "LIMIT ?",
-            (limit,),
-        )
-    )
-    return [(row[0], MessageKey(row[1], row[2], row[3])) for row in fetched]
-
-
-async def dirty_count(conn: aiosqlite.Connection, channel_ids: Iterable[str] | None = None) -> int:
-    params: tuple[str, ...] = ()
-    if channel_ids is None:
-        sql = "SELECT count(*) FROM dirty_messages"
-    else:
-        sql = (
-            "SELECT count(*) FROM dirty_messages WHERE channel_id IN "
-            "(SELECT value FROM json_each(?))"
-        )
-        params = (_ids(channel_ids),)
-    fetched = list(await conn.execute_fetchall(sql, params))
-    row = fetched[0] if fetched else None
-    assert row is not None
-    return int(row[0])
-
-
-async def clear_markers(conn: aiosqlite.Connection, seqs: Sequence[int]) -> None:
-    """Clear processed markers; a message re-marked since has a new seq and stays queued."""
-    if seqs:
-        await conn.execute(
-            "DELETE FROM dirty_messages WHERE seq IN (SELECT value FROM json_each(?))",
-            (json.dumps(list(seqs)),),
-        )
-
-
-async def clear_markers_for(
-    conn: aiosqlite.Connection, channel_id: str, message_ids: Iterable[str]
-) -> None:
-    await conn.execute(
-        "DELETE FROM dirty_messages WHERE channel_id = ? AND message_id IN "
-        "(SELECT value FROM json_each(?))",
-        (channel_id, _ids(message_ids)),
-    )
-
-
-async def mark_everything_dirty(conn: aiosqlite.Connection, now_us: int) -> None:
-    """Queue every message with a current version or derived data, and dirty every block."""
-    await conn.execute(
-        "INSERT OR REPLACE INTO dirty_messages (source_kind, channel_id, message_id, marked_us) "
-        "SELECT source_kind, channel_id, message_id, ? FROM source_messages WHERE is_current = 1 "
-        "UNION SELECT source_kind, channel_id, message_id, ? FROM derived_messages",
-        (now_us, now_us),
-    )
-    await conn.execute("UPDATE recall_blocks SET dirty = 1")
-
-
-async def get_state(conn: aiosqlite.Connection, key: str) -> str | None:
-    fetched = list(
-        await conn.execute_fetchall("SELECT value FROM worker_state WHERE key = ?", (key,))
-    )
-    row = fetched[0] if fetched else None
-    return None if row is None else str(row[0])
-
-
-async def set_state(conn: aiosqlite.Connection, key: str, value: str) -> None:
-    await conn.execute(
-        "INSERT OR REPLACE INTO worker_state (key, value) VALUES (?, ?)", (key, value)
-    )
-
-
-async def acquire_lease(conn: aiosqlite.Connection, holder: str, now_us: int, ttl_us: int) -> bool:
-    """Take or renew the single worker lease; False while another live holder has it."""
-    await conn.execute(
-        "INSERT INTO worker_lease (id, holder, expires_us) VALUES (1, ?, ?) "
-        "ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, expires_us = excluded.expires_us "
-        "WHERE worker_lease.holder = excluded.holder OR worker_lease.expires_us < ?",
-        (holder, now_us + ttl_us, now_us),
-    )
-    fetched = list(await conn.execute_fetchall("SELECT holder FROM worker_lease WHERE id = 1"))
-    row = fetched[0] if fetched else None
-    return row is not None and row[0] == holder
-
-
-async def release_lease(conn: aiosqlite.Connection, holder: str) -> None:
-    await conn.execute("DELETE FROM worker_lease WHERE id = 1 AND holder = ?", (holder,))
+    return None if row is None else block_from_row(row)

@@ -40,7 +40,8 @@ from typing import Literal, NamedTuple
 
 import aiosqlite
 
-from channel_memory.store.blocks import get_state, set_state
+from channel_memory.store.rows import columns, first_row, one_row
+from channel_memory.store.state import get_state, set_state
 
 Outcome = Literal["handled", "failed"]
 OUTCOMES: tuple[Outcome, ...] = ("handled", "failed")
@@ -175,16 +176,15 @@ async def settle(
     read is answered as it was settled (``repeated``), whatever ``outcome`` asks
     now; the caller tells a repeat from a contradiction by comparing outcomes.
     """
-    fetched = list(
-        await conn.execute_fetchall(
-            "SELECT outcome, versions FROM consumption_reads "
-            "WHERE read_id = ? AND consumer = ? AND created_us >= ?",
-            (read_id, consumer, now_us - limits.read_ttl_us),
-        )
+    row = await first_row(
+        conn,
+        "SELECT outcome, versions FROM consumption_reads "
+        "WHERE read_id = ? AND consumer = ? AND created_us >= ?",
+        (read_id, consumer, now_us - limits.read_ttl_us),
     )
-    if not fetched:
+    if row is None:
         return None
-    recorded, versions = fetched[0]
+    recorded, versions = row
     if recorded is not None:
         assert recorded in OUTCOMES
         return Settled(read_id, recorded, int(versions), repeated=True)
@@ -220,22 +220,20 @@ async def consumed(
     if not asked:
         return set()
     fetched = await conn.execute_fetchall(
-        "SELECT channel_id, message_id, content_hash FROM consumed_versions "
+        f"SELECT {columns(Version._fields)} FROM consumed_versions "
         "WHERE consumer = ? AND (channel_id, message_id, content_hash) IN "
         "(SELECT value->>0, value->>1, value->>2 FROM json_each(?))",
         (consumer, _json(sorted(asked))),
     )
-    return {Version(*row) for row in fetched}
+    return {Version._make(row) for row in fetched}
 
 
 async def ledger_size(conn: aiosqlite.Connection, consumer: str) -> int:
     """How many versions ``consumer``'s ledger holds."""
-    fetched = list(
-        await conn.execute_fetchall(
-            "SELECT count(*) FROM consumed_versions WHERE consumer = ?", (consumer,)
-        )
+    (count,) = await one_row(
+        conn, "SELECT count(*) FROM consumed_versions WHERE consumer = ?", (consumer,)
     )
-    return int(fetched[0][0])
+    return int(count)
 
 
 async def consumed_in_window(
@@ -246,15 +244,14 @@ async def consumed_in_window(
     Read through the consumer's ledger (bounded by ``consumption.max_versions_per_consumer``),
     never through the window's history.
     """
-    fetched = list(
-        await conn.execute_fetchall(
-            "SELECT count(*) FROM consumed_versions AS c JOIN source_messages AS m "
-            "ON m.channel_id = c.channel_id AND m.message_id = c.message_id "
-            "AND m.content_hash = c.content_hash "
-            "WHERE c.consumer = ? AND c.channel_id IN (SELECT value FROM json_each(?)) "
-            "AND m.is_current = 1 AND m.deleted = 0 AND m.forgotten_us IS NULL "
-            "AND m.created_us BETWEEN ? AND ?",
-            (consumer, json.dumps(sorted(set(channels))), from_us, to_us),
-        )
+    (count,) = await one_row(
+        conn,
+        "SELECT count(*) FROM consumed_versions AS c JOIN source_messages AS m "
+        "ON m.channel_id = c.channel_id AND m.message_id = c.message_id "
+        "AND m.content_hash = c.content_hash "
+        "WHERE c.consumer = ? AND c.channel_id IN (SELECT value FROM json_each(?)) "
+        "AND m.is_current = 1 AND m.deleted = 0 AND m.forgotten_us IS NULL "
+        "AND m.created_us BETWEEN ? AND ?",
+        (consumer, json.dumps(sorted(set(channels))), from_us, to_us),
     )
-    return int(fetched[0][0])
+    return int(count)

@@ -22,6 +22,7 @@ import aiosqlite
 
 from channel_memory.kernel.models import MessageKey
 from channel_memory.store import erasure
+from channel_memory.store.rows import one_row
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -153,10 +154,8 @@ async def _configure(conn: aiosqlite.Connection, *, writer: bool) -> None:
 
 
 async def _user_version(conn: aiosqlite.Connection) -> int:
-    async with conn.execute("PRAGMA user_version") as cursor:
-        row = await cursor.fetchone()
-    assert row is not None
-    return int(row[0])
+    (version,) = await one_row(conn, "PRAGMA user_version")
+    return int(version)
 
 
 async def upgrade(
@@ -256,10 +255,6 @@ class Store:
     async def pending_erasures(self) -> int:
         async with self.read() as conn:
             return await erasure.pending_erasures(conn)
-
-    @property
-    def writer_busy(self) -> bool:
-        return self._write_lock.locked()
 
     @asynccontextmanager
     async def write(self, wait: float | None = None) -> AsyncIterator[aiosqlite.Connection]:

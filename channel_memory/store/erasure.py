@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import aiosqlite
 
+from channel_memory.store.rows import one_row
+
 
 async def pending_erasures(conn: aiosqlite.Connection) -> int:
-    fetched = list(await conn.execute_fetchall("SELECT count(*) FROM pending_erasures"))
-    row = fetched[0] if fetched else None
-    assert row is not None
-    return int(row[0])
+    (count,) = await one_row(conn, "SELECT count(*) FROM pending_erasures")
+    return int(count)
 
 
 async def erase(conn: aiosqlite.Connection) -> bool:
@@ -28,9 +28,7 @@ async def erase(conn: aiosqlite.Connection) -> bool:
     Returns True when nothing is owed any more, False when the checkpoint could
     not complete (a reader held an old snapshot) and it must be retried.
     """
-    fetched = list(await conn.execute_fetchall("SELECT max(id) FROM pending_erasures"))
-    row = fetched[0] if fetched else None
-    newest = row[0] if row else None
+    (newest,) = await one_row(conn, "SELECT max(id) FROM pending_erasures")
     if newest is None:
         return True
     await conn.execute("BEGIN IMMEDIATE")
@@ -48,8 +46,5 @@ async def erase(conn: aiosqlite.Connection) -> bool:
 
 
 async def _checkpoint(conn: aiosqlite.Connection) -> bool:
-    fetched = list(await conn.execute_fetchall("PRAGMA wal_checkpoint(TRUNCATE)"))
-    row = fetched[0] if fetched else None
-    assert row is not None
-    busy, _log_frames, _checkpointed = row
+    busy, _log_frames, _checkpointed = await one_row(conn, "PRAGMA wal_checkpoint(TRUNCATE)")
     return int(busy) == 0

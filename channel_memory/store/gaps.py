@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import aiosqlite
+
+from channel_memory.store.rows import columns, first_row, one_row
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,7 +20,7 @@ class CoverageGap:
     resolved_us: int | None
 
 
-_COLUMNS = "id, channel_id, from_us, to_us, reason, created_us, resolved_us"
+_COLUMNS = columns([f.name for f in fields(CoverageGap)])
 
 
 async def insert_gap(
@@ -29,24 +31,18 @@ async def insert_gap(
     reason: str | None,
     now_us: int,
 ) -> CoverageGap:
-    fetched = list(
-        await conn.execute_fetchall(
-            "INSERT INTO coverage_gaps (channel_id, from_us, to_us, reason, created_us) "
-            f"VALUES (?, ?, ?, ?, ?) RETURNING {_COLUMNS}",
-            (channel_id, from_us, to_us, reason, now_us),
-        )
+    row = await one_row(
+        conn,
+        "INSERT INTO coverage_gaps (channel_id, from_us, to_us, reason, created_us) "
+        f"VALUES (?, ?, ?, ?, ?) RETURNING {_COLUMNS}",
+        (channel_id, from_us, to_us, reason, now_us),
     )
-    row = fetched[0] if fetched else None
-    assert row is not None
     return CoverageGap(*row)
 
 
 async def gap_by_id(conn: aiosqlite.Connection, gap_id: int) -> CoverageGap | None:
-    fetched = list(
-        await conn.execute_fetchall(f"SELECT {_COLUMNS} FROM coverage_gaps WHERE id = ?", (gap_id,))
-    )
-    row = fetched[0] if fetched else None
-    return CoverageGap(*row) if row else None
+    row = await first_row(conn, f"SELECT {_COLUMNS} FROM coverage_gaps WHERE id = ?", (gap_id,))
+    return None if row is None else CoverageGap(*row)
 
 
 async def resolve_gap(conn: aiosqlite.Connection, gap_id: int, now_us: int) -> None:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import aiosqlite
 
 from channel_memory.kernel.models import RecallBlock, SourceVersion
 from channel_memory.store.blocks import BLOCK_COLUMNS, block_from_row
+from channel_memory.store.rows import columns, first_row, one_row
 from channel_memory.store.sources import VERSION_COLUMNS, version_from_row
 
 _BRIDGE_LINE_EXTRA = len("[HH:MM] ") + len(": ") + len("\n")
@@ -31,16 +32,14 @@ async def raw_window(
     """Readable current messages created in ``[from_us, to_us]`` and the length of the
     window in the bridge's ``[HH:MM] author: content`` lines (counted in SQL: no content
     leaves the database)."""
-    fetched = list(
-        await conn.execute_fetchall(
-            "SELECT count(*), coalesce(sum(length(content) + "
-            "length(coalesce(author_name, author_id, ''))), 0) FROM source_messages "
-            "WHERE channel_id = ? AND is_current = 1 AND deleted = 0 AND forgotten_us IS NULL "
-            "AND created_us BETWEEN ? AND ?",
-            (channel_id, from_us, to_us),
-        )
+    count, chars = await one_row(
+        conn,
+        "SELECT count(*), coalesce(sum(length(content) + "
+        "length(coalesce(author_name, author_id, ''))), 0) FROM source_messages "
+        "WHERE channel_id = ? AND is_current = 1 AND deleted = 0 AND forgotten_us IS NULL "
+        "AND created_us BETWEEN ? AND ?",
+        (channel_id, from_us, to_us),
     )
-    count, chars = fetched[0]
     return RawWindow(int(count), int(chars) + int(count) * _BRIDGE_LINE_EXTRA)
 
 
@@ -69,23 +68,25 @@ class LedgerEntry:
     forgotten_us: int
 
 
+_LEDGER_COLUMNS = columns([f.name for f in fields(LedgerEntry)])
+
+
 async def forget_ledger(
     conn: aiosqlite.Connection, channel_id: str, message_id: str
 ) -> tuple[int | None, list[LedgerEntry]]:
     """When the message was forgotten (``None``: it was not) and the channel's ledger
     entries naming it, or forgetting its author, oldest first."""
-    fetched = list(
-        await conn.execute_fetchall(
-            "SELECT forgotten_us FROM forgotten_messages WHERE channel_id = ? AND message_id = ?",
-            (channel_id, message_id),
-        )
+    row = await first_row(
+        conn,
+        "SELECT forgotten_us FROM forgotten_messages WHERE channel_id = ? AND message_id = ?",
+        (channel_id, message_id),
     )
-    forgotten_us = int(fetched[0][0]) if fetched else None
-    if forgotten_us is None:
+    if row is None:
         return None, []
+    (forgotten,) = row
+    forgotten_us = int(forgotten)
     rows = await conn.execute_fetchall(
-        "SELECT message_id, author_id, reason, versions_forgotten, forgotten_us "
-        "FROM forget_ledger WHERE channel_id = ? AND (message_id = ? OR "
+        f"SELECT {_LEDGER_COLUMNS} FROM forget_ledger WHERE channel_id = ? AND (message_id = ? OR "
         "(message_id IS NULL AND forgotten_us = ?)) ORDER BY id",
         (channel_id, message_id, forgotten_us),
     )

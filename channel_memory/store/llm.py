@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import aiosqlite
 
 from channel_memory.kernel.models import MessageKey
-from channel_memory.store.blocks import DerivedRow, get_state, set_state
+from channel_memory.store.blocks import DERIVED_FIELDS, DerivedRow
+from channel_memory.store.rows import columns, first_row
+from channel_memory.store.state import get_state, set_state
 
 DEPLOYMENT = ""
 """The ``llm_usage`` row that sums every channel."""
@@ -24,6 +26,9 @@ LLM_GROUP_PREFIX = "l:"
 _BREAKER_KEY = "llm_breaker"
 ORDINARY_CLASSES = ("sequence", "topic")
 """Derived classes whose messages are served by a ``raw_excerpt``: the only ones summarised."""
+_WINDOW_COLUMNS = columns(DERIVED_FIELDS[: DERIVED_FIELDS.index("group_key") + 1], "d")
+"""What rollups and detection read of a derived message: :class:`DerivedRow`'s fields up
+to ``group_key`` (the reply links stay unset)."""
 
 
 async def ordinary_rows_with_chars(
@@ -32,16 +37,15 @@ async def ordinary_rows_with_chars(
     """Ordinary (never hard, never collapsed) messages created in ``[from_us, to_us)``, with
     their content's length, chronological."""
     fetched = await conn.execute_fetchall(
-        "SELECT d.source_kind, d.channel_id, d.message_id, d.content_hash, d.created_us, "
-        "d.author, d.class, d.event_type, d.score, d.group_key, length(s.content) "
-        "FROM derived_messages d JOIN source_messages s ON s.source_kind = d.source_kind "
+        f"SELECT {_WINDOW_COLUMNS}, length(s.content) FROM derived_messages d "
+        "JOIN source_messages s ON s.source_kind = d.source_kind "
         "AND s.channel_id = d.channel_id AND s.message_id = d.message_id "
         "AND s.content_hash = d.content_hash AND s.forgotten_us IS NULL "
         "WHERE d.channel_id = ? AND d.class IN ('sequence', 'topic') "
         "AND d.created_us >= ? AND d.created_us < ? ORDER BY d.created_us, d.message_id",
         (channel_id, from_us, to_us),
     )
-    return [(DerivedRow(*row[:10]), int(row[10])) for row in fetched]
+    return [(DerivedRow(*derived), int(chars)) for *derived, chars in fetched]
 
 
 async def channels_with_ordinary(conn: aiosqlite.Connection, from_us: int, to_us: int) -> list[str]:
@@ -51,7 +55,12 @@ async def channels_with_ordinary(conn: aiosqlite.Connection, from_us: int, to_us
         "ORDER BY channel_id",
         (from_us, to_us),
     )
-    return [str(row[0]) for row in fetched]
+    return [str(channel) for (channel,) in fetched]
+
+
+def _members(sources: str) -> tuple[tuple[str, str], ...]:
+    """A block's ``sources`` column: the ``(message_id, content_hash)`` it covers."""
+    return tuple((m, h) for m, h in json.loads(sources))
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,8 +79,8 @@ async def llm_blocks(conn: aiosqlite.Connection, channel_id: str) -> list[Stored
         (channel_id,),
     )
     return [
-        StoredLlmBlock(int(r[0]), str(r[1]), int(r[2]), tuple((m, h) for m, h in json.loads(r[3])))
-        for r in fetched
+        StoredLlmBlock(int(seq), str(key), int(from_us), _members(sources))
+        for seq, key, from_us, sources in fetched
     ]
 
 
@@ -82,7 +91,7 @@ async def llm_blocks_in_group(
         "SELECT seq FROM recall_blocks WHERE channel_id = ? AND group_key = ?",
         (channel_id, group_key),
     )
-    return [int(r[0]) for r in fetched]
+    return [int(seq) for (seq,) in fetched]
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,8 +122,7 @@ async def llm_blocks_citing(
         (channel_id, json.dumps(sorted(set(message_ids)))),
     )
     return [
-        CitingLlmBlock(int(r[0]), bool(r[1]), tuple((m, h) for m, h in json.loads(r[2])))
-        for r in fetched
+        CitingLlmBlock(int(seq), bool(dirty), _members(sources)) for seq, dirty, sources in fetched
     ]
 
 
@@ -132,15 +140,13 @@ class CachedRollup:
 
 
 async def cached(conn: aiosqlite.Connection, key: str) -> CachedRollup | None:
-    fetched = list(
-        await conn.execute_fetchall(
-            "SELECT status, kind, text, score, reason FROM llm_cache WHERE key = ?", (key,)
-        )
+    row = await first_row(
+        conn, "SELECT status, kind, text, score, reason FROM llm_cache WHERE key = ?", (key,)
     )
-    if not fetched:
+    if row is None:
         return None
-    status, kind, text, score, reason = fetched[0]
-    return CachedRollup(status, kind, text, score, reason)
+    status, kind, text, score, reason = row
+    return CachedRollup(status=status, kind=kind, text=text, score=score, reason=reason)
 
 
 async def store_cached(
@@ -193,8 +199,7 @@ async def detect_rows(
     ones, and those a promotion of their current version made hard events (so a window
     stays the same window after its promotions, and its cached answer keeps serving)."""
     fetched = await conn.execute_fetchall(
-        "SELECT d.source_kind, d.channel_id, d.message_id, d.content_hash, d.created_us, "
-        "d.author, d.class, d.event_type, d.score, d.group_key FROM derived_messages d "
+        f"SELECT {_WINDOW_COLUMNS} FROM derived_messages d "
         "WHERE d.channel_id = ? AND d.created_us >= ? AND d.created_us < ? "
         "AND (d.class IN ('sequence', 'topic') OR EXISTS (SELECT 1 FROM llm_promotions p "
         "WHERE p.channel_id = d.channel_id AND p.message_id = d.message_id "
@@ -227,7 +232,11 @@ async def promotions_of(
         "(SELECT value->>0, value->>1 FROM json_each(?))",
         (channel_id, json.dumps(wanted)),
     )
-    return {str(r[0]): Promotion(str(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in fetched}
+    promotions = [
+        Promotion(str(message_id), str(content_hash), str(event_type), str(processor))
+        for message_id, content_hash, event_type, processor in fetched
+    ]
+    return {p.message_id: p for p in promotions}
 
 
 async def store_promotions(
@@ -263,16 +272,18 @@ class Usage:
     capped: str | None = None
 
 
+_USAGE_COLUMNS = columns([f.name for f in fields(Usage)])
+"""The ``llm_usage`` columns of :class:`Usage`'s fields, in its order."""
+
+
 async def usage(conn: aiosqlite.Connection, day_us: int, channel_id: str) -> Usage:
     """A channel's (or, with ``DEPLOYMENT``, everyone's) spend on one UTC day."""
-    fetched = list(
-        await conn.execute_fetchall(
-            "SELECT calls, usd, failures, rejected, cache_hits, capped FROM llm_usage "
-            "WHERE day_us = ? AND channel_id = ?",
-            (day_us, channel_id),
-        )
+    row = await first_row(
+        conn,
+        f"SELECT {_USAGE_COLUMNS} FROM llm_usage WHERE day_us = ? AND channel_id = ?",
+        (day_us, channel_id),
     )
-    return Usage(*fetched[0]) if fetched else Usage()
+    return Usage() if row is None else Usage(*row)
 
 
 async def _bump(
@@ -335,7 +346,7 @@ async def capped_today(
         "(channel_id = '' OR channel_id IN (SELECT value FROM json_each(?))) ORDER BY channel_id",
         (day_us, json.dumps(list(channel_ids))),
     )
-    return [str(row[0]) for row in fetched]
+    return [str(cap) for (cap,) in fetched]
 
 
 async def capped_any(conn: aiosqlite.Connection, day_us: int) -> list[str]:
@@ -344,17 +355,16 @@ async def capped_any(conn: aiosqlite.Connection, day_us: int) -> list[str]:
         "SELECT DISTINCT capped FROM llm_usage WHERE day_us = ? AND capped IS NOT NULL",
         (day_us,),
     )
-    return sorted(str(row[0]) for row in fetched)
+    return sorted(str(cap) for (cap,) in fetched)
 
 
 async def spend_by_channel(conn: aiosqlite.Connection, day_us: int) -> dict[str, Usage]:
     """Every channel's (and the deployment's, under ``''``) spend on one day."""
     fetched = await conn.execute_fetchall(
-        "SELECT channel_id, calls, usd, failures, rejected, cache_hits, capped FROM llm_usage "
-        "WHERE day_us = ?",
+        f"SELECT channel_id, {_USAGE_COLUMNS} FROM llm_usage WHERE day_us = ?",
         (day_us,),
     )
-    return {str(r[0]): Usage(*r[1:]) for r in fetched}
+    return {str(channel): Usage(*spend) for channel, *spend in fetched}
 
 
 # --- breaker --------------------------------------------------------------------------------

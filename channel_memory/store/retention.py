@@ -5,6 +5,7 @@ from __future__ import annotations
 import aiosqlite
 
 from channel_memory.kernel.models import MessageKey
+from channel_memory.store.rows import columns
 
 
 async def drop_sources_before(conn: aiosqlite.Connection, cutoff_us: int) -> list[MessageKey]:
@@ -15,12 +16,12 @@ async def drop_sources_before(conn: aiosqlite.Connection, cutoff_us: int) -> lis
     """
     fetched = list(
         await conn.execute_fetchall(
-            "SELECT DISTINCT source_kind, channel_id, message_id FROM source_messages "
+            f"SELECT DISTINCT {columns(MessageKey._fields)} FROM source_messages "
             "WHERE is_current = 1 AND created_us < ?",
             (cutoff_us,),
         )
     )
-    keys = [MessageKey(*row) for row in fetched]
+    keys = [MessageKey._make(row) for row in fetched]
     if keys:
         await conn.execute(
             "INSERT INTO source_fts (source_fts, rowid, content) SELECT 'delete', id, content "

@@ -32,6 +32,7 @@ import aiosqlite
 
 from channel_memory.kernel.models import RecallBlock
 from channel_memory.store.blocks import BLOCK_COLUMNS, block_from_row
+from channel_memory.store.rows import first_row
 
 CAP = 250
 """Postings read per query unit and channel; more matches make a unit common."""
@@ -347,14 +348,12 @@ async def postings(conn: aiosqlite.Connection, channel: str, units: Sequence[Uni
     """Candidates and statistics of ``units`` in a channel. Per unit, at most ``CAP + 1``
     postings of messages and as many of blocks are read, newest first (fewer when the
     query has many words, see ``BUDGET``)."""
-    fetched = list(
-        await conn.execute_fetchall(
-            "SELECT slot, docs, tokens FROM search_channels WHERE channel_id = ?", (channel,)
-        )
+    row = await first_row(
+        conn, "SELECT slot, docs, tokens FROM search_channels WHERE channel_id = ?", (channel,)
     )
-    if not fetched:
+    if row is None:
         return Postings([], [0.0] * len(units), 1, 1.0)
-    slot, docs, total_tokens = (int(x) for x in fetched[0])
+    slot, docs, total_tokens = (int(x) for x in row)
     low = slot << _SLOT_SHIFT
     parts = ((low, low | (_KIND_BIT - 1)), (low | _KIND_BIT, low | (2 * _KIND_BIT - 1)))
     spans: dict[int, tuple[int, int]] = {}
@@ -365,8 +364,8 @@ async def postings(conn: aiosqlite.Connection, channel: str, units: Sequence[Uni
         df = 0.0
         for part, (first, last) in enumerate(parts):
             keys = [
-                int(row[0])
-                for row in await conn.execute_fetchall(
+                int(rowid)
+                for (rowid,) in await conn.execute_fetchall(
                     "SELECT rowid FROM search_index WHERE search_index MATCH ? "
                     "AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT ?",
                     (unit.fts(), first, last, cap + 1),
@@ -391,14 +390,17 @@ async def _span(conn: aiosqlite.Connection, first: int, last: int) -> tuple[int,
     """The lowest and highest indexed rowid within ``[first, last]`` (two index seeks)."""
     bounds = []
     for order in ("ASC", "DESC"):
-        rows = list(
-            await conn.execute_fetchall(
-                "SELECT rowid FROM search_index WHERE rowid BETWEEN ? AND ? "
-                f"ORDER BY rowid {order} LIMIT 1",
-                (first, last),
-            )
+        row = await first_row(
+            conn,
+            f"SELECT rowid FROM search_index WHERE rowid BETWEEN ? AND ? ORDER BY rowid {order} "
+            "LIMIT 1",
+            (first, last),
         )
-        bounds.append(int(rows[0][0]) if rows else first)
+        if row is None:
+            bounds.append(first)
+        else:
+            (rowid,) = row
+            bounds.append(int(rowid))
     return bounds[0], bounds[1]
 
 

@@ -1,4 +1,4 @@
-"""SQL over source message versions, channels, forgets and dirty markers."""
+"""SQL over source message versions, channels and forgets."""
 
 from __future__ import annotations
 
@@ -6,51 +6,87 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import aiosqlite
 
-from channel_memory.kernel.models import Attachment, MessageKey, MessageState, SourceVersion
-
-VERSION_COLUMNS = (
-    "id, source_kind, channel_id, message_id, observed_seq, content_hash, content, deleted, "
-    "author_id, author_name, author_kind, origin, created_us, edited_us, deleted_us, event_us, "
-    "observed_us, is_current, superseded_by, reply_to, thread_id, attachments, tags, meta, "
-    "forgotten_us"
+from channel_memory.kernel.models import (
+    Attachment,
+    MessageKey,
+    MessageState,
+    Origin,
+    SourceVersion,
 )
+from channel_memory.store.rows import columns, one_row
+
+
+class VersionRow(NamedTuple):
+    """A ``source_messages`` row as stored (flags as integers, lists and maps as JSON)."""
+
+    id: int
+    source_kind: str
+    channel_id: str
+    message_id: str
+    observed_seq: int
+    content_hash: str
+    content: str
+    deleted: int
+    author_id: str | None
+    author_name: str | None
+    author_kind: str | None
+    origin: Origin
+    created_us: int
+    edited_us: int | None
+    deleted_us: int | None
+    event_us: int
+    observed_us: int
+    is_current: int
+    superseded_by: int | None
+    reply_to: str | None
+    thread_id: str | None
+    attachments: str | None
+    tags: str | None
+    meta: str | None
+    forgotten_us: int | None
+
+
+VERSION_COLUMNS = columns(VersionRow._fields)
+"""The SELECT list that :func:`version_from_row` reads."""
 
 
 def _dump(value: Sequence[Any]) -> str | None:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False) if value else None
 
 
-def _version_row(v: SourceVersion) -> tuple[Any, ...]:
-    return (
-        v.id,
-        v.key.source_kind,
-        v.key.channel_id,
-        v.key.message_id,
-        v.observed_seq,
-        v.content_hash,
-        v.content,
-        int(v.deleted),
-        v.author_id,
-        v.author_name,
-        v.author_kind,
-        v.origin,
-        v.created_us,
-        v.edited_us,
-        v.deleted_us,
-        v.event_us,
-        v.observed_us,
-        int(v.is_current),
-        v.superseded_by,
-        v.reply_to,
-        v.thread_id,
-        _dump([_attachment_dict(a) for a in v.attachments]),
-        _dump(list(v.tags)),
-        json.dumps(dict(v.meta), separators=(",", ":"), ensure_ascii=False) if v.meta else None,
-        v.forgotten_us,
+def _version_row(v: SourceVersion) -> VersionRow:
+    return VersionRow(
+        id=v.id,
+        source_kind=v.key.source_kind,
+        channel_id=v.key.channel_id,
+        message_id=v.key.message_id,
+        observed_seq=v.observed_seq,
+        content_hash=v.content_hash,
+        content=v.content,
+        deleted=int(v.deleted),
+        author_id=v.author_id,
+        author_name=v.author_name,
+        author_kind=v.author_kind,
+        origin=v.origin,
+        created_us=v.created_us,
+        edited_us=v.edited_us,
+        deleted_us=v.deleted_us,
+        event_us=v.event_us,
+        observed_us=v.observed_us,
+        is_current=int(v.is_current),
+        superseded_by=v.superseded_by,
+        reply_to=v.reply_to,
+        thread_id=v.thread_id,
+        attachments=_dump([_attachment_dict(a) for a in v.attachments]),
+        tags=_dump(list(v.tags)),
+        meta=json.dumps(dict(v.meta), separators=(",", ":"), ensure_ascii=False)
+        if v.meta
+        else None,
+        forgotten_us=v.forgotten_us,
     )
 
 
@@ -58,33 +94,35 @@ def _attachment_dict(attachment: Attachment) -> dict[str, Any]:
     return {k: getattr(attachment, k) for k in attachment.__slots__ if getattr(attachment, k)}
 
 
-def version_from_row(row: Sequence[Any]) -> SourceVersion:
-    """Build a :class:`SourceVersion` from a row selected with the version columns."""
-    attachments = tuple(Attachment(**a) for a in json.loads(row[21])) if row[21] else ()
+def version_from_row(row: Iterable[Any]) -> SourceVersion:
+    """Build a :class:`SourceVersion` from a row selected with :data:`VERSION_COLUMNS`."""
+    r = VersionRow._make(row)
     return SourceVersion(
-        id=row[0],
-        key=MessageKey(row[1], row[2], row[3]),
-        observed_seq=row[4],
-        content_hash=row[5],
-        content=row[6],
-        deleted=bool(row[7]),
-        author_id=row[8],
-        author_name=row[9],
-        author_kind=row[10],
-        origin=row[11],
-        created_us=row[12],
-        edited_us=row[13],
-        deleted_us=row[14],
-        event_us=row[15],
-        observed_us=row[16],
-        is_current=bool(row[17]),
-        superseded_by=row[18],
-        reply_to=row[19],
-        thread_id=row[20],
-        attachments=attachments,
-        tags=tuple(json.loads(row[22])) if row[22] else (),
-        meta=tuple(sorted(json.loads(row[23]).items())) if row[23] else (),
-        forgotten_us=row[24],
+        id=r.id,
+        key=MessageKey(r.source_kind, r.channel_id, r.message_id),
+        observed_seq=r.observed_seq,
+        content_hash=r.content_hash,
+        content=r.content,
+        deleted=bool(r.deleted),
+        author_id=r.author_id,
+        author_name=r.author_name,
+        author_kind=r.author_kind,
+        origin=r.origin,
+        created_us=r.created_us,
+        edited_us=r.edited_us,
+        deleted_us=r.deleted_us,
+        event_us=r.event_us,
+        observed_us=r.observed_us,
+        is_current=bool(r.is_current),
+        superseded_by=r.superseded_by,
+        reply_to=r.reply_to,
+        thread_id=r.thread_id,
+        attachments=tuple(Attachment(**a) for a in json.loads(r.attachments))
+        if r.attachments
+        else (),
+        tags=tuple(json.loads(r.tags)) if r.tags else (),
+        meta=tuple(sorted(json.loads(r.meta).items())) if r.meta else (),
+        forgotten_us=r.forgotten_us,
     )
 
 
@@ -100,7 +138,7 @@ async def channel_kinds(conn: aiosqlite.Connection, channel_ids: Iterable[str]) 
             (json.dumps(ids),),
         )
     )
-    return {row[0]: row[1] for row in fetched}
+    return {channel_id: source_kind for channel_id, source_kind in fetched}
 
 
 async def register_channels(
@@ -145,8 +183,8 @@ async def message_states(
                 (kind, channel, ids),
             )
         )
-        for row in fetched:
-            states[MessageKey(kind, channel, row[0])].forgotten = True
+        for (message_id,) in fetched:
+            states[MessageKey(kind, channel, message_id)].forgotten = True
     return states
 
 
@@ -161,7 +199,9 @@ async def messages_by_author(
             (channel_id, author_id),
         )
     )
-    return [MessageKey(row[0], row[1], row[2]) for row in fetched]
+    return [
+        MessageKey(source_kind, channel, message_id) for source_kind, channel, message_id in fetched
+    ]
 
 
 AUTHOR_MATCHES = (
@@ -172,12 +212,8 @@ AUTHOR_MATCHES = (
 
 
 async def next_version_id(conn: aiosqlite.Connection) -> int:
-    fetched = list(
-        await conn.execute_fetchall("SELECT coalesce(max(id), 0) + 1 FROM source_messages")
-    )
-    row = fetched[0] if fetched else None
-    assert row is not None
-    return int(row[0])
+    (next_id,) = await one_row(conn, "SELECT coalesce(max(id), 0) + 1 FROM source_messages")
+    return int(next_id)
 
 
 async def write_versions(
@@ -195,32 +231,22 @@ async def write_versions(
             [(v.id, v.content) for v in fts_removed],
         )
     if inserted:
-        placeholders = ", ".join("?" * len(VERSION_COLUMNS.split(",")))
+        placeholders = ", ".join("?" * len(VersionRow._fields))
         await conn.executemany(
             f"INSERT INTO source_messages ({VERSION_COLUMNS}) VALUES ({placeholders})",
             [_version_row(v) for v in inserted],
         )
     if updated:
-        columns = [c.strip() for c in VERSION_COLUMNS.split(",")][1:]
-        assignments = ", ".join(f"{c} = ?" for c in columns)
+        assignments = ", ".join(f"{c} = :{c}" for c in VersionRow._fields if c != "id")
         await conn.executemany(
-            f"UPDATE source_messages SET {assignments} WHERE id = ?",
-            [(*_version_row(v)[1:], v.id) for v in updated],
+            f"UPDATE source_messages SET {assignments} WHERE id = :id",
+            [_version_row(v)._asdict() for v in updated],
         )
     if fts_added:
         await conn.executemany(
             "INSERT INTO source_fts (rowid, content) VALUES (?, ?)",
             [(v.id, v.content) for v in fts_added],
         )
-
-
-async def mark_dirty(conn: aiosqlite.Connection, keys: Sequence[MessageKey], now_us: int) -> None:
-    """Queue messages for the worker; a re-marked message gets a fresh sequence number."""
-    await conn.executemany(
-        "INSERT OR REPLACE INTO dirty_messages (source_kind, channel_id, message_id, marked_us) "
-        "VALUES (?, ?, ?, ?)",
-        [(*key, now_us) for key in keys],
-    )
 
 
 async def record_forgets(
@@ -316,7 +342,7 @@ async def deleted_messages(
         "AND message_id IN (SELECT value FROM json_each(?2)) AND is_current = 1 AND deleted = 1",
         (channel_id, json.dumps(sorted(set(message_ids)))),
     )
-    return {row[0] for row in fetched}
+    return {message_id for (message_id,) in fetched}
 
 
 async def current_versions(
@@ -332,7 +358,8 @@ async def current_versions(
             (source_kind, channel_id, json.dumps(sorted(set(message_ids)))),
         )
     )
-    return {row[3]: version_from_row(row) for row in fetched}
+    versions = [version_from_row(row) for row in fetched]
+    return {v.key.message_id: v for v in versions}
 
 
 async def exact_versions(
@@ -353,7 +380,8 @@ async def exact_versions(
             (source_kind, channel_id, json.dumps(wanted)),
         )
     )
-    return {(row[3], row[5]): version_from_row(row) for row in fetched}
+    versions = [version_from_row(row) for row in fetched]
+    return {(v.key.message_id, v.content_hash): v for v in versions}
 
 
 async def current_page(
@@ -374,16 +402,13 @@ async def count_current_in_window(
     conn: aiosqlite.Connection, channel_id: str, from_us: int, to_us: int
 ) -> int:
     """Current, readable messages of a channel created within ``[from_us, to_us]``."""
-    fetched = list(
-        await conn.execute_fetchall(
-            "SELECT count(*) FROM source_messages WHERE channel_id = ? AND is_current = 1 "
-            "AND created_us BETWEEN ? AND ? AND deleted = 0 AND forgotten_us IS NULL",
-            (channel_id, from_us, to_us),
-        )
+    (count,) = await one_row(
+        conn,
+        "SELECT count(*) FROM source_messages WHERE channel_id = ? AND is_current = 1 "
+        "AND created_us BETWEEN ? AND ? AND deleted = 0 AND forgotten_us IS NULL",
+        (channel_id, from_us, to_us),
     )
-    row = fetched[0] if fetched else None
-    assert row is not None
-    return int(row[0])
+    return int(count)
 
 
 async def search_current(
@@ -522,4 +547,7 @@ async def version_status(
         "(SELECT value->>0, value->>1 FROM json_each(?2)) AND forgotten_us IS NULL",
         (channel_id, json.dumps(wanted)),
     )
-    return {(row[0], row[1]): (bool(row[2]), bool(row[3])) for row in fetched}
+    return {
+        (message_id, content_hash): (bool(is_current), bool(deleted))
+        for message_id, content_hash, is_current, deleted in fetched
+    }

@@ -6,15 +6,13 @@ from typing import Any
 
 import aiosqlite
 
+from channel_memory.store.rows import one_row
+
 
 async def backlog(conn: aiosqlite.Connection) -> tuple[int, int | None]:
     """``(messages with unprocessed changes, when the oldest was marked)``."""
-    fetched = list(
-        await conn.execute_fetchall("SELECT count(*), min(marked_us) FROM dirty_messages")
-    )
-    row = fetched[0] if fetched else None
-    assert row is not None
-    return int(row[0]), row[1]
+    count, oldest = await one_row(conn, "SELECT count(*), min(marked_us) FROM dirty_messages")
+    return int(count), oldest
 
 
 async def channel_stats(conn: aiosqlite.Connection) -> list[dict[str, Any]]:

@@ -11,6 +11,7 @@ import aiosqlite
 
 from channel_memory.kernel.models import MessageKey, RecallBlock, SourceVersion
 from channel_memory.store.blocks import BLOCK_COLUMNS, block_from_row
+from channel_memory.store.rows import one_row
 from channel_memory.store.sources import VERSION_COLUMNS, version_from_row
 
 
@@ -22,18 +23,15 @@ async def readable_stats(
     conn: aiosqlite.Connection, channel_ids: Sequence[str], from_us: int, to_us: int
 ) -> tuple[int, int | None, int | None]:
     """``(count, oldest, newest)`` creation times of readable current messages in the window."""
-    fetched = list(
-        await conn.execute_fetchall(
-            "SELECT count(*), min(created_us), max(created_us) FROM source_messages "
-            "WHERE channel_id IN (SELECT value FROM json_each(?)) AND is_current = 1 AND deleted "
-            "= 0 "
-            "AND created_us BETWEEN ? AND ?",
-            (_channels(channel_ids), from_us, to_us),
-        )
+    count, oldest, newest = await one_row(
+        conn,
+        "SELECT count(*), min(created_us), max(created_us) FROM source_messages "
+        "WHERE channel_id IN (SELECT value FROM json_each(?)) AND is_current = 1 AND deleted "
+        "= 0 "
+        "AND created_us BETWEEN ? AND ?",
+        (_channels(channel_ids), from_us, to_us),
     )
-    row = fetched[0] if fetched else None
-    assert row is not None
-    return int(row[0]), row[1], row[2]
+    return int(count), oldest, newest
 
 
 async def fresh_blocks_newest(
@@ -60,17 +58,14 @@ async def fresh_blocks_newest(
 async def fresh_block_count(
     conn: aiosqlite.Connection, channel_ids: Sequence[str], kind: str, from_us: int, to_us: int
 ) -> int:
-    fetched = list(
-        await conn.execute_fetchall(
-            "SELECT count(*) FROM recall_blocks WHERE channel_id IN (SELECT value FROM "
-            "json_each(?)) "
-            "AND kind = ? AND from_us BETWEEN ? AND ? AND dirty = 0",
-            (_channels(channel_ids), kind, from_us, to_us),
-        )
+    (count,) = await one_row(
+        conn,
+        "SELECT count(*) FROM recall_blocks WHERE channel_id IN (SELECT value FROM "
+        "json_each(?)) "
+        "AND kind = ? AND from_us BETWEEN ? AND ? AND dirty = 0",
+        (_channels(channel_ids), kind, from_us, to_us),
     )
-    row = fetched[0] if fetched else None
-    assert row is not None
-    return int(row[0])
+    return int(count)
 
 
 async def message_block_handles(
@@ -91,7 +86,7 @@ async def message_block_handles(
             (channel_id, kind, from_us, to_us, limit, offset),
         )
     )
-    return [(row[0], f"{row[1]}/{row[2]}") for row in fetched]
+    return [(start_us, f"{channel}/{message_id}") for start_us, channel, message_id in fetched]
 
 
 async def fresh_sparse_within(
@@ -124,7 +119,9 @@ async def pending_keys(
             (_channels(channel_ids), limit),
         )
     )
-    return [MessageKey(*row) for row in fetched]
+    return [
+        MessageKey(source_kind, channel, message_id) for source_kind, channel, message_id in fetched
+    ]
 
 
 async def versions_in_window(

@@ -16,7 +16,7 @@ import secrets
 from typing import Any
 
 from channel_memory.store import Store
-from channel_memory.store import blocks as block_store
+from channel_memory.store import state as state_store
 
 SECRET_KEY = "cursor_secret"
 
@@ -40,10 +40,10 @@ async def cursor_secret(store: Store) -> bytes:
     if cached is not None:
         return cached
     async with store.write() as conn:
-        known = await block_store.get_state(conn, SECRET_KEY)
+        known = await state_store.get_state(conn, SECRET_KEY)
         if known is None:
             known = secrets.token_hex(32)
-            await block_store.set_state(conn, SECRET_KEY, known)
+            await state_store.set_state(conn, SECRET_KEY, known)
     _SECRETS[str(store.path)] = bytes.fromhex(known)
     return _SECRETS[str(store.path)]
 

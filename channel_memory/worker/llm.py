@@ -38,6 +38,7 @@ from channel_memory.kernel.models import MessageKey, SourceVersion
 from channel_memory.kernel.timefmt import MICROS_PER_SECOND, utc_day
 from channel_memory.store import Store, sources
 from channel_memory.store import blocks as block_store
+from channel_memory.store import dirty as dirty_store
 from channel_memory.store import llm as llm_store
 from channel_memory.worker import llm_detect
 from channel_memory.worker.llm_rollups import (
@@ -468,7 +469,7 @@ class LlmProcessor:
         added = await llm_store.store_promotions(conn, window.channel_id, promotions, now)
         if added:
             keys = [MessageKey(window.source_kind, window.channel_id, m) for m in added]
-            await sources.mark_dirty(conn, keys, now)
+            await dirty_store.mark_dirty(conn, keys, now)
             await block_store.mark_blocks_citing_dirty(conn, window.channel_id, added)
         return added
 

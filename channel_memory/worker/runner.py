@@ -24,8 +24,11 @@ from channel_memory.kernel.models import MessageKey
 from channel_memory.kernel.timefmt import MICROS_PER_SECOND
 from channel_memory.store import DeriveHook, Store
 from channel_memory.store import blocks as block_store
+from channel_memory.store import dirty as dirty_store
+from channel_memory.store import lease as lease_store
 from channel_memory.store import llm as llm_store
 from channel_memory.store import retention as retention_store
+from channel_memory.store import state as state_store
 from channel_memory.worker.derive import Analyses, DeriveSettings, derive, pending_subjects
 from channel_memory.worker.llm import LlmMetrics, LlmProcessor, ModelClient
 from channel_memory.worker.rules import RuleSet, load_rules
@@ -113,11 +116,11 @@ class Worker:
     async def prepare(self) -> None:
         """Re-derive everything when the rules or rendering settings changed since last run."""
         async with self.store.write() as conn:
-            known = await block_store.get_state(conn, FINGERPRINT_KEY)
+            known = await state_store.get_state(conn, FINGERPRINT_KEY)
             fingerprint = self.derive_settings.fingerprint
             if known != fingerprint:
                 await block_store.mark_everything_dirty(conn, self.clock())
-                await block_store.set_state(conn, FINGERPRINT_KEY, fingerprint)
+                await state_store.set_state(conn, FINGERPRINT_KEY, fingerprint)
                 if known is not None:
                     log.info("derivation settings changed: every block is queued again")
 
@@ -131,7 +134,7 @@ class Worker:
         """
         batch = limit or self.settings.worker.batch_size
         async with self.store.read() as conn:
-            markers = await block_store.pending_dirty(conn, batch)
+            markers = await dirty_store.pending_dirty(conn, batch)
             if not markers:
                 return 0
             subjects = await pending_subjects(
@@ -139,7 +142,7 @@ class Worker:
             )
         await self.analyses.ensure(subjects)
         async with self.store.write() as conn:
-            markers = await block_store.pending_dirty(conn, batch)
+            markers = await dirty_store.pending_dirty(conn, batch)
             if not markers:
                 return 0
             written = await derive(
@@ -149,7 +152,7 @@ class Worker:
                 self.clock(),
                 self.analyses,
             )
-            await block_store.clear_markers(conn, [seq for seq, _ in markers])
+            await dirty_store.clear_markers(conn, [seq for seq, _ in markers])
         self.processed += len(markers)
         if self._on_blocks is not None:
             self._on_blocks(written)
@@ -175,7 +178,7 @@ class Worker:
     async def _holds_lease(self) -> bool:
         ttl = int(max(30.0, 3 * self.settings.worker.poll_interval) * MICROS_PER_SECOND)
         async with self.store.write() as conn:
-            return await block_store.acquire_lease(conn, self.holder, self.clock(), ttl)
+            return await lease_store.acquire_lease(conn, self.holder, self.clock(), ttl)
 
     async def run_forever(self, stop: asyncio.Event) -> None:
         """Work while holding the lease, until ``stop`` is set; stand by otherwise."""
@@ -195,7 +198,7 @@ class Worker:
                 await _first_of(self._wake, stop, within=self.settings.worker.poll_interval)
         finally:
             async with self.store.write() as conn:
-                await block_store.release_lease(conn, self.holder)
+                await lease_store.release_lease(conn, self.holder)
 
     async def run_llm_forever(self, llm: LlmProcessor, stop: asyncio.Event) -> None:
         """LLM passes beside derivation (a slow provider never delays derivation): one at
