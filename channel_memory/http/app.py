@@ -187,7 +187,7 @@ def create_app(
         Route("/openapi.json", openapi, methods=["GET"]),
     ]
     if settings.inspector.enabled:
-        # off by default: it shows stored content to a browser (see the README)
+        # off by default: it shows stored content to a browser (see docs/operations.md)
         from channel_memory.inspector import routes as inspector
 
         routes.append(inspector.mount(settings))

@@ -43,7 +43,7 @@ log = logging.getLogger("channel_memory.ops")
 
 @dataclass(slots=True)
 class ContextOp:
-    """The fields of one ``channel_context_op`` line (the README lists them)."""
+    """The fields of one ``channel_context_op`` line (``docs/operations.md`` lists them)."""
 
     ts: str
     type: str

@@ -1,6 +1,6 @@
 """Hard-event rules: data (a TOML file), compiled once, matched per clause.
 
-A rules file has four parts (see the README section "Hard-event rules"):
+A rules file has four parts (see `docs/worker.md`, "Hard-event rules"):
 
 - ``[define]`` — named sub-patterns (an instrument, a size, the action verbs of a
   language…), referenced in any pattern as ``{name}`` and expanded when the file is
