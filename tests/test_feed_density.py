@@ -276,7 +276,7 @@ def _item(key: str, kind: str, handles: int, minute: int, text: str) -> FeedItem
     first = parse_rfc3339(at(8, minute))
     covered = frozenset(f"floor/{key}{n}" for n in range(handles))
     return FeedItem(
-        key=key, tier="sparse", kind=kind, event_type=None, handle=f"floor/{key}0",
+        key=key, kind=kind, event_type=None, handle=f"floor/{key}0",
         handles=handles, first_us=first, last_us=first + (handles - 1) * 60_000_000,
         author=None, trust="unverified", text=text, cut_text=None, covers=covered,
         block_id=f"id{key}", processor="deterministic", generated_us=first, json_object={},
@@ -378,7 +378,7 @@ def test_metadata_costs_few_characters_per_item() -> None:
 def _hard(key: str, minute: int, score: float, answers: str | None = None) -> FeedItem:
     first = parse_rfc3339(at(9, minute))
     return FeedItem(
-        key=key, tier="hard", kind="hard_event", event_type="trade_approval",
+        key=key, kind="hard_event", event_type="trade_approval",
         handle=f"floor/{key}", handles=1, first_us=first, last_us=first, author="Lena (lead)",
         trust="unverified", text=f"approved {key} " + "x" * 300, cut_text=None,
         covers=frozenset({f"floor/{key}"}), block_id=key, processor="deterministic",

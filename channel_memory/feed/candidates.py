@@ -24,7 +24,6 @@ from channel_memory.feed.layout import (
     FeedItem,
     Format,
     Gap,
-    Tier,
     Trigger,
     is_elided,
     render,
@@ -93,7 +92,6 @@ def _whole(block: RecallBlock) -> bool:
 
 def block_item(
     block: RecallBlock,
-    tier: Tier,
     principal: Principal,
     fmt: Format,
     trigger_author: str | None = None,
@@ -103,7 +101,6 @@ def block_item(
     handles = [source_handle(block.channel_id, s.message_id) for s in block.sources]
     return FeedItem(
         key=block.id,
-        tier=tier,
         kind=block.kind,
         event_type=block.event_type,
         handle=handles[0],
@@ -135,7 +132,6 @@ def _version_of(version: SourceVersion) -> tuple[str, str, str]:
 
 def source_item(
     version: SourceVersion,
-    tier: Tier,
     principal: Principal,
     fmt: Format,
     trigger_author: str | None = None,
@@ -171,7 +167,6 @@ def source_item(
         }
     return FeedItem(
         key="source:" + handle,
-        tier=tier,
         kind="raw_excerpt",
         event_type=None,
         handle=handle,
@@ -318,8 +313,7 @@ async def live(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -
             )
         newest_versions.sort(key=lambda v: (v.created_us, v.id), reverse=True)
         raw_items = [
-            source_item(v, "raw", principal, q.fmt, q.trigger_author)
-            for v in newest_versions[: q.limit]
+            source_item(v, principal, q.fmt, q.trigger_author) for v in newest_versions[: q.limit]
         ]
         return replace(base, raw=raw_items)
     cutoff = q.raw_cutoff_us
@@ -359,18 +353,16 @@ async def live(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -
         conn, channels, "raw_excerpt", q.from_us, cutoff - 1
     )
     hard_items = _newest_first(
-        block_item(b, "hard", principal, q.fmt, q.trigger_author) for b in hard_blocks
+        block_item(b, principal, q.fmt, q.trigger_author) for b in hard_blocks
     )
     kept = hard_items[: q.hard_reach]
     dropped = [(i.first_us, i.handle) for i in hard_items[q.hard_reach :]]
     more_handles = [h for _, h in sorted(dropped + more, reverse=True)]
-    raw_items = [block_item(b, "raw", principal, q.fmt, q.trigger_author) for b in raw_blocks]
-    older_items = [block_item(b, "older", principal, q.fmt, q.trigger_author) for b in older_blocks]
+    raw_items = [block_item(b, principal, q.fmt, q.trigger_author) for b in raw_blocks]
+    older_items = [block_item(b, principal, q.fmt, q.trigger_author) for b in older_blocks]
     for version in pending:
         recent = version.created_us >= cutoff
-        item = source_item(
-            version, "raw" if recent else "older", principal, q.fmt, q.trigger_author
-        )
+        item = source_item(version, principal, q.fmt, q.trigger_author)
         (raw_items if recent else older_items).append(item)
         older_total += 0 if recent else 1
     raw_items = _newest_first(raw_items)[: q.limit + q.reach(64)]
@@ -380,7 +372,7 @@ async def live(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -
             + raw_items[q.limit :]
         )
     sparse_items = _llm_first(
-        block_item(b, "sparse", principal, q.fmt, q.trigger_author) for b in sparse_blocks
+        block_item(b, principal, q.fmt, q.trigger_author) for b in sparse_blocks
     )
     return replace(
         base,
@@ -570,9 +562,7 @@ async def as_of(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) 
         newest = sorted(readable.values(), key=lambda v: (v.created_us, v.id), reverse=True)
         return replace(
             base,
-            raw=[
-                source_item(v, "raw", principal, q.fmt, q.trigger_author) for v in newest[: q.limit]
-            ],
+            raw=[source_item(v, principal, q.fmt, q.trigger_author) for v in newest[: q.limit]],
         )
 
     def matches(block: RecallBlock) -> bool:
@@ -601,18 +591,16 @@ async def as_of(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) 
         own = primary.get(handle)
         recent = version.created_us >= cutoff
         if own is not None and own.kind == "hard_event":
-            hard.append(block_item(own, "hard", principal, q.fmt, q.trigger_author))
+            hard.append(block_item(own, principal, q.fmt, q.trigger_author))
         elif own is None or own.kind == "raw_excerpt":
             # recent messages, and those no stored block matches, come from their source
             if recent or own is None:
-                item = source_item(
-                    version, "raw" if recent else "older", principal, q.fmt, q.trigger_author
-                )
+                item = source_item(version, principal, q.fmt, q.trigger_author)
             else:
-                item = block_item(own, "older", principal, q.fmt, q.trigger_author)
+                item = block_item(own, principal, q.fmt, q.trigger_author)
             (raw_items if recent else older_items).append(item)
     sparse = [
-        block_item(b, "sparse", principal, q.fmt, q.trigger_author)
+        block_item(b, principal, q.fmt, q.trigger_author)
         for b in valid
         if b.sparse and b.from_us >= q.from_us
     ]

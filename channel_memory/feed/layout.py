@@ -71,7 +71,6 @@ from channel_memory.kernel.models import ROLLUP_KINDS
 from channel_memory.kernel.timefmt import format_generated, format_go_duration, format_rfc3339
 
 Format = Literal["text", "json"]
-Tier = Literal["hard", "raw", "sparse", "older"]
 
 
 class BudgetTooSmall(Exception):
@@ -88,7 +87,6 @@ class FeedItem:
 
     key: str
     """Unique: the block id, or ``source:<handle>`` for a message rendered from its source."""
-    tier: Tier
     kind: str
     event_type: str | None
     handle: str
@@ -489,20 +487,27 @@ def gap_json(gap: Gap) -> str:
 # --- selection under a budget -------------------------------------------------------------
 
 
-_SIZES: dict[tuple[int, str, bool, Style, bool], int] = {}
+class Sizes:
+    """Items' rendered sizes in one format and style, each computed once: fitting a
+    body asks for the same sizes on every pass. One lives for one layout of one
+    :class:`Candidates`, whose item keys are unique."""
 
+    def __init__(self, fmt: Format, style: Style) -> None:
+        self.fmt = fmt
+        self.style = style
+        self._known: dict[tuple[str, bool, bool], int] = {}
 
-def _size(item: FeedItem, fmt: Format, cut: bool, style: Style, raw_tier: bool) -> int:
-    """An item's rendered size; memoised, since fitting asks for it several times."""
-    key = (id(item), fmt, cut, style, raw_tier)
-    size = _SIZES.get(key)
-    if size is None:
-        if fmt == "json":
-            size = len(item_json(item, cut, raw_tier)) + 1
-        else:
-            size = len(item_text(item, cut, style, raw_tier))
-        _SIZES[key] = size
-    return size
+    def of(self, item: FeedItem, cut: bool, raw_tier: bool) -> int:
+        """The item's size, shown cut (hard events) or whole, in the raw tier or not."""
+        key = (item.key, cut, raw_tier)
+        size = self._known.get(key)
+        if size is None:
+            if self.fmt == "json":
+                size = len(item_json(item, cut, raw_tier)) + 1
+            else:
+                size = len(item_text(item, cut, self.style, raw_tier))
+            self._known[key] = size
+        return size
 
 
 CUT_NOTE = (
@@ -547,19 +552,23 @@ def _defaults(items: Sequence[FeedItem]) -> tuple[str, bool]:
     return role, sum(1 for i in items if i.new) * 2 >= len(items)
 
 
-def select(c: Candidates, budget: int, fmt: Format, style: Style | None = None) -> Selection:
-    """Choose what to serve within ``budget`` characters of body, by priority."""
+def select(
+    c: Candidates, budget: int, fmt: Format, style: Style | None = None, sizes: Sizes | None = None
+) -> Selection:
+    """Choose what to serve within ``budget`` characters of body, by priority (``sizes``:
+    a memo kept across the fitting passes of one layout, in ``fmt`` and ``style``)."""
     style = style or style_of(c)
+    sizes = sizes or Sizes(fmt, style)
     chosen = Selection()
     left = _select_gaps(c, chosen, budget, fmt)
     if c.kind == "raw_window+digest":
-        left = _select_hard(c, chosen, left, fmt, style)
+        left = _select_hard(c, chosen, left, sizes)
         if len(chosen.hard) < c.hard_total:
             return chosen  # the hard events took everything; the rest is omitted
     shown: set[str] = set()
     for item in chosen.hard:
         shown |= item.covers
-    left = _select_raw(c, chosen, left, fmt, style)
+    left = _select_raw(c, chosen, left, fmt, style, sizes)
     for item in chosen.raw:
         shown |= item.covers
     if c.kind == "raw_window":
@@ -577,7 +586,7 @@ def select(c: Candidates, budget: int, fmt: Format, style: Style | None = None) 
                     shown |= item.covers
                     left -= cost
                 continue
-            size = _size(item, fmt, False, style, False)
+            size = sizes.of(item, False, False)
             if size <= left:
                 chosen.digest_rest.append(item)
                 shown |= item.covers
@@ -599,14 +608,16 @@ def _select_gaps(c: Candidates, chosen: Selection, budget: int, fmt: Format) -> 
     return budget
 
 
-def _select_raw(c: Candidates, chosen: Selection, left: int, fmt: Format, style: Style) -> int:
+def _select_raw(
+    c: Candidates, chosen: Selection, left: int, fmt: Format, style: Style, sizes: Sizes
+) -> int:
     run = list(c.raw[: c.limit])
-    sizes = [_size(i, fmt, False, style, True) for i in run]
-    if sum(sizes) <= left:
+    whole = [sizes.of(i, False, True) for i in run]
+    if sum(whole) <= left:
         chosen.raw = run
-        return left - sum(sizes)
+        return left - sum(whole)
     cap = max(RAW_CUT_MIN, left // 3)
-    for item, size in zip(run, sizes, strict=True):
+    for item, size in zip(run, whole, strict=True):
         if size <= min(cap, left):
             chosen.raw.append(item)
             left -= size
@@ -620,18 +631,17 @@ def _select_raw(c: Candidates, chosen: Selection, left: int, fmt: Format, style:
     return left
 
 
-def _raw_size(item: FeedItem, fmt: Format, style: Style, shown: int | None) -> int:
-    if shown is None:
-        return _size(item, fmt, False, style, True)
+def _raw_size(item: FeedItem, fmt: Format, style: Style, shown: int) -> int:
+    """A raw message's size shown cut to its first ``shown`` characters."""
     if fmt == "json":
         return len(_raw_cut_json(item, shown)) + 1
     return len(_raw_cut_text(item, style, shown))
 
 
-def _select_hard(c: Candidates, chosen: Selection, left: int, fmt: Format, style: Style) -> int:
+def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> int:
     items = list(c.hard)
-    full = {i.key: _size(i, fmt, False, style, False) for i in items}
-    cut = {i.key: _size(i, fmt, True, style, False) for i in items}
+    full = {i.key: sizes.of(i, False, False) for i in items}
+    cut = {i.key: sizes.of(i, True, False) for i in items}
     total = sum(full.values())
     everything_loaded = len(items) == c.hard_total
     # Cut the hard events that save the most first, until all of them fit.
@@ -953,8 +963,8 @@ def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
     versions it shows complete. The header holds :data:`READ_ID_PLACEHOLDER` until
     :meth:`Body.with_read_id`. Raises ``BudgetTooSmall`` when even the header does not fit.
     """
-    _SIZES.clear()  # sizes are memoised by object identity, for this call only
     style = style_of(c)
+    sizes = Sizes(fmt, style)  # fitting passes ask for the same sizes again
     drawer = _render_json if fmt == "json" else _render_text
     extra = len(_trigger_part(c, fmt))
     limit = max_chars + extra  # the trigger is never cut and never counted
@@ -975,7 +985,7 @@ def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
     # Start from the header alone; any overshoot (notes, longer numbers) shrinks the budget.
     budget = max_chars - needed
     for _ in range(64):
-        chosen = select(c, budget, fmt, style)
+        chosen = select(c, budget, fmt, style, sizes)
         if c.kind == "raw_window+digest":
             chosen.hard_unnamed = c.hard_total - len(chosen.hard)
         content, numbers = draw(chosen)

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode
 
-import aiosqlite
 import jinja2
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -175,7 +174,7 @@ async def _item_blocks(ctx: AppContext, items: list[ServedItem]) -> dict[int, Re
     async with ctx.store.read() as conn:
         for index, item in enumerate(items):
             if item.block_id is not None:
-                block = await _block(conn, item.block_id)
+                block = await blocks.block_by_id(conn, item.block_id)
             elif item.kind == "message":
                 continue
             else:
@@ -184,10 +183,6 @@ async def _item_blocks(ctx: AppContext, items: list[ServedItem]) -> dict[int, Re
             if block is not None:
                 found[index] = block
     return found
-
-
-async def _block(conn: aiosqlite.Connection, block_id: str) -> RecallBlock | None:
-    return await blocks.block_by_id(conn, block_id)
 
 
 async def feed_page(request: Request, ctx: AppContext, principal: Principal) -> Response:
@@ -243,7 +238,7 @@ async def feed_page(request: Request, ctx: AppContext, principal: Principal) -> 
 async def block_page(request: Request, ctx: AppContext, principal: Principal) -> Response:
     block_id = str(request.path_params["block_id"])
     async with ctx.store.read() as conn:
-        block = await _block(conn, block_id)
+        block = await blocks.block_by_id(conn, block_id)
         if block is None or not principal.may_see(block.channel_id):
             raise _NotFound
         ids = [s.message_id for s in block.sources]
