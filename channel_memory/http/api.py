@@ -8,7 +8,7 @@ request are the ones the document describes.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -20,10 +20,9 @@ from channel_memory.http.telemetry import Telemetry
 from channel_memory.kernel.config import Scope, Settings
 from channel_memory.kernel.errors import validation_error
 from channel_memory.kernel.principal import Principal
+from channel_memory.kernel.timefmt import Clock
 from channel_memory.store import DeriveHook, Store
-
-Clock = Callable[[], int]
-"""Returns the current time in UTC epoch microseconds; injected so tests control time."""
+from channel_memory.tools.cursors import CursorKeys
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -41,6 +40,8 @@ class AppContext:
     wake: Callable[[], None]
     """Wakes the in-process worker after an ingest (a no-op without one)."""
     telemetry: Telemetry
+    cursor_keys: CursorKeys = field(default_factory=CursorKeys)
+    """The paging and content cursors' signing keys, read once per store."""
 
 
 Handler = Callable[[Request, AppContext, Principal], Awaitable[Response]]

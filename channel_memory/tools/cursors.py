@@ -31,21 +31,26 @@ class CursorError(Exception):
         self.message = message
 
 
-_SECRETS: dict[str, bytes] = {}
+class CursorKeys:
+    """The cursor keys one application has read: each store's key is read (or created)
+    once, then served from memory. The application owns one; nothing is process-wide."""
 
+    def __init__(self) -> None:
+        self._known: dict[str, bytes] = {}
 
-async def cursor_secret(store: Store) -> bytes:
-    """The deployment's cursor key, created on first use and kept in the database."""
-    cached = _SECRETS.get(str(store.path))
-    if cached is not None:
-        return cached
-    async with store.write() as conn:
-        known = await state_store.get_state(conn, SECRET_KEY)
-        if known is None:
-            known = secrets.token_hex(32)
-            await state_store.set_state(conn, SECRET_KEY, known)
-    _SECRETS[str(store.path)] = bytes.fromhex(known)
-    return _SECRETS[str(store.path)]
+    async def secret(self, store: Store) -> bytes:
+        """The deployment's cursor key, created on first use and kept in the database."""
+        path = str(store.path)
+        cached = self._known.get(path)
+        if cached is not None:
+            return cached
+        async with store.write() as conn:
+            known = await state_store.get_state(conn, SECRET_KEY)
+            if known is None:
+                known = secrets.token_hex(32)
+                await state_store.set_state(conn, SECRET_KEY, known)
+        self._known[path] = bytes.fromhex(known)
+        return self._known[path]
 
 
 def _b64(data: bytes) -> str:

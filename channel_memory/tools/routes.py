@@ -24,6 +24,7 @@ from channel_memory.feed.layout import READ_ID_PLACEHOLDER
 from channel_memory.http.api import AppContext, Endpoint, QueryParameter, read_json
 from channel_memory.http.telemetry import ContextOp, now_stamp
 from channel_memory.kernel.errors import ApiError
+from channel_memory.kernel.jsonfmt import compact
 from channel_memory.kernel.models import RecallBlock, SourceVersion, source_handle
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.timefmt import (
@@ -38,7 +39,7 @@ from channel_memory.store import blocks as block_store
 from channel_memory.store import search as search_index
 from channel_memory.store import sources
 from channel_memory.tools import cursors
-from channel_memory.tools.budget import compact, fitting_prefix, fragment_length
+from channel_memory.tools.budget import fitting_prefix, fragment_length
 from channel_memory.tools.cursors import CursorError
 
 Handle = Annotated[str, Field(pattern=r"^[A-Za-z0-9._:-]{1,128}/[A-Za-z0-9._:-]{1,128}$")]
@@ -347,7 +348,7 @@ async def search(ctx: AppContext, principal: Principal, body: SearchRequest) -> 
         {"c": channels, "q": body.query, "s": body.since, "a": body.author, "o": body.sort},
         principal.agent_id,
     )
-    secret = await cursors.cursor_secret(ctx.store)
+    secret = await ctx.cursor_keys.secret(ctx.store)
     position: tuple[int, float, int, str] | None = None
     if body.cursor is not None:
         payload = _paging_cursor(secret, body.cursor, bound)
@@ -483,7 +484,7 @@ async def messages(ctx: AppContext, principal: Principal, body: MessagesRequest)
 async def _messages(ctx: AppContext, principal: Principal, body: MessagesRequest) -> dict[str, Any]:
     caller = Caller(ctx, principal)
     limit = caller.limit(body.limit)
-    secret = await cursors.cursor_secret(ctx.store)
+    secret = await ctx.cursor_keys.secret(ctx.store)
     async with ctx.store.read() as conn:
         if body.content_cursor is not None:
             fragment = await _continue_fragment(
