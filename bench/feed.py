@@ -33,7 +33,7 @@ from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import ingest, native_commands
 from channel_memory.kernel.config import Settings
 from channel_memory.kernel.principal import Principal
-from channel_memory.kernel.timefmt import format_rfc3339
+from channel_memory.kernel.timefmt import MICROS_PER_DAY, format_rfc3339
 from channel_memory.store import Store, windows
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -44,7 +44,7 @@ from worker import desk_message
 # The data ends on the current hour, so a server on the wall clock serves (about) the
 # same live window as the in-process measurement; a cached store is rebuilt every hour.
 END_US = time.time_ns() // 1000 // 3_600_000_000 * 3_600_000_000
-DAY_US = 86_400_000_000
+DAY_US = MICROS_PER_DAY
 SPAN_US = 30 * DAY_US
 
 

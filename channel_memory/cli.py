@@ -82,8 +82,9 @@ def try_line(url: str, settings: Settings, now_us: int, environ: Mapping[str, st
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from channel_memory.http.app import create_app, wall_clock
+    from channel_memory.http.app import create_app
     from channel_memory.http.server import listening_socket
+    from channel_memory.kernel.timefmt import wall_clock
 
     settings = _settings(args, worker={"enabled": False} if args.no_worker else None)
     if not settings.token and not settings.tokens and not is_loopback(args.host):
@@ -115,9 +116,9 @@ def _read_lines(path: Path) -> Iterator[tuple[int, str]]:
 def _ingest(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from channel_memory.http.app import wall_clock
     from channel_memory.ingest.bounds import TimeBounds
     from channel_memory.ingest.jsonl import line_problem
+    from channel_memory.kernel.timefmt import wall_clock
 
     settings = _settings(args)
     path = Path(args.file)
@@ -187,7 +188,7 @@ def _ingest(args: argparse.Namespace) -> int:
 def _worker(args: argparse.Namespace) -> int:
     import signal
 
-    from channel_memory.http.app import wall_clock
+    from channel_memory.kernel.timefmt import wall_clock
     from channel_memory.worker.runner import Worker
 
     settings = _settings(args)
@@ -249,10 +250,10 @@ def _mcp(args: argparse.Namespace) -> int:
     import os
 
     from channel_memory.http.api import AppContext
-    from channel_memory.http.app import wall_clock
     from channel_memory.http.auth import TokenTable
     from channel_memory.http.telemetry import Telemetry
     from channel_memory.kernel.errors import ApiError
+    from channel_memory.kernel.timefmt import wall_clock
     from channel_memory.tools.mcp_server import acting_principal, build
 
     settings = _settings(args)

@@ -12,11 +12,12 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from channel_memory.kernel.timefmt import format_rfc3339, parse_rfc3339
+from channel_memory.kernel.timefmt import MICROS_PER_DAY, format_rfc3339, parse_rfc3339
 from channel_memory.worker.rules import RuleSet
 
 END = parse_rfc3339("2026-05-21T20:00:00Z")
-DAY_US = 86_400_000_000
+DAY_US = MICROS_PER_DAY
+"""The span the desk covers: one day, ending at ``END``."""
 TICKERS = ["NVDA", "AAPL", "MSFT", "TSLA", "AMD", "META", "AMZN", "NQ", "ES", "ZN"]
 AUTHORS = {
     "desk-lead": ("u-lead", "human"),

@@ -67,6 +67,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from channel_memory.kernel.jsonfmt import compact
 from channel_memory.kernel.models import ROLLUP_KINDS
 from channel_memory.kernel.timefmt import format_generated, format_go_duration, format_rfc3339
 
@@ -407,13 +408,13 @@ def item_json(item: FeedItem, cut: bool, in_raw_tier: bool = False) -> str:
         data = item.message_object
     elif cut and item.cut_text is not None:
         data = {**data, "text": item.cut_text, "cut": True}
-    return _compact(data)
+    return compact(data)
 
 
 def _raw_cut_json(item: FeedItem, shown: int) -> str:
     data = item.message_object if item.message_object is not None else item.json_object
     field_name = "content" if "content" in data else "text"
-    return _compact(
+    return compact(
         {
             **data,
             field_name: item.text[:shown],
@@ -453,10 +454,6 @@ def _fit_cut(item: FeedItem, fmt: Format, style: Style, room: int) -> int | None
     return shown if shown >= min(RAW_CUT_SHOWN_MIN, total) else None
 
 
-def _compact(data: Any) -> str:
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-
-
 def gap_text(gap: Gap) -> str:
     """A gap's line: channel and span; its reason (bridge text) as quoted data."""
     span = f"{format_rfc3339(gap.from_us)}..{format_rfc3339(gap.to_us)}"
@@ -473,7 +470,7 @@ def gap_text(gap: Gap) -> str:
 
 def gap_json(gap: Gap) -> str:
     reason = None if gap.reason is None else gap.reason[:GAP_REASON_CHARS]
-    return _compact(
+    return compact(
         {
             "channel_id": gap.channel,
             "from": format_rfc3339(gap.from_us),
@@ -734,7 +731,7 @@ def trigger_text(trigger: Trigger) -> str:
 
 def trigger_json(trigger: Trigger) -> str:
     """The JSON body's ``trigger`` member, with its leading comma (what it adds)."""
-    return ',"trigger":' + _compact(trigger.message_object)
+    return ',"trigger":' + compact(trigger.message_object)
 
 
 def _trigger_part(c: Candidates, fmt: Format) -> str:
@@ -937,20 +934,20 @@ def _render_json(c: Candidates, chosen: Selection, style: Style) -> Drawn:
     ]
     return (
         '{"header":'
-        + _compact(header)
+        + compact(header)
         + trigger
         + ',"omitted":'
-        + _compact(omitted)
+        + compact(omitted)
         + ',"digest":'
         + digest_json
         + ',"raw_recent":'
         + raw_json
         + ',"collapsed":'
-        + _compact(collapsed)
+        + compact(collapsed)
         + ',"coverage_gaps":['
         + ",".join(gap_json(g) for g in chosen.gaps)
         + '],"read_content":'
-        + _compact(read_content)
+        + compact(read_content)
         + "}"
     ), numbers
 

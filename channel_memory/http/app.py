@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -19,7 +18,7 @@ from starlette.types import Receive, Scope, Send
 from channel_memory.feed import peer as peer_feed
 from channel_memory.feed import routes as feed_routes
 from channel_memory.http import consumption, operations
-from channel_memory.http.api import AppContext, Clock, Endpoint
+from channel_memory.http.api import AppContext, Endpoint
 from channel_memory.http.auth import ANONYMOUS, TokenTable
 from channel_memory.http.body_limit import BodyLimitMiddleware
 from channel_memory.http.openapi import openapi_document
@@ -28,6 +27,7 @@ from channel_memory.ingest import routes as ingest_routes
 from channel_memory.kernel.config import Settings
 from channel_memory.kernel.errors import ApiError
 from channel_memory.kernel.principal import Principal
+from channel_memory.kernel.timefmt import Clock, wall_clock
 from channel_memory.store import StorageError, StorageLocked, Store
 from channel_memory.tools import peer as peer_tools
 from channel_memory.tools import routes as tool_routes
@@ -41,10 +41,6 @@ _HTTP_CODES = {
     405: ("method_not_allowed", "method not allowed on this endpoint"),
     413: ("body_too_large", "the request body exceeds ingest.max_body_bytes"),
 }
-
-
-def wall_clock() -> int:
-    return time.time_ns() // 1_000
 
 
 async def health(request: Request, ctx: AppContext, principal: Principal) -> Response:

@@ -1,7 +1,8 @@
-"""Time bounds of ingest: events past retention are expired, times too far ahead are refused.
+"""Bounds of ingest: content too long and times too far ahead are refused, events past
+retention are expired.
 
-Pure functions over commands, so every path (native batch, peer endpoints, the
-bulk import) applies the same rule with the server's clock and settings.
+Pure functions over events and commands, so every path (native batch, peer
+endpoints, the bulk import) applies the same rule with the server's clock and settings.
 """
 
 from __future__ import annotations
@@ -38,6 +39,16 @@ class TimeBounds:
             expired_before_us=settings.retention.cutoff_us(now_us),
             latest_us=now_us + int(settings.ingest.max_future_skew * MICROS_PER_SECOND),
         )
+
+
+def content_too_long(event: object, max_chars: int) -> bool:
+    """Whether an event's message content is longer than ``max_chars`` Unicode code points.
+
+    ``max_chars`` is ``ingest.max_content_chars``; an event without a message
+    (a delete, a forget, a gap) never is.
+    """
+    content: str = getattr(getattr(event, "message", None), "content", "")
+    return len(content) > max_chars
 
 
 def command_times(command: Command) -> tuple[tuple[str, int], ...]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
-from channel_memory.ingest.bounds import TimeBounds, first_too_far_ahead
+from channel_memory.ingest.bounds import TimeBounds, content_too_long, first_too_far_ahead
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.kernel.config import Settings
 from channel_memory.kernel.errors import validation_error
@@ -51,8 +51,7 @@ def line_problem(line: str, settings: Settings, now_us: int) -> str | None:
         )
         return f"{error.code}, {fields}"
     event = batch.events[0]
-    content = getattr(getattr(event, "message", None), "content", "")
-    if len(content) > settings.ingest.max_content_chars:
+    if content_too_long(event, settings.ingest.max_content_chars):
         return "content_too_long, field message.content (longer than ingest.max_content_chars)"
     ahead = first_too_far_ahead(
         [event.to_command(event.source_kind or DEFAULT_SOURCE_KIND)],

@@ -9,7 +9,7 @@ from starlette.responses import Response
 
 from channel_memory.http.api import AppContext, Endpoint, json_response, read_json
 from channel_memory.http.telemetry import counting, metered
-from channel_memory.ingest.bounds import TimeBounds
+from channel_memory.ingest.bounds import TimeBounds, content_too_long
 from channel_memory.ingest.commands import AddCoverageGap, Command, ForgetMessages
 from channel_memory.ingest.events import (
     EventResult,
@@ -124,8 +124,7 @@ async def ingest_batch(request: Request, ctx: AppContext, principal: Principal) 
             [ErrorDetail(field="events", code="too_long", message="too many events")],
         )
     for index, event in enumerate(batch.events):
-        content = getattr(getattr(event, "message", None), "content", "")
-        if len(content) > limits.max_content_chars:
+        if content_too_long(event, limits.max_content_chars):
             raise ApiError(
                 422,
                 "content_too_long",
@@ -160,7 +159,7 @@ async def ingest_batch(request: Request, ctx: AppContext, principal: Principal) 
 
 async def peer_ingest(request: Request, ctx: AppContext, principal: Principal) -> Response:
     body = await read_json(request, PeerIngestRequest)
-    if len(body.message.content) > ctx.settings.ingest.max_content_chars:
+    if content_too_long(body, ctx.settings.ingest.max_content_chars):
         raise ApiError(422, "content_too_long", "message content is too long")
     now_us = ctx.clock()
 

@@ -31,7 +31,12 @@ from channel_memory.kernel.config import Settings
 from channel_memory.kernel.errors import ApiError
 from channel_memory.kernel.models import ID_PATTERN, RecallBlock, SourceVersion, source_handle
 from channel_memory.kernel.principal import Principal
-from channel_memory.kernel.timefmt import MICROS_PER_SECOND, format_rfc3339, utc_day
+from channel_memory.kernel.timefmt import (
+    MICROS_PER_DAY,
+    MICROS_PER_SECOND,
+    format_rfc3339,
+    utc_day,
+)
 from channel_memory.kernel.trust import block_trust, trust_of
 from channel_memory.store import blocks, sources, stats
 from channel_memory.store import inspect as inspect_store
@@ -348,9 +353,7 @@ async def bytes_page(request: Request, ctx: AppContext, principal: Principal) ->
     budgets = [b for b in BUDGETS if b <= ctx.settings.feed.max_chars_limit]
     served: list[tuple[int, dict[str, Any], int]] = []
     async with ctx.store.read() as conn:
-        raw = await inspect_store.raw_window(
-            conn, channel_id, now - 86_400 * MICROS_PER_SECOND, now
-        )
+        raw = await inspect_store.raw_window(conn, channel_id, now - MICROS_PER_DAY, now)
         for budget in budgets:
             query = parse_values({"channels": channel_id, "max_chars": str(budget)}, ctx)
             try:

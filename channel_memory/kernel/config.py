@@ -28,7 +28,12 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from channel_memory.kernel.timefmt import MICROS_PER_SECOND, TimeFormatError, parse_go_duration
+from channel_memory.kernel.timefmt import (
+    MICROS_PER_DAY,
+    MICROS_PER_SECOND,
+    TimeFormatError,
+    parse_go_duration,
+)
 
 Scope = Literal["ingest", "read", "admin"]
 ALL_SCOPES: tuple[Scope, ...] = ("ingest", "read", "admin")
@@ -113,7 +118,7 @@ class RetentionSettings(_Section):
 
     def cutoff_us(self, now_us: int) -> int:
         """Messages created before this time, at ``now_us``, are past retention."""
-        return now_us - int(self.days * 86_400 * MICROS_PER_SECOND)
+        return now_us - int(self.days * MICROS_PER_DAY)
 
 
 class ConsumptionSettings(_Section):

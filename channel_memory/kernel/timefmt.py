@@ -1,4 +1,4 @@
-"""Wire time formats: RFC 3339 timestamps and Go-style durations.
+"""Time: the clock, the units, and the wire formats (RFC 3339, Go-style durations).
 
 Timestamps are held as integer microseconds since the Unix epoch (UTC) so they
 compare and sort exactly; they are rendered back as RFC 3339 in UTC with a
@@ -8,6 +8,8 @@ fraction only when one is present, as Go's ``time.RFC3339Nano`` does.
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
@@ -30,6 +32,14 @@ _UNIT_US = {
 
 MICROS_PER_SECOND = 1_000_000
 MICROS_PER_DAY = 86_400 * MICROS_PER_SECOND
+
+Clock = Callable[[], int]
+"""Returns the current time in UTC epoch microseconds; injected so tests control time."""
+
+
+def wall_clock() -> int:
+    """The system's current time in UTC epoch microseconds (the production ``Clock``)."""
+    return time.time_ns() // 1_000
 
 
 def utc_day(micros: int) -> int:

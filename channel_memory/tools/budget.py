@@ -8,14 +8,10 @@ cropping serialized output.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-
-def compact(data: Any) -> str:
-    """The JSON text exactly as the tools send it."""
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+from channel_memory.kernel.jsonfmt import compact
 
 
 def fitting_prefix(envelope: dict[str, Any], field: str, items: Sequence[Any], budget: int) -> int:

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from channel_memory.tools.budget import compact
+from channel_memory.kernel.jsonfmt import compact
 
 STANDARD_FIELDS = ("content", "structuredContent", "isError", "_meta")
 TEXT_MARK = "\n[truncated: result budget]"

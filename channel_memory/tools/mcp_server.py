@@ -37,10 +37,10 @@ from channel_memory.feed.routes import feed_op, parse_values, read_feed
 from channel_memory.http.api import AppContext
 from channel_memory.http.auth import TokenTable
 from channel_memory.kernel.errors import ApiError, validation_error
+from channel_memory.kernel.jsonfmt import compact
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.wire import ErrorBody, ErrorInfo
 from channel_memory.tools import routes as tools
-from channel_memory.tools.budget import compact
 from channel_memory.tools.mcp_budget import bound_result
 
 log = logging.getLogger("channel_memory.mcp")

@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from channel_memory.kernel.models import SourceVersion
+from channel_memory.kernel.timefmt import MICROS_PER_DAY
 from channel_memory.worker.rules import STRENGTH_MAX, HardEventRule, RuleSet, strength_weight
 
 MessageClass = Literal["tombstone", "hard_event", "telemetry", "ack", "repeat", "topic", "sequence"]
-DAY_US = 86_400_000_000
 
 TELEMETRY_MAX_CHARS = 280
 TELEMETRY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -163,7 +163,7 @@ def classify(
         return Classified("telemetry", None, 0.1, bucket)
     if is_acknowledgement(version.content):
         return Classified("ack", "low_value_acknowledgement", 0.1, bucket)
-    day = bucket_start(version.created_us, DAY_US)
+    day = bucket_start(version.created_us, MICROS_PER_DAY)
     fingerprint = repeat_fingerprint(version.content)
     if fingerprint is not None:
         return Classified(

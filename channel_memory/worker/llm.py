@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 from channel_memory.kernel.config import LlmSettings, Settings
 from channel_memory.kernel.models import MessageKey, SourceVersion
-from channel_memory.kernel.timefmt import MICROS_PER_SECOND, utc_day
+from channel_memory.kernel.timefmt import MICROS_PER_SECOND, Clock, utc_day
 from channel_memory.store import Store, sources
 from channel_memory.store import blocks as block_store
 from channel_memory.store import dirty as dirty_store
@@ -56,7 +56,6 @@ from channel_memory.worker.llm_rollups import (
 from channel_memory.worker.render import RenderSettings
 
 log = logging.getLogger("channel_memory.worker.llm")
-Clock = Callable[[], int]
 Sleep = Callable[[float], Awaitable[None]]
 
 

@@ -21,7 +21,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from channel_memory.kernel.config import Settings
 from channel_memory.kernel.models import MessageKey
-from channel_memory.kernel.timefmt import MICROS_PER_SECOND
+from channel_memory.kernel.timefmt import MICROS_PER_SECOND, Clock
 from channel_memory.store import DeriveHook, Store
 from channel_memory.store import blocks as block_store
 from channel_memory.store import dirty as dirty_store
@@ -35,7 +35,6 @@ from channel_memory.worker.rules import RuleSet, load_rules
 
 log = logging.getLogger("channel_memory.worker")
 
-Clock = Callable[[], int]
 FINGERPRINT_KEY = "derive_fingerprint"
 
 
