@@ -200,21 +200,19 @@ async def blocks_in_groups(
     ]
 
 
-async def blocks_in_group_runs(
-    conn: aiosqlite.Connection, channel_id: str, group_key: str, first_run: int
+async def blocks_in_group_range(
+    conn: aiosqlite.Connection, channel_id: str, low: str, high: str
 ) -> list[StoredBlockRef]:
-    """Blocks of runs ``group_key:<n>`` with ``n >= first_run``."""
-    prefix = group_key + ":"
+    """Blocks of a channel whose group key lies in ``[low, high)``."""
     fetched = await conn.execute_fetchall(
         "SELECT seq, id, group_key, dirty FROM recall_blocks WHERE channel_id = ? "
-        "AND group_key > ? AND group_key < ?",
-        (channel_id, prefix, group_key + ";"),
+        "AND group_key >= ? AND group_key < ?",
+        (channel_id, low, high),
     )
-    refs = [
+    return [
         StoredBlockRef(seq, block_id, key, bool(is_dirty))
         for seq, block_id, key, is_dirty in fetched
     ]
-    return [ref for ref in refs if int(ref.group_key[len(prefix) :]) >= first_run]
 
 
 async def delete_blocks(conn: aiosqlite.Connection, seqs: Sequence[int]) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, fields
 
 import aiosqlite
 
+from channel_memory.kernel import groups
 from channel_memory.kernel.models import MessageKey
 from channel_memory.store.blocks import DERIVED_FIELDS, DerivedRow
 from channel_memory.store.rows import columns, first_row
@@ -21,11 +22,13 @@ from channel_memory.store.state import get_state, set_state
 
 DEPLOYMENT = ""
 """The ``llm_usage`` row that sums every channel."""
-LLM_GROUP_PREFIX = "l:"
-"""Group keys of LLM blocks; derivation of deterministic blocks never touches them."""
+_MODEL_KEYS = groups.prefix_range(groups.MODEL)
+"""Group keys of LLM blocks, as a range to bind; derivation of deterministic blocks never
+touches them."""
 _BREAKER_KEY = "llm_breaker"
-ORDINARY_CLASSES = ("sequence", "topic")
-"""Derived classes whose messages are served by a ``raw_excerpt``: the only ones summarised."""
+_ORDINARY = json.dumps(groups.ORDINARY_CLASSES)
+"""Derived classes whose messages are served by a ``raw_excerpt``: the only ones summarised
+(bound as a JSON list)."""
 _WINDOW_COLUMNS = columns(DERIVED_FIELDS[: DERIVED_FIELDS.index("group_key") + 1], "d")
 """What rollups and detection read of a derived message: :class:`DerivedRow`'s fields up
 to ``group_key`` (the reply links stay unset)."""
@@ -41,9 +44,9 @@ async def ordinary_rows_with_chars(
         "JOIN source_messages s ON s.source_kind = d.source_kind "
         "AND s.channel_id = d.channel_id AND s.message_id = d.message_id "
         "AND s.content_hash = d.content_hash AND s.forgotten_us IS NULL "
-        "WHERE d.channel_id = ? AND d.class IN ('sequence', 'topic') "
+        "WHERE d.channel_id = ? AND d.class IN (SELECT value FROM json_each(?)) "
         "AND d.created_us >= ? AND d.created_us < ? ORDER BY d.created_us, d.message_id",
-        (channel_id, from_us, to_us),
+        (channel_id, _ORDINARY, from_us, to_us),
     )
     return [(DerivedRow(*derived), int(chars)) for *derived, chars in fetched]
 
@@ -51,9 +54,9 @@ async def ordinary_rows_with_chars(
 async def channels_with_ordinary(conn: aiosqlite.Connection, from_us: int, to_us: int) -> list[str]:
     fetched = await conn.execute_fetchall(
         "SELECT DISTINCT channel_id FROM derived_messages "
-        "WHERE class IN ('sequence', 'topic') AND created_us >= ? AND created_us < ? "
-        "ORDER BY channel_id",
-        (from_us, to_us),
+        "WHERE class IN (SELECT value FROM json_each(?)) AND created_us >= ? "
+        "AND created_us < ? ORDER BY channel_id",
+        (_ORDINARY, from_us, to_us),
     )
     return [str(channel) for (channel,) in fetched]
 
@@ -75,8 +78,8 @@ async def llm_blocks(conn: aiosqlite.Connection, channel_id: str) -> list[Stored
     """Every LLM block of a channel (few: one per summarised window)."""
     fetched = await conn.execute_fetchall(
         "SELECT seq, group_key, from_us, sources FROM recall_blocks WHERE channel_id = ? "
-        "AND group_key >= 'l:' AND group_key < 'l;'",
-        (channel_id,),
+        "AND group_key >= ? AND group_key < ?",
+        (channel_id, *_MODEL_KEYS),
     )
     return [
         StoredLlmBlock(int(seq), str(key), int(from_us), _members(sources))
@@ -108,9 +111,9 @@ async def llm_blocks_citing(
     # Derivation asks this for every batch: most channels have no LLM block at all, and one
     # probe of the group index answers that without looking at the batch's messages.
     probe = await conn.execute_fetchall(
-        "SELECT 1 FROM recall_blocks WHERE channel_id = ? AND group_key >= 'l:' "
-        "AND group_key < 'l;' LIMIT 1",
-        (channel_id,),
+        "SELECT 1 FROM recall_blocks WHERE channel_id = ? AND group_key >= ? "
+        "AND group_key < ? LIMIT 1",
+        (channel_id, *_MODEL_KEYS),
     )
     if not list(probe):
         return []
@@ -118,8 +121,8 @@ async def llm_blocks_citing(
         "SELECT seq, dirty, sources FROM recall_blocks WHERE seq IN (SELECT b.block_seq "
         "FROM block_sources b WHERE b.channel_id = ? "
         "AND b.message_id IN (SELECT value FROM json_each(?))) "
-        "AND group_key >= 'l:' AND group_key < 'l;'",
-        (channel_id, json.dumps(sorted(set(message_ids)))),
+        "AND group_key >= ? AND group_key < ?",
+        (channel_id, json.dumps(sorted(set(message_ids))), *_MODEL_KEYS),
     )
     return [
         CitingLlmBlock(int(seq), bool(dirty), _members(sources)) for seq, dirty, sources in fetched
@@ -201,10 +204,10 @@ async def detect_rows(
     fetched = await conn.execute_fetchall(
         f"SELECT {_WINDOW_COLUMNS} FROM derived_messages d "
         "WHERE d.channel_id = ? AND d.created_us >= ? AND d.created_us < ? "
-        "AND (d.class IN ('sequence', 'topic') OR EXISTS (SELECT 1 FROM llm_promotions p "
-        "WHERE p.channel_id = d.channel_id AND p.message_id = d.message_id "
+        "AND (d.class IN (SELECT value FROM json_each(?)) OR EXISTS (SELECT 1 FROM "
+        "llm_promotions p WHERE p.channel_id = d.channel_id AND p.message_id = d.message_id "
         "AND p.content_hash = d.content_hash)) ORDER BY d.created_us, d.message_id",
-        (channel_id, from_us, to_us),
+        (channel_id, from_us, to_us, _ORDINARY),
     )
     return [DerivedRow(*row) for row in fetched]
 

@@ -80,7 +80,9 @@ async def message_block_handles(
     """``(from_us, handle)`` of single-message blocks of a kind, newest first, after ``offset``."""
     fetched = list(
         await conn.execute_fetchall(
-            "SELECT from_us, channel_id, substr(group_key, 3) FROM recall_blocks "
+            # a single-message block's one source is its message (its group key is not
+            # taken apart here)
+            "SELECT from_us, channel_id, json_extract(sources, '$[0][0]') FROM recall_blocks "
             "WHERE channel_id = ? AND kind = ? AND from_us BETWEEN ? AND ? AND dirty = 0 "
             "ORDER BY from_us DESC, seq DESC LIMIT ? OFFSET ?",
             (channel_id, kind, from_us, to_us, limit, offset),

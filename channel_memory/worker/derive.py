@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 
 import aiosqlite
 
+from channel_memory.kernel import groups
 from channel_memory.kernel.models import MessageKey, RecallBlock, SourceVersion
 from channel_memory.store import blocks as block_store
 from channel_memory.store import llm as llm_store
@@ -41,15 +42,6 @@ from channel_memory.worker.rules import RuleSet
 
 RENDER_VERSION = "8"
 """Bump when rendering changes, so every block is rebuilt with the new text."""
-
-GROUP_PREFIX = {
-    "telemetry": "t:",
-    "ack": "a:",
-    "repeat": "r:",
-    "topic": "p:",
-    "sequence": "q:",
-}
-CLASS_OF_PREFIX = {prefix: cls for cls, prefix in GROUP_PREFIX.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,17 +149,17 @@ def analyse(
     rules, bucket = settings.rules, settings.bucket_us
     classified = classify(version, rules, bucket)
     answers = None
-    if parent is not None and not parent.deleted and classified.cls != "tombstone":
-        if classified.cls == "hard_event":
+    if parent is not None and not parent.deleted and classified.cls != groups.TOMBSTONE:
+        if classified.cls == groups.HARD_EVENT:
             # a decision by itself ("denied, too correlated") keeps its own type, and
             # still names the proposal it decides on
             if rules.reply_decision(version.content, parent.content) is not None:
                 answers = parent.key.handle
         else:
             by_reply = classify(version, rules, bucket, parent=parent.content)
-            if by_reply.cls == "hard_event":
+            if by_reply.cls == groups.HARD_EVENT:
                 classified, answers = by_reply, parent.key.handle
-    hard = classified.cls == "hard_event"
+    hard = classified.cls == groups.HARD_EVENT
     return Analysis(classified, content_facts(version, settings.render_settings(), hard), answers)
 
 
@@ -234,7 +226,7 @@ def group_key_of(row: DerivedRow) -> str | None:
     """The collapse or rollup group a derived row belongs to (beyond its own block)."""
     if row.group_key is None:
         return None
-    return GROUP_PREFIX[row.cls] + row.group_key
+    return groups.group_key(row.cls, row.group_key)
 
 
 def _plan(
@@ -263,12 +255,12 @@ def plan_message(row: DerivedRow | None, repeat_active: bool) -> list[BlockPlan]
     """A message's own block: hard event, tombstone or raw excerpt (or none when collapsed)."""
     if row is None:
         return []
-    key = "m:" + row.message_id
-    if row.cls == "tombstone":
+    key = groups.message_key(row.message_id)
+    if row.cls == groups.TOMBSTONE:
         return [_plan("tombstone", key, [row], None, row.score)]
-    if row.cls == "hard_event":
+    if row.cls == groups.HARD_EVENT:
         return [_plan("hard_event", key, [row], row.event_type, row.score, row.answers)]
-    if row.cls in ("telemetry", "ack") or (row.cls == "repeat" and repeat_active):
+    if row.cls in groups.COLLAPSED_CLASSES or (row.cls == groups.REPEAT and repeat_active):
         return []
     return [_plan("raw_excerpt", key, [row], None, 0.5)]
 
@@ -278,14 +270,15 @@ def plan_group(key: str, rows: Sequence[DerivedRow]) -> list[BlockPlan]:
 
     Sequence groups are planned run by run (:func:`_sequence_tail`).
     """
-    prefix = key[:2]
-    if prefix == "t:" and rows:
+    found = groups.class_of(key)
+    cls = found[0] if found is not None else None
+    if cls == groups.TELEMETRY and rows:
         return [_plan("telemetry_count", key, rows, None, 0.1)]
-    if prefix == "a:" and rows:
+    if cls == groups.ACK and rows:
         return [_plan("low_value_ack", key, rows, "low_value_acknowledgement", 0.1)]
-    if prefix == "r:" and len(rows) >= 2:
+    if cls == groups.REPEAT and len(rows) >= 2:
         return [_plan("decision_repeat", key, rows, "repeated_decision", 0.3)]
-    if prefix == "p:" and len(rows) >= 2:
+    if cls == groups.TOPIC and len(rows) >= 2:
         return [_plan("topic_rollup", key, rows, None, 0.4)]
     return []
 
@@ -403,7 +396,7 @@ async def _derive_channel(
         new, promoted = await llm_detect.promote_rows(conn, channel, new)
     affected: set[str] = set()
     for message_id in message_ids:
-        affected.add("m:" + message_id)
+        affected.add(groups.message_key(message_id))
         for row in (old.get(message_id), new.get(message_id)):
             group = group_key_of(row) if row is not None else None
             if group is not None:
@@ -416,29 +409,34 @@ async def _derive_channel(
     )
     await _invalidate_llm_blocks(conn, source_kind, channel, message_ids, new, current)
 
-    sequences = {k for k in affected if k.startswith("q:")}
+    sequences = {k for k in affected if groups.is_class(k, groups.SEQUENCE)}
     affected -= sequences
-    members = await _load_groups(conn, channel, [k for k in affected if not k.startswith("m:")])
+    members = await _load_groups(
+        conn, channel, [k for k in affected if groups.message_of(k) is None]
+    )
     # A repeat group crossing two members changes its members' own blocks.
     for key, rows in members.items():
-        if key.startswith("r:"):
-            affected.update("m:" + r.message_id for r in rows)
-    own_ids = [k[2:] for k in affected if k.startswith("m:")]
+        if groups.is_class(key, groups.REPEAT):
+            affected.update(groups.message_key(r.message_id) for r in rows)
+    own_ids = [m for m in map(groups.message_of, affected) if m is not None]
     own = {**await block_store.derived_rows(conn, channel, set(own_ids) - new.keys()), **new}
     missing_repeat_groups = {
         group_key_of(row)
         for row in own.values()
-        if row.cls == "repeat" and group_key_of(row) not in members
+        if row.cls == groups.REPEAT and group_key_of(row) not in members
     }
     members.update(await _load_groups(conn, channel, [k for k in missing_repeat_groups if k]))
 
     plans: list[BlockPlan] = []
     for key in sorted(affected):
-        if key.startswith("m:"):
-            row = own.get(key[2:])
+        own_id = groups.message_of(key)
+        if own_id is not None:
+            row = own.get(own_id)
             group = group_key_of(row) if row is not None else None
             active = (
-                row is not None and row.cls == "repeat" and len(members.get(group or "", [])) >= 2
+                row is not None
+                and row.cls == groups.REPEAT
+                and len(members.get(group or "", [])) >= 2
             )
             plans += plan_message(row, active)
         else:
@@ -482,7 +480,7 @@ async def _invalidate_llm_blocks(
         return (
             row is not None
             and row.content_hash == content_hash
-            and row.cls in llm_store.ORDINARY_CLASSES
+            and row.cls in groups.ORDINARY_CLASSES
         )
 
     gone = [b.seq for b in citing if not all(holds(m, h) for m, h in b.members if m in message_ids)]
@@ -518,17 +516,24 @@ async def _sequence_tail(
     group is ``q:<bucket>:<run index>``.
     """
     size = settings.rollup_size
+    found = groups.class_of(key)
+    assert found is not None and found[0] == groups.SEQUENCE, "a sequence group"
+    bucket = found[1]
     earliest = min((r.created_us, r.message_id) for r in changed)
-    position = await block_store.count_before(conn, channel, "sequence", key[2:], *earliest)
+    position = await block_store.count_before(conn, channel, groups.SEQUENCE, bucket, *earliest)
     first_run = max(0, position // size - 1)  # the run before may absorb a lone trailer
     rows = await block_store.group_members_from(
-        conn, channel, "sequence", key[2:], first_run * size
+        conn, channel, groups.SEQUENCE, bucket, first_run * size
     )
     plans = []
     if first_run > 0 or len(rows) >= 2:
         for offset, chunk in enumerate(sequence_chunks(rows, size)):
-            plans.append(_plan("sequence_rollup", f"{key}:{first_run + offset}", chunk, None, 0.4))
-    stored = await block_store.blocks_in_group_runs(conn, channel, key, first_run)
+            run = groups.run_key(key, first_run + offset)
+            plans.append(_plan("sequence_rollup", run, chunk, None, 0.4))
+    in_runs = await block_store.blocks_in_group_range(
+        conn, channel, *groups.prefix_range(key + groups.RUN_SEPARATOR)
+    )
+    stored = [ref for ref in in_runs if (groups.run_of(key, ref.group_key) or 0) >= first_run]
     return plans, stored
 
 
@@ -537,11 +542,13 @@ async def _load_groups(
 ) -> dict[str, list[DerivedRow]]:
     by_class: dict[str, list[str]] = defaultdict(list)
     for key in keys:
-        by_class[CLASS_OF_PREFIX[key[:2]]].append(key[2:])
+        found_class = groups.class_of(key)
+        assert found_class is not None, "only class groups are loaded"
+        by_class[found_class[0]].append(found_class[1])
     members: dict[str, list[DerivedRow]] = {}
     for cls, group_keys in by_class.items():
         found = await block_store.group_members(conn, channel, cls, group_keys)
-        members.update({GROUP_PREFIX[cls] + gk: rows for gk, rows in found.items()})
+        members.update({groups.group_key(cls, gk): rows for gk, rows in found.items()})
     return members
 
 

@@ -33,6 +33,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from channel_memory.kernel import groups
 from channel_memory.kernel.config import LlmSettings, Settings
 from channel_memory.kernel.models import MessageKey, SourceVersion
 from channel_memory.kernel.timefmt import MICROS_PER_SECOND, Clock, utc_day
@@ -462,7 +463,7 @@ class LlmProcessor:
             for message_id, event_type in found
             if (row := rows.get(message_id)) is not None
             and row.content_hash == hashes[message_id]
-            and row.cls in llm_store.ORDINARY_CLASSES
+            and row.cls in groups.ORDINARY_CLASSES
         ]
         now = self.clock()
         added = await llm_store.store_promotions(conn, window.channel_id, promotions, now)
@@ -584,7 +585,7 @@ class LlmProcessor:
             row = rows.get(message_id)
             if row is None or row.content_hash != content_hash:
                 return 0
-            if row.cls not in llm_store.ORDINARY_CLASSES:
+            if row.cls not in groups.ORDINARY_CLASSES:
                 return 0
         block = llm_block(window, versions, answer, self.model, self.render_settings, self.clock())
         existing = await llm_store.llm_blocks_in_group(conn, window.channel_id, window.group_key)

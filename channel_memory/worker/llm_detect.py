@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 
 import aiosqlite
 
+from channel_memory.kernel import groups
 from channel_memory.kernel.models import RecallBlock, SourceVersion
 from channel_memory.kernel.timefmt import format_rfc3339
 from channel_memory.store import llm as llm_store
@@ -49,8 +50,6 @@ DETECT_KIND = "decisions"
 """The ``kind`` of a detection answer in the LLM cache."""
 PROMOTED_SCORE = 0.9
 """A promoted hard event's score: a rule-matched one's, a little below."""
-GROUP_PREFIX = "d:"
-"""Group keys of detection windows (never the group of any stored block)."""
 
 
 def processor(model: str) -> str:
@@ -74,7 +73,7 @@ def plan_detect_windows(
                     chunk[0].channel_id,
                     chunk[0].source_kind,
                     "detect",
-                    f"{GROUP_PREFIX}{slot}:{run}",
+                    f"{groups.DETECT}{slot}:{run}",
                     tuple((r.message_id, r.content_hash) for r in chunk),
                     chunk[-1].created_us,
                 )
@@ -212,7 +211,7 @@ async def promote_rows(
     """Derived rows with every ordinary row whose exact version was promoted made a hard
     event of the promotion's type; and the promoted message ids with their processor."""
     ordinary = {
-        m: row.content_hash for m, row in rows.items() if row.cls in llm_store.ORDINARY_CLASSES
+        m: row.content_hash for m, row in rows.items() if row.cls in groups.ORDINARY_CLASSES
     }
     found = await llm_store.promotions_of(conn, channel_id, ordinary.items())
     out = dict(rows)
@@ -228,9 +227,10 @@ async def promote_rows(
 
 
 def _promoted(key: str, kind: str, promoted: Mapping[str, str]) -> str | None:
-    if kind != "hard_event" or not key.startswith("m:"):
+    message_id = groups.message_of(key)
+    if kind != "hard_event" or message_id is None:
         return None
-    return promoted.get(key[2:])
+    return promoted.get(message_id)
 
 
 def promoted_plan(plan: BlockPlan, promoted: Mapping[str, str]) -> BlockPlan:

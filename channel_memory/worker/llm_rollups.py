@@ -19,10 +19,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from channel_memory.kernel import groups
 from channel_memory.kernel.models import RecallBlock, SourceVersion
 from channel_memory.kernel.timefmt import format_rfc3339
 from channel_memory.store.blocks import DerivedRow
-from channel_memory.store.llm import LLM_GROUP_PREFIX
 from channel_memory.worker.render import BlockPlan, RenderSettings, block_id, render
 
 PROMPT_VERSION = "1"
@@ -76,7 +76,7 @@ def plan_windows(rows: Sequence[tuple[DerivedRow, int]], plan: WindowPlan) -> li
                     row.channel_id,
                     row.source_kind,
                     "message_summary",
-                    f"{LLM_GROUP_PREFIX}m:{row.message_id}",
+                    groups.MODEL + groups.message_key(row.message_id),
                     ((row.message_id, row.content_hash),),
                     row.created_us,
                 )
@@ -93,7 +93,7 @@ def plan_windows(rows: Sequence[tuple[DerivedRow, int]], plan: WindowPlan) -> li
                     chunk[0].channel_id,
                     chunk[0].source_kind,
                     "rollup",
-                    f"{LLM_GROUP_PREFIX}{slot}:{run}",
+                    f"{groups.MODEL}{slot}:{run}",
                     tuple((r.message_id, r.content_hash) for r in chunk),
                     chunk[-1].created_us,
                 )
