@@ -10,7 +10,7 @@ takes a key apart.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Literal
 
 # --- message classes -----------------------------------------------------------------------
 
@@ -21,6 +21,8 @@ ACK: Final = "ack"
 REPEAT: Final = "repeat"
 TOPIC: Final = "topic"
 SEQUENCE: Final = "sequence"
+MessageClass = Literal["tombstone", "hard_event", "telemetry", "ack", "repeat", "topic", "sequence"]
+"""Every class (the names above)."""
 ORDINARY_CLASSES: Final = (SEQUENCE, TOPIC)
 """The classes of ordinary messages: what rollups (deterministic or model-written) cover."""
 COLLAPSED_CLASSES: Final = (TELEMETRY, ACK)

@@ -108,23 +108,44 @@ class MessageState:
         return next((v for v in self.versions if v.is_current), None)
 
 
-BLOCK_KINDS = (
-    "hard_event",
-    "raw_excerpt",
-    "tombstone",
-    "telemetry_count",
-    "low_value_ack",
-    "decision_repeat",
-    "sequence_rollup",
-    "topic_rollup",
-    "message_summary",
+# --- block kinds -----------------------------------------------------------------------------
+
+HARD_EVENT_BLOCK = "hard_event"
+RAW_EXCERPT = "raw_excerpt"
+TOMBSTONE_BLOCK = "tombstone"
+TELEMETRY_COUNT = "telemetry_count"
+LOW_VALUE_ACK = "low_value_ack"
+DECISION_REPEAT = "decision_repeat"
+SEQUENCE_ROLLUP = "sequence_rollup"
+TOPIC_ROLLUP = "topic_rollup"
+MESSAGE_SUMMARY = "message_summary"
+PRIMARY_KINDS = frozenset(
+    (
+        HARD_EVENT_BLOCK,
+        RAW_EXCERPT,
+        TOMBSTONE_BLOCK,
+        TELEMETRY_COUNT,
+        LOW_VALUE_ACK,
+        DECISION_REPEAT,
+    )
 )
-PRIMARY_KINDS = frozenset(BLOCK_KINDS[:6])
 """Kinds that are a message's one primary block; the rest are alternative rollups."""
-SPARSE_KINDS = frozenset(BLOCK_KINDS[2:])
-"""Kinds that summarise or omit source content (``sparse=true``)."""
-ROLLUP_KINDS = frozenset(BLOCK_KINDS[6:])
+WINDOW_ROLLUP_KINDS = (SEQUENCE_ROLLUP, TOPIC_ROLLUP)
+"""Rollups of a run or a thread of ordinary messages (what a model's window answer may be)."""
+ROLLUP_KINDS = frozenset((*WINDOW_ROLLUP_KINDS, MESSAGE_SUMMARY))
 """Alternative coverage of ordinary messages (deterministic or LLM-written)."""
+BLOCK_KINDS = (
+    HARD_EVENT_BLOCK,
+    RAW_EXCERPT,
+    TOMBSTONE_BLOCK,
+    TELEMETRY_COUNT,
+    LOW_VALUE_ACK,
+    DECISION_REPEAT,
+    *WINDOW_ROLLUP_KINDS,
+    MESSAGE_SUMMARY,
+)
+SPARSE_KINDS = frozenset(BLOCK_KINDS) - {HARD_EVENT_BLOCK, RAW_EXCERPT}
+"""Kinds that summarise or omit source content (``sparse=true``)."""
 
 
 @dataclass(frozen=True, slots=True)

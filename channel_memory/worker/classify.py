@@ -21,13 +21,12 @@ import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Literal
 
+from channel_memory.kernel import groups
+from channel_memory.kernel.groups import MessageClass
 from channel_memory.kernel.models import SourceVersion
 from channel_memory.kernel.timefmt import MICROS_PER_DAY
 from channel_memory.worker.rules import STRENGTH_MAX, HardEventRule, RuleSet, strength_weight
-
-MessageClass = Literal["tombstone", "hard_event", "telemetry", "ack", "repeat", "topic", "sequence"]
 
 TELEMETRY_MAX_CHARS = 280
 TELEMETRY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -145,7 +144,7 @@ def classify(
     it is an acknowledgement.
     """
     if version.deleted:
-        return Classified("tombstone", None, 0.3, None)
+        return Classified(groups.TOMBSTONE, None, 0.3, None)
     decision = rules.decide(
         version.content, version.tags, version.author_id, version.author_name, parent
     )
@@ -156,20 +155,20 @@ def classify(
         if isinstance(decision, HardEventRule) and not decision.tags.intersection(version.tags):
             plain = rules.strength(version.content)
         return Classified(
-            "hard_event", decision.event_type, decision.score * strength_weight(plain), None
+            groups.HARD_EVENT, decision.event_type, decision.score * strength_weight(plain), None
         )
     bucket = str(bucket_start(version.created_us, bucket_us))
     if telemetry_kind(version.content) is not None:
-        return Classified("telemetry", None, 0.1, bucket)
+        return Classified(groups.TELEMETRY, None, 0.1, bucket)
     if is_acknowledgement(version.content):
-        return Classified("ack", "low_value_acknowledgement", 0.1, bucket)
+        return Classified(groups.ACK, "low_value_acknowledgement", 0.1, bucket)
     day = bucket_start(version.created_us, MICROS_PER_DAY)
     fingerprint = repeat_fingerprint(version.content)
     if fingerprint is not None:
         return Classified(
-            "repeat", "repeated_decision", 0.3, f"{day}:{author_key(version)}:{fingerprint}"
+            groups.REPEAT, "repeated_decision", 0.3, f"{day}:{author_key(version)}:{fingerprint}"
         )
     topic = version.thread_id or version.reply_to
     if topic is not None:
-        return Classified("topic", None, 0.5, f"{day}:{topic}")
-    return Classified("sequence", None, 0.5, bucket)
+        return Classified(groups.TOPIC, None, 0.5, f"{day}:{topic}")
+    return Classified(groups.SEQUENCE, None, 0.5, bucket)

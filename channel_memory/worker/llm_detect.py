@@ -218,7 +218,7 @@ async def promote_rows(
     for message_id, promotion in found.items():
         out[message_id] = replace(
             rows[message_id],
-            cls="hard_event",
+            cls=groups.HARD_EVENT,
             event_type=promotion.event_type,
             score=PROMOTED_SCORE,
             group_key=None,

@@ -20,14 +20,18 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from channel_memory.kernel import groups
-from channel_memory.kernel.models import RecallBlock, SourceVersion
+from channel_memory.kernel.models import (
+    MESSAGE_SUMMARY,
+    WINDOW_ROLLUP_KINDS,
+    RecallBlock,
+    SourceVersion,
+)
 from channel_memory.kernel.timefmt import format_rfc3339
 from channel_memory.store.blocks import DerivedRow
 from channel_memory.worker.render import BlockPlan, RenderSettings, block_id, render
 
 PROMPT_VERSION = "1"
 """Bump when the prompt changes: cached answers to the old prompt are not reused."""
-ROLLUP_KINDS = ("sequence_rollup", "topic_rollup")
 CHARS_PER_TOKEN = 3
 """A deliberately low estimate, so projected costs err high."""
 
@@ -206,7 +210,7 @@ def check_output(
     score = data.get("score", 0.4)
     if not isinstance(summary, str) or not isinstance(cited, list):
         return Rejected("wrong_shape")
-    allowed = ("message_summary",) if window.asked == "message_summary" else ROLLUP_KINDS
+    allowed = (MESSAGE_SUMMARY,) if window.asked == MESSAGE_SUMMARY else WINDOW_ROLLUP_KINDS
     if kind not in allowed:
         return Rejected("wrong_kind")
     if not all(isinstance(c, str) for c in cited):
