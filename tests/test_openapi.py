@@ -59,3 +59,24 @@ def test_path_parameters_are_declared(client: httpx.Client) -> None:
         for operation in operations.values():
             declared = {p["name"] for p in operation.get("parameters", []) if p["in"] == "path"}
             assert declared == names, path
+
+
+def test_the_feed_parameters_come_from_their_one_model(client: httpx.Client) -> None:
+    document = client.get("/openapi.json").json()
+    parameters = {
+        p["name"]: p for p in document["paths"]["/channel-awareness"]["get"]["parameters"]
+    }
+    channels = parameters["channels"]
+    assert channels["schema"]["type"] == "array" and channels["explode"] is False
+    assert parameters["since"]["schema"]["default"] == "24h"
+    assert parameters["limit"]["schema"] == {"type": "integer", "minimum": 0, "maximum": 1000}
+    assert parameters["unconsumed"]["schema"]["enum"] == ["all", "only"]
+    assert parameters["as_of"]["schema"]["format"] == "date-time"
+
+
+def test_peer_models_are_named_apart_from_the_native_ones(client: httpx.Client) -> None:
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    assert {"PeerSearchRequest", "PeerSearchResponse", "PeerDigestRequest", "SearchRequest"} <= set(
+        schemas
+    )
+    assert not [name for name in schemas if "__" in name]

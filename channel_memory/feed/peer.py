@@ -39,19 +39,19 @@ ALWAYS_SERVED = frozenset(
 )
 
 
-class DigestBudget(LenientModel):
+class PeerDigestBudget(LenientModel):
     max_blocks: Annotated[int, Field(ge=1, le=10_000)] | None = None
     raw_recent: Annotated[str, Field(max_length=64)] | None = None
 
 
-class DigestRequest(LenientModel):
+class PeerDigestRequest(LenientModel):
     source_kind: Annotated[str, Field(max_length=64)] | None = None
     channel_ids: Annotated[list[Id], Field(max_length=100)] = Field(default_factory=list)
     since: Annotated[str, Field(max_length=64)] | None = None
-    budget: DigestBudget = Field(default_factory=DigestBudget)
+    budget: PeerDigestBudget = Field(default_factory=PeerDigestBudget)
 
 
-class GapOut(BaseModel):
+class PeerGapOut(BaseModel):
     id: int
     channel_id: str
     from_: str = Field(alias="from")
@@ -60,7 +60,7 @@ class GapOut(BaseModel):
     created_at: str
 
     @classmethod
-    def of(cls, gap: CoverageGap) -> GapOut:
+    def of(cls, gap: CoverageGap) -> PeerGapOut:
         return cls.model_validate(
             {
                 "id": gap.id,
@@ -73,27 +73,27 @@ class GapOut(BaseModel):
         )
 
 
-class DigestCoverage(BaseModel):
+class PeerDigestCoverage(BaseModel):
     from_: str = Field(alias="from")
     to: str
     source_messages: int
     digest_messages: int
     raw_recent_messages: int
     older_raw_messages: int
-    gaps: list[GapOut]
+    gaps: list[PeerGapOut]
 
 
-class DigestCost(BaseModel):
+class PeerDigestCost(BaseModel):
     deterministic_only: bool
     llm_calls_today: int
 
 
-class DigestResponse(BaseModel):
+class PeerDigestResponse(BaseModel):
     status: str
     generated_at: str
-    coverage: DigestCoverage
+    coverage: PeerDigestCoverage
     blocks: list[BlockOut]
-    cost: DigestCost
+    cost: PeerDigestCost
 
 
 def select_blocks(
@@ -132,7 +132,7 @@ def select_blocks(
 
 
 async def digest(request: Request, ctx: AppContext, principal: Principal) -> Response:
-    body = await read_json(request, DigestRequest)
+    body = await read_json(request, PeerDigestRequest)
     now = ctx.clock()
     try:
         from_us = parse_since(body.since, now)
@@ -169,10 +169,10 @@ async def digest(request: Request, ctx: AppContext, principal: Principal) -> Res
         status = "unavailable"
     else:
         status = "ok"
-    response = DigestResponse(
+    response = PeerDigestResponse(
         status=status,
         generated_at=format_rfc3339(now),
-        coverage=DigestCoverage.model_validate(
+        coverage=PeerDigestCoverage.model_validate(
             {
                 "from": format_rfc3339(from_us),
                 "to": format_rfc3339(now),
@@ -182,11 +182,11 @@ async def digest(request: Request, ctx: AppContext, principal: Principal) -> Res
                 ),
                 "raw_recent_messages": raw_recent,
                 "older_raw_messages": older_raw,
-                "gaps": [GapOut.of(g) for g in found_gaps],
+                "gaps": [PeerGapOut.of(g) for g in found_gaps],
             }
         ),
         blocks=[BlockOut.of(b, block_trust(b, principal)) for b in served],
-        cost=DigestCost(
+        cost=PeerDigestCost(
             deterministic_only=all(b.processor == "deterministic" for b in served),
             llm_calls_today=llm_calls,
         ),
@@ -202,7 +202,7 @@ ENDPOINTS = [
         "Peer-compatible: derived blocks of the channels' window (hard events, collapsed "
         "noise, raw excerpts or rollups), with coverage and status.",
         "read",
-        DigestRequest,
-        DigestResponse,
+        PeerDigestRequest,
+        PeerDigestResponse,
     ),
 ]

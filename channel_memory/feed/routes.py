@@ -5,17 +5,29 @@ from __future__ import annotations
 import hashlib
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
+from typing import Annotated, Literal
 
 import aiosqlite
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+)
+from pydantic_core import PydanticCustomError
 from starlette.requests import Request
 from starlette.responses import Response
 
 from channel_memory.feed import candidates, reads
 from channel_memory.feed.candidates import ContextKind, FeedQuery
-from channel_memory.feed.layout import Body, BudgetTooSmall, Format
-from channel_memory.http.api import AppContext, Endpoint, QueryParameter
+from channel_memory.feed.layout import Body, BudgetTooSmall
+from channel_memory.http.api import AppContext, Endpoint
+from channel_memory.http.openapi import query_parameters
 from channel_memory.http.telemetry import ContextOp, now_stamp
 from channel_memory.kernel.errors import ApiError
 from channel_memory.kernel.models import ID_PATTERN, SourceVersion
@@ -39,74 +51,247 @@ def _invalid(field: str, message: str) -> ApiError:
     return ApiError(422, "validation_failed", f"the request is invalid (field {field})", [detail])
 
 
-def _int(params: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
-    raw = params.get(name)
-    if raw is None or raw == "":
-        return default
-    if not raw.isdigit() or not low <= int(raw) <= high:
-        raise _invalid(name, f"must be an integer from {low} to {high}")
-    return int(raw)
+def _problem(message: str) -> PydanticCustomError:
+    """A parameter's own refusal: its message is the one the 422 names (never the value)."""
+    return PydanticCustomError("invalid", message)
 
 
-def parse_query(request: Request, ctx: AppContext) -> FeedQuery:
-    """The feed's parameters, validated. Raises ``ApiError`` 422."""
-    return parse_values(request.query_params, ctx)
+def _channel_list(value: object) -> object:
+    # a query string lists the ids comma-separated; empties are dropped, repeats kept once
+    if isinstance(value, str):
+        value = value.split(",")
+    if isinstance(value, list | tuple):
+        return list(dict.fromkeys(c for c in value if c))
+    return value
 
 
-def parse_values(params: Mapping[str, str], ctx: AppContext) -> FeedQuery:
-    """The feed's parameters from name/value pairs (a query string, an MCP call)."""
-    channels = tuple(dict.fromkeys(c for c in params.get("channels", "").split(",") if c))
-    if not channels:
-        raise _invalid("channels", "at least one channel id is required")
-    if len(channels) > MAX_CHANNELS or not all(_ID.match(c) for c in channels):
-        raise _invalid("channels", f"up to {MAX_CHANNELS} ids matching {ID_PATTERN}")
+def _channels(value: list[str]) -> list[str]:
+    if not value:
+        raise _problem("at least one channel id is required")
+    if len(value) > MAX_CHANNELS or not all(_ID.match(c) for c in value):
+        raise _problem(f"up to {MAX_CHANNELS} ids matching {ID_PATTERN}")
+    return value
+
+
+def _or_default(default: str) -> Callable[[object], object]:
+    def fill(value: object) -> object:
+        return default if value in (None, "") else value
+
+    return fill
+
+
+def _none_if_empty(value: object) -> object:
+    return None if value == "" else value
+
+
+def _plus(value: object) -> object:
     # "+" in a query string decodes to a space: accept both spellings
-    kind_text = params.get("context_kind", "raw_window+digest").replace(" ", "+")
-    if kind_text not in ("raw_window+digest", "raw_window"):
-        raise _invalid("context_kind", "must be raw_window+digest or raw_window")
-    kind: ContextKind = "raw_window" if kind_text == "raw_window" else "raw_window+digest"
-    fmt_text = params.get("format", "text")
-    if fmt_text not in ("text", "json"):
-        raise _invalid("format", "must be text or json")
-    fmt: Format = "json" if fmt_text == "json" else "text"
+    return value.replace(" ", "+") if isinstance(value, str) else value
+
+
+def _digits(value: object) -> object:
+    # a query string's integer is plain digits: no sign, no spaces, no exponent
+    if value == "":
+        return None
+    if isinstance(value, str) and not value.isdigit():
+        raise _problem("not an integer")
+    return value
+
+
+def _since(value: str) -> str:
+    try:
+        length = parse_go_duration(value)
+    except TimeFormatError:
+        raise _problem("must be a Go duration such as 24h or 90m") from None
+    if length <= 0:
+        raise _problem("must be longer than zero")
+    return value
+
+
+def _as_of(value: str | None) -> str | None:
+    if value is not None:
+        try:
+            parse_rfc3339(value)
+        except TimeFormatError:
+            raise _problem("must be an RFC 3339 time") from None
+    return value
+
+
+def _max_chars(value: int | None, info: ValidationInfo) -> int | None:
+    most = (info.context or {}).get("max_chars_limit")
+    if value is not None and most is not None and value > most:
+        raise _problem(f"must be an integer from 1 to {most}")
+    return value
+
+
+def _trigger(value: str | None, info: ValidationInfo) -> str | None:
+    if value is not None:
+        if not _HANDLE.match(value):
+            raise _problem("must be a source handle, channel/message")
+        if info.data.get("as_of"):
+            raise _problem("does not combine with as_of")
+    return value
+
+
+def _unconsumed(value: str, info: ValidationInfo) -> str:
+    if value == "only" and info.data.get("as_of"):
+        raise _problem("does not combine with as_of")
+    return value
+
+
+class FeedParameters(BaseModel):
+    """The feed's parameters: the one definition the HTTP query string, the MCP tool and
+    the OpenAPI document share. Query-string values arrive as text and typed values as
+    themselves; both validate the same way. ``max_chars``'s ceiling
+    (``feed.max_chars_limit``) comes in the validation context; the defaults that depend
+    on settings (``limit``, ``max_chars``) stay None here and are resolved by
+    :func:`query_of`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    channels: Annotated[
+        list[str],
+        BeforeValidator(_channel_list),
+        AfterValidator(_channels),
+        Field(
+            description=f"Channel ids, comma-separated in a query string (1 to {MAX_CHANNELS}).",
+            json_schema_extra={"items": {"type": "string", "pattern": ID_PATTERN}},
+        ),
+    ]
+    context_kind: Annotated[
+        Literal["raw_window+digest", "raw_window"],
+        BeforeValidator(_plus),
+        Field(description="raw_window+digest, or raw_window (recent messages only)."),
+    ] = "raw_window+digest"
+    since: Annotated[
+        str,
+        BeforeValidator(_or_default("24h")),
+        AfterValidator(_since),
+        Field(description="The window, a Go duration."),
+    ] = "24h"
+    limit: Annotated[
+        Annotated[int, Field(ge=0, le=1000)] | None,
+        BeforeValidator(_digits),
+        Field(
+            description="Most messages in the raw recent tier (default feed.raw_recent_limit, "
+            "or feed.raw_window_limit for raw_window).",
+        ),
+    ] = None
+    max_chars: Annotated[
+        Annotated[int, Field(ge=1)] | None,
+        BeforeValidator(_digits),
+        Field(
+            description="The whole body's budget in code points (default feed.max_chars, at "
+            "most feed.max_chars_limit).",
+        ),
+        AfterValidator(_max_chars),
+    ] = None
+    format: Annotated[Literal["text", "json"], Field(description="text, or json (one object).")] = (
+        "text"
+    )
+    as_of: Annotated[
+        str | None,
+        BeforeValidator(_none_if_empty),
+        AfterValidator(_as_of),
+        Field(
+            description="RFC 3339: the feed as it was then.",
+            json_schema_extra={"format": "date-time"},
+        ),
+    ] = None
+    trigger: Annotated[
+        str | None,
+        BeforeValidator(_none_if_empty),
+        AfterValidator(_trigger),
+        Field(
+            description="The handle (channel/message) of the message that woke the agent: "
+            "shown first, complete, outside max_chars; its channel must be among channels; "
+            "not with as_of.",
+            json_schema_extra={"pattern": _HANDLE.pattern},
+        ),
+    ] = None
+    unconsumed: Annotated[
+        Literal["all", "only"],
+        BeforeValidator(_or_default("all")),
+        AfterValidator(_unconsumed),
+        Field(
+            description="all, or only: serve only what this consumer has not consumed "
+            "(not with as_of)."
+        ),
+    ] = "all"
+
+
+# The order today's parameters are checked in: with several wrong, the first one is named.
+_CHECK_ORDER = (
+    "channels", "context_kind", "format", "since", "as_of", "trigger", "unconsumed", "limit",
+    "max_chars",
+)  # fmt: skip
+_TYPE_MESSAGES = {
+    "channels": "at least one channel id is required",
+    "context_kind": "must be raw_window+digest or raw_window",
+    "format": "must be text or json",
+    "since": "must be a Go duration such as 24h or 90m",
+    "as_of": "must be an RFC 3339 time",
+    "trigger": "must be a source handle, channel/message",
+    "unconsumed": "must be all or only",
+    "limit": "must be an integer from 0 to 1000",
+}
+
+
+def _refusal(exc: ValidationError, max_chars_limit: int) -> ApiError:
+    """The one 422 for a refused parameter set: the first wrong parameter in check order,
+    with its own message; a type error gets the parameter's general message. Never the
+    value."""
+    wrong: dict[str, str] = {}
+    for error in exc.errors(include_url=False):
+        name = str(error["loc"][0]) if error["loc"] else "channels"
+        if name in wrong:
+            continue
+        if error["type"] == "invalid" and name not in ("limit", "max_chars"):
+            wrong[name] = str(error["msg"])
+        elif name == "max_chars":
+            wrong[name] = f"must be an integer from 1 to {max_chars_limit}"
+        else:
+            wrong[name] = _TYPE_MESSAGES.get(name, "invalid value")
+    name = next((n for n in _CHECK_ORDER if n in wrong), next(iter(wrong)))
+    return _invalid(name, wrong[name])
+
+
+def feed_parameters(values: Mapping[str, object], ctx: AppContext) -> FeedParameters:
+    """The feed's parameters from name/value pairs (a query string's text, an MCP call's
+    typed values). Raises ``ApiError`` 422 naming the first wrong parameter."""
+    most = ctx.settings.feed.max_chars_limit
+    try:
+        return FeedParameters.model_validate(dict(values), context={"max_chars_limit": most})
+    except ValidationError as exc:
+        raise _refusal(exc, most) from None
+
+
+def query_of(parameters: FeedParameters, ctx: AppContext) -> FeedQuery:
+    """The feed query the parameters ask for, the settings' defaults filled in."""
     feed = ctx.settings.feed
-    try:
-        since_us = parse_go_duration(params.get("since") or "24h")
-    except TimeFormatError:
-        raise _invalid("since", "must be a Go duration such as 24h or 90m") from None
-    if since_us <= 0:
-        raise _invalid("since", "must be longer than zero")
-    as_of_text = params.get("as_of")
-    try:
-        to_us = parse_rfc3339(as_of_text) if as_of_text else ctx.clock()
-    except TimeFormatError:
-        raise _invalid("as_of", "must be an RFC 3339 time") from None
+    kind: ContextKind = parameters.context_kind
     default_limit = feed.raw_window_limit if kind == "raw_window" else feed.raw_recent_limit
-    trigger = params.get("trigger") or None
-    if trigger is not None:
-        if not _HANDLE.match(trigger):
-            raise _invalid("trigger", "must be a source handle, channel/message")
-        if as_of_text:
-            raise _invalid("trigger", "does not combine with as_of")
-    unconsumed = params.get("unconsumed", "all") or "all"
-    if unconsumed not in ("all", "only"):
-        raise _invalid("unconsumed", "must be all or only")
-    if unconsumed == "only" and as_of_text:
-        raise _invalid("unconsumed", "does not combine with as_of")
+    as_of = parameters.as_of
     return FeedQuery(
-        channels=channels,
+        channels=tuple(parameters.channels),
         kind=kind,
-        since_us=since_us,
-        to_us=to_us,
-        as_of=bool(as_of_text),
-        limit=_int(params, "limit", default_limit, 0, 1000),
-        max_chars=_int(params, "max_chars", feed.max_chars, 1, feed.max_chars_limit),
-        fmt=fmt,
+        since_us=parse_go_duration(parameters.since),
+        to_us=parse_rfc3339(as_of) if as_of else ctx.clock(),
+        as_of=bool(as_of),
+        limit=default_limit if parameters.limit is None else parameters.limit,
+        max_chars=feed.max_chars if parameters.max_chars is None else parameters.max_chars,
+        fmt=parameters.format,
         raw_recent_us=int(feed.raw_recent_window * MICROS_PER_SECOND),
         llm_enabled=ctx.settings.llm.enabled,
-        trigger=trigger,
-        unconsumed_only=unconsumed == "only",
+        trigger=parameters.trigger,
+        unconsumed_only=parameters.unconsumed == "only",
     )
+
+
+def parse_values(values: Mapping[str, object], ctx: AppContext) -> FeedQuery:
+    """The feed query from name/value pairs (a query string, an MCP call, the inspector).
+    Raises ``ApiError`` 422."""
+    return query_of(feed_parameters(values, ctx), ctx)
 
 
 async def feed_trigger(
@@ -198,7 +383,7 @@ def feed_op(
 
 async def channel_awareness(request: Request, ctx: AppContext, principal: Principal) -> Response:
     started = time.perf_counter()
-    query = parse_query(request, ctx)
+    query = parse_values(request.query_params, ctx)
     body, read_id = await read_feed(ctx, principal, query)
     asked = [t.strip() for t in request.headers.get("if-none-match", "").split(",")]
     if read_id is not None and etag_of(body.with_read_id(read_id).content) in asked:
@@ -216,43 +401,6 @@ async def channel_awareness(request: Request, ctx: AppContext, principal: Princi
 _NO_CACHE = {"Cache-Control": "no-cache"}
 
 
-PARAMETERS = (
-    QueryParameter("channels", "Comma-separated channel ids.", {"type": "string"}, True),
-    QueryParameter(
-        "context_kind",
-        "raw_window+digest (default) or raw_window.",
-        {"type": "string", "enum": ["raw_window+digest", "raw_window"]},
-    ),
-    QueryParameter("since", "The window, a Go duration (default 24h).", {"type": "string"}),
-    QueryParameter(
-        "limit",
-        "Most messages in the raw recent tier (default 10, or 60 for raw_window).",
-        {"type": "integer", "minimum": 0, "maximum": 1000},
-    ),
-    QueryParameter(
-        "max_chars",
-        "The whole body's budget in code points (default feed.max_chars).",
-        {"type": "integer", "minimum": 1},
-    ),
-    QueryParameter(
-        "format", "text (default) or json.", {"type": "string", "enum": ["text", "json"]}
-    ),
-    QueryParameter(
-        "as_of", "RFC 3339: the feed as it was then.", {"type": "string", "format": "date-time"}
-    ),
-    QueryParameter(
-        "trigger",
-        "The handle (channel/message) of the message that woke the agent: shown first, "
-        "complete, outside max_chars; its channel must be among channels.",
-        {"type": "string"},
-    ),
-    QueryParameter(
-        "unconsumed",
-        "all (default) or only: serve only what this consumer has not consumed.",
-        {"type": "string", "enum": ["all", "only"]},
-    ),
-)
-
 ENDPOINTS = [
     Endpoint(
         "GET",
@@ -261,7 +409,7 @@ ENDPOINTS = [
         "The channels' window as raw_window+digest (or raw_window) within max_chars: hard "
         "events verbatim, recent messages raw, older material as digest blocks; text or JSON.",
         "read",
-        parameters=PARAMETERS,
+        parameters=query_parameters(FeedParameters),
         media_types=("text/plain", "application/json"),
         extra_statuses=(304, 404),
     ),

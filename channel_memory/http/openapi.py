@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from channel_memory import __version__
-from channel_memory.http.api import Endpoint
+from channel_memory.http.api import Endpoint, QueryParameter
 from channel_memory.kernel.wire import ErrorBody
 
 _OTHER_STATUSES = {
@@ -26,6 +26,31 @@ _ERROR_STATUSES = {
     "422": "The request is invalid (names the event index and field)",
     "503": "The writer is saturated; retry after Retry-After seconds",
 }
+
+
+def _plain(schema: dict[str, Any]) -> dict[str, Any]:
+    """A property's schema as a query parameter states it: no title, no null branch (an
+    absent parameter is the null), no null default."""
+    schema = {k: v for k, v in schema.items() if k not in ("title", "description")}
+    branches = [b for b in schema.pop("anyOf", ()) if b.get("type") != "null"]
+    if len(branches) == 1:
+        schema = {**branches[0], **schema}
+    elif branches:
+        schema["anyOf"] = branches
+    if schema.get("default", 0) is None:
+        del schema["default"]
+    return schema
+
+
+def query_parameters(model: type[BaseModel]) -> tuple[QueryParameter, ...]:
+    """The query parameters ``model`` validates, in its field order, described from its
+    own JSON schema (types, bounds, enums, defaults and descriptions)."""
+    schema = model.model_json_schema(mode="validation")
+    required = set(schema.get("required", ()))
+    return tuple(
+        QueryParameter(name, str(field.get("description", "")), _plain(field), name in required)
+        for name, field in schema["properties"].items()
+    )
 
 
 def openapi_document(endpoints: Sequence[Endpoint]) -> dict[str, Any]:
@@ -57,6 +82,8 @@ def openapi_document(endpoints: Sequence[Endpoint]) -> dict[str, Any]:
                     "required": parameter.required,
                     "description": parameter.description,
                     "schema": parameter.schema,
+                    # a list in a query string is comma-separated: a,b,c
+                    **({"explode": False} if parameter.schema.get("type") == "array" else {}),
                 }
                 for parameter in endpoint.parameters
             ]

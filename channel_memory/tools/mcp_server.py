@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from channel_memory import __version__
 from channel_memory.feed import reads
-from channel_memory.feed.routes import feed_op, parse_values, read_feed
+from channel_memory.feed.routes import feed_op, feed_parameters, query_of, read_feed
 from channel_memory.http.api import AppContext
 from channel_memory.http.auth import TokenTable
 from channel_memory.kernel.errors import ApiError, validation_error
@@ -390,10 +390,10 @@ def build(ctx: AppContext, principal: Principal) -> ChannelMemoryServer:
         unconsumed: Literal["all", "only"] | None = None,
     ) -> CallToolResult:
         values = {
-            "channels": ",".join(channels),
+            "channels": channels,
             "since": since,
-            "max_chars": None if max_chars is None else str(max_chars),
-            "limit": None if limit is None else str(limit),
+            "max_chars": max_chars,
+            "limit": limit,
             "context_kind": context_kind,
             "trigger": trigger,
             "unconsumed": unconsumed,
@@ -401,7 +401,9 @@ def build(ctx: AppContext, principal: Principal) -> ChannelMemoryServer:
         started = time.perf_counter()
         try:
             principal.require("read")
-            query = parse_values({k: v for k, v in values.items() if v is not None}, ctx)
+            # the HTTP feed's own parameter model, given the typed values (absent: its default)
+            parameters = feed_parameters({k: v for k, v in values.items() if v is not None}, ctx)
+            query = query_of(parameters, ctx)
             query = replace(query, max_chars=min(query.max_chars, server.budget))
             body, _ = await read_feed(ctx, principal, query)
         except ApiError as exc:  # the HTTP feed's answers: 404s, 422s

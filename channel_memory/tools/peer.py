@@ -20,26 +20,26 @@ from channel_memory.store import sources
 from channel_memory.store.sources import literal_match
 
 
-class SourceMessagesRequest(LenientModel):
+class PeerSourceMessagesRequest(LenientModel):
     source_kind: Annotated[str, Field(max_length=64)] | None = None
     channel_id: Id
     message_ids: Annotated[list[Id], Field(min_length=1, max_length=1000)]
     include_history: bool = False
 
 
-class SourceRef(StrictModel):
+class PeerSourceRef(StrictModel):
     source_kind: str
     channel_id: str
     message_id: str
 
 
-class SourceMessagesResponse(StrictModel):
+class PeerSourceMessagesResponse(StrictModel):
     messages: list[SourceMessageOut]
-    not_found: list[SourceRef]
+    not_found: list[PeerSourceRef]
 
 
 async def source_messages(request: Request, ctx: AppContext, principal: Principal) -> Response:
-    body = await read_json(request, SourceMessagesRequest)
+    body = await read_json(request, PeerSourceMessagesRequest)
     wanted = list(dict.fromkeys(body.message_ids))
     found = []
     if principal.may_see(body.channel_id):
@@ -59,10 +59,10 @@ async def source_messages(request: Request, ctx: AppContext, principal: Principa
         found[0].key.source_kind if found else DEFAULT_SOURCE_KIND
     )
     return json_response(
-        SourceMessagesResponse(
+        PeerSourceMessagesResponse(
             messages=[m for message_id in wanted for m in by_id.get(message_id, [])],
             not_found=[
-                SourceRef(source_kind=kind, channel_id=body.channel_id, message_id=message_id)
+                PeerSourceRef(source_kind=kind, channel_id=body.channel_id, message_id=message_id)
                 for message_id in wanted
                 if message_id not in by_id
             ],
@@ -70,7 +70,7 @@ async def source_messages(request: Request, ctx: AppContext, principal: Principa
     )
 
 
-class SearchRequest(LenientModel):
+class PeerSearchRequest(LenientModel):
     source_kind: Annotated[str, Field(max_length=64)] | None = None
     channel_ids: Annotated[list[Id], Field(max_length=100)] = Field(default_factory=list)
     query: Annotated[str, Field(max_length=1024)] = ""
@@ -79,22 +79,22 @@ class SearchRequest(LenientModel):
     limit: Annotated[int, Field(ge=0, le=1000)] = 0
 
 
-class SearchCoverage(BaseModel):
+class PeerSearchCoverage(BaseModel):
     from_: str = Field(alias="from")
     to: str
     source_message_hits: int
     derived_block_hits: int
 
 
-class SearchResponse(BaseModel):
+class PeerSearchResponse(BaseModel):
     status: str
-    coverage: SearchCoverage
+    coverage: PeerSearchCoverage
     source_messages: list[SourceMessageOut]
     derived_blocks: list[BlockOut]
 
 
 async def search(request: Request, ctx: AppContext, principal: Principal) -> Response:
-    body = await read_json(request, SearchRequest)
+    body = await read_json(request, PeerSearchRequest)
     now = ctx.clock()
     try:
         from_us = parse_since(body.since, now)
@@ -115,9 +115,9 @@ async def search(request: Request, ctx: AppContext, principal: Principal) -> Res
         messages = sorted(messages, key=lambda v: (v.created_us, v.id))[-limit:]
         found = sorted(found, key=lambda b: (b.to_us, b.id))[-limit:]
     return json_response(
-        SearchResponse(
+        PeerSearchResponse(
             status="ok" if messages or found else "empty",
-            coverage=SearchCoverage.model_validate(
+            coverage=PeerSearchCoverage.model_validate(
                 {
                     "from": format_rfc3339(from_us),
                     "to": format_rfc3339(now),
@@ -139,8 +139,8 @@ ENDPOINTS = [
         "Peer-compatible: exact stored versions of messages by id "
         "(current by default, every version with include_history).",
         "read",
-        SourceMessagesRequest,
-        SourceMessagesResponse,
+        PeerSourceMessagesRequest,
+        PeerSourceMessagesResponse,
     ),
     Endpoint(
         "POST",
@@ -149,7 +149,7 @@ ENDPOINTS = [
         "Peer-compatible: keyword search (literal words, all required) over current messages "
         "and sparse blocks of the channels.",
         "read",
-        SearchRequest,
-        SearchResponse,
+        PeerSearchRequest,
+        PeerSearchResponse,
     ),
 ]
