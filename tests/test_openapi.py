@@ -80,3 +80,19 @@ def test_peer_models_are_named_apart_from_the_native_ones(client: httpx.Client) 
         schemas
     )
     assert not [name for name in schemas if "__" in name]
+
+
+def test_the_native_tools_responses_are_described(client: httpx.Client) -> None:
+    document = client.get("/openapi.json").json()
+    schemas = document["components"]["schemas"]
+
+    def response_of(path: str, method: str = "post") -> str:
+        ok = document["paths"][path][method]["responses"]["200"]
+        return str(ok["content"]["application/json"]["schema"]["$ref"]).rsplit("/", 1)[1]
+
+    assert response_of("/v1/tools/search_channel_context") == "SearchOutput"
+    assert response_of("/v1/tools/get_channel_messages") == "MessagesOutput"
+    assert response_of("/v1/blocks/{block_id}", "get") == "BlockOutput"
+    assert {"hits", "has_more", "next_cursor"} <= set(schemas["SearchOutput"]["properties"])
+    assert {"messages", "read_content", "fragment"} <= set(schemas["MessagesOutput"]["properties"])
+    assert "provenance" in schemas["BlockOutput"]["properties"]

@@ -29,7 +29,7 @@ from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, TextContent
 from mcp_types import InputRequiredResult
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from channel_memory import __version__
 from channel_memory.feed import reads
@@ -42,6 +42,7 @@ from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.wire import ErrorBody, ErrorInfo
 from channel_memory.tools import routes as tools
 from channel_memory.tools.mcp_budget import bound_result
+from channel_memory.tools.routes import BlockOutput, MessagesOutput, SearchOutput
 
 log = logging.getLogger("channel_memory.mcp")
 
@@ -54,66 +55,6 @@ INSTRUCTIONS = (
 TOOL_NAMES = frozenset(
     {"search_channel_context", "get_channel_messages", "expand_digest_block", "channel_awareness"}
 )
-
-
-# --- output schemas ---------------------------------------------------------------------
-
-
-class _Output(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    status: str = Field(description='"ok", or "empty" when nothing matched.')
-
-
-class _Page(_Output):
-    omitted: int = Field(0, description="Items fetched for this page that did not fit.")
-    has_more: bool = Field(False, description="More items follow: pass next_cursor as cursor.")
-    next_cursor: str | None = Field(None, description="The cursor of the next page.")
-
-
-class SearchOutput(_Page):
-    """``search_channel_context``'s result."""
-
-    hits: list[dict[str, Any]] = Field(
-        default_factory=list,
-        description="source_handle, message_id, kind, block_id?, covers? (a block's "
-        "messages), author_name, created_at, trust, excerpt; best first (or newest first).",
-    )
-
-
-class MessagesOutput(_Page):
-    """``get_channel_messages``'s result: a page of messages, or one fragment."""
-
-    messages: list[dict[str, Any]] = Field(
-        default_factory=list, description="Source messages, oldest first (or as named)."
-    )
-    read_content: list[dict[str, Any]] = Field(
-        default_factory=list,
-        description="Messages too large for this result: {source_handle, content_chars}; "
-        "ask for the handle alone to read it in fragments.",
-    )
-    fragment: dict[str, Any] | None = Field(
-        None,
-        description="source_handle, content_hash, offset, total_chars, content, "
-        "next_content_cursor (absent on the last fragment).",
-    )
-    read_id: str | None = Field(
-        None,
-        description="Names the message versions this result showed complete; after the "
-        "turn, POST /v1/consumption {read_id, outcome: handled|failed} settles it.",
-    )
-
-
-class BlockOutput(_Output):
-    """``expand_digest_block``'s result: the block and its provenance."""
-
-    id: str = Field(description="The block's id.")
-    text: str = Field("", description="The block's text.")
-    provenance: list[dict[str, Any]] = Field(
-        default_factory=list,
-        description="source_handle, message_id, content_hash, is_current, deleted.",
-    )
-    provenance_omitted: int = Field(0, description="Provenance entries that did not fit.")
 
 
 # --- rendering and errors ---------------------------------------------------------------

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 import aiosqlite
-from pydantic import Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -83,6 +83,66 @@ class MessagesRequest(StrictModel):
         if not (named or self.channels or self.content_cursor):
             raise ValueError("channels are required unless handles name them")
         return self
+
+
+# --- results (the HTTP responses and the MCP output schemas) ----------------------------
+
+
+class _Output(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    status: str = Field(description='"ok", or "empty" when nothing matched.')
+
+
+class _Page(_Output):
+    omitted: int = Field(0, description="Items fetched for this page that did not fit.")
+    has_more: bool = Field(False, description="More items follow: pass next_cursor as cursor.")
+    next_cursor: str | None = Field(None, description="The cursor of the next page.")
+
+
+class SearchOutput(_Page):
+    """``search_channel_context``'s result."""
+
+    hits: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="source_handle, message_id, kind, block_id?, covers? (a block's "
+        "messages), author_name, created_at, trust, excerpt; best first (or newest first).",
+    )
+
+
+class MessagesOutput(_Page):
+    """``get_channel_messages``'s result: a page of messages, or one fragment."""
+
+    messages: list[dict[str, Any]] = Field(
+        default_factory=list, description="Source messages, oldest first (or as named)."
+    )
+    read_content: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Messages too large for this result: {source_handle, content_chars}; "
+        "ask for the handle alone to read it in fragments.",
+    )
+    fragment: dict[str, Any] | None = Field(
+        None,
+        description="source_handle, content_hash, offset, total_chars, content, "
+        "next_content_cursor (absent on the last fragment).",
+    )
+    read_id: str | None = Field(
+        None,
+        description="Names the message versions this result showed complete; after the "
+        "turn, POST /v1/consumption {read_id, outcome: handled|failed} settles it.",
+    )
+
+
+class BlockOutput(_Output):
+    """``expand_digest_block``'s result: the block and its provenance."""
+
+    id: str = Field(description="The block's id.")
+    text: str = Field("", description="The block's text.")
+    provenance: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="source_handle, message_id, content_hash, is_current, deleted.",
+    )
+    provenance_omitted: int = Field(0, description="Provenance entries that did not fit.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -753,6 +813,7 @@ ENDPOINTS = [
         "the channels, newest first, within the result budget.",
         "read",
         SearchRequest,
+        SearchOutput,
     ),
     Endpoint(
         "POST",
@@ -764,6 +825,7 @@ ENDPOINTS = [
         "budget; large messages are read in fragments.",
         "read",
         MessagesRequest,
+        MessagesOutput,
     ),
     Endpoint(
         "GET",
@@ -771,6 +833,7 @@ ENDPOINTS = [
         get_block,
         "A recall block with its provenance: each cited version, current or superseded.",
         "read",
+        response=BlockOutput,
         parameters=(
             QueryParameter(
                 "block_id", "The block's id.", {"type": "string"}, required=True, location="path"
