@@ -29,7 +29,15 @@ from channel_memory.feed.layout import (
     render,
 )
 from channel_memory.feed.reads import consumer_of
-from channel_memory.kernel.models import PRIMARY_KINDS, RecallBlock, SourceVersion, source_handle
+from channel_memory.kernel.models import (
+    HARD_EVENT_BLOCK,
+    PRIMARY_KINDS,
+    RAW_EXCERPT,
+    TOMBSTONE_BLOCK,
+    RecallBlock,
+    SourceVersion,
+    source_handle,
+)
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.timefmt import utc_day
 from channel_memory.kernel.trust import block_role, block_trust, role_of, trust_of
@@ -85,9 +93,9 @@ def _whole(block: RecallBlock) -> bool:
     """Whether the block, shown uncut, shows its one message's whole version."""
     if len(block.sources) != 1 or block.processor != "deterministic":
         return False
-    if block.kind == "hard_event":
+    if block.kind == HARD_EVENT_BLOCK:
         return not is_elided(block.text)
-    return block.kind in ("raw_excerpt", "tombstone")
+    return block.kind in (RAW_EXCERPT, TOMBSTONE_BLOCK)
 
 
 def block_item(
@@ -111,7 +119,7 @@ def block_item(
         trust=trust,
         text=block.text,
         cut_text=block.cut_text,
-        covers=frozenset(() if block.kind == "tombstone" else handles),
+        covers=frozenset(() if block.kind == TOMBSTONE_BLOCK else handles),
         block_id=block.id,
         processor=block.processor,
         generated_us=block.generated_us,
@@ -119,7 +127,7 @@ def block_item(
         if fmt == "json"
         else {},
         score=block.score,
-        answers=block.answers if block.kind == "hard_event" else None,
+        answers=block.answers if block.kind == HARD_EVENT_BLOCK else None,
         role=role,
         versions=tuple((block.channel_id, s.message_id, s.content_hash) for s in block.sources),
         whole=_whole(block),
@@ -147,7 +155,7 @@ def source_item(
         message_object = created.model_dump(mode="json")
         json_object = {
             "id": None,
-            "kind": "raw_excerpt",
+            "kind": RAW_EXCERPT,
             "event_type": None,
             "text": version.content,
             "source_channel": version.key.channel_id,
@@ -167,7 +175,7 @@ def source_item(
         }
     return FeedItem(
         key="source:" + handle,
-        kind="raw_excerpt",
+        kind=RAW_EXCERPT,
         event_type=None,
         handle=handle,
         handles=1,
@@ -323,24 +331,26 @@ async def live(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -
     sparse_blocks: list[RecallBlock] = []
     more: list[tuple[int, str]] = []
     truncated = False
-    hard_total = await windows.fresh_block_count(conn, channels, "hard_event", q.from_us, q.to_us)
+    hard_total = await windows.fresh_block_count(
+        conn, channels, HARD_EVENT_BLOCK, q.from_us, q.to_us
+    )
     # One channel per read, so every read stops at its LIMIT in index order.
     for channel in channels:
         # hard events come first whatever the depth: read as many as could fit
         found = await windows.fresh_blocks_newest(
-            conn, channel, "hard_event", q.from_us, q.to_us, q.hard_reach
+            conn, channel, HARD_EVENT_BLOCK, q.from_us, q.to_us, q.hard_reach
         )
         hard_blocks += found
         if len(hard_blocks) < hard_total:  # only when some hard event may go unshown
             more += await windows.message_block_handles(
-                conn, channel, "hard_event", q.from_us, q.to_us, len(found), q.max_chars // 40
+                conn, channel, HARD_EVENT_BLOCK, q.from_us, q.to_us, len(found), q.max_chars // 40
             )
         tiers = (
             await windows.fresh_blocks_newest(
-                conn, channel, "raw_excerpt", cutoff, q.to_us, q.limit + q.reach(64)
+                conn, channel, RAW_EXCERPT, cutoff, q.to_us, q.limit + q.reach(64)
             ),
             await windows.fresh_blocks_newest(
-                conn, channel, "raw_excerpt", q.from_us, cutoff - 1, q.reach(64)
+                conn, channel, RAW_EXCERPT, q.from_us, cutoff - 1, q.reach(64)
             ),
             await windows.fresh_sparse_within(conn, channel, q.from_us, q.to_us, q.reach(96)),
         )
@@ -350,7 +360,7 @@ async def live(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -
         for tier, smallest, extra in zip(tiers, (64, 64, 96), (q.limit, 0, 0), strict=True):
             truncated = truncated or len(tier) == q.reach(smallest) + extra
     older_total = await windows.fresh_block_count(
-        conn, channels, "raw_excerpt", q.from_us, cutoff - 1
+        conn, channels, RAW_EXCERPT, q.from_us, cutoff - 1
     )
     hard_items = _newest_first(
         block_item(b, principal, q.fmt, q.trigger_author) for b in hard_blocks
@@ -488,7 +498,7 @@ async def marked(
     older_total = c.older_total - sum(
         1
         for i in c.older
-        if i.kind in ("raw_excerpt", "hard_event") and i.handles == 1 and i.key not in kept_older
+        if i.kind in (RAW_EXCERPT, HARD_EVENT_BLOCK) and i.handles == 1 and i.key not in kept_older
     )
     available = c.available
     if q.unconsumed_only:
@@ -590,9 +600,9 @@ async def as_of(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) 
     for handle, version in readable.items():
         own = primary.get(handle)
         recent = version.created_us >= cutoff
-        if own is not None and own.kind == "hard_event":
+        if own is not None and own.kind == HARD_EVENT_BLOCK:
             hard.append(block_item(own, principal, q.fmt, q.trigger_author))
-        elif own is None or own.kind == "raw_excerpt":
+        elif own is None or own.kind == RAW_EXCERPT:
             # recent messages, and those no stored block matches, come from their source
             if recent or own is None:
                 item = source_item(version, principal, q.fmt, q.trigger_author)

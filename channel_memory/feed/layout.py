@@ -68,7 +68,17 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from channel_memory.kernel.jsonfmt import compact
-from channel_memory.kernel.models import ROLLUP_KINDS
+from channel_memory.kernel.models import (
+    DECISION_REPEAT,
+    HARD_EVENT_BLOCK,
+    LOW_VALUE_ACK,
+    MESSAGE_SUMMARY,
+    RAW_EXCERPT,
+    ROLLUP_KINDS,
+    SEQUENCE_ROLLUP,
+    TELEMETRY_COUNT,
+    TOPIC_ROLLUP,
+)
 from channel_memory.kernel.timefmt import format_generated, format_go_duration, format_rfc3339
 
 Format = Literal["text", "json"]
@@ -269,18 +279,18 @@ HARD_LABELS = {
 }
 """Short names of the built-in hard-event types in the text body (JSON keeps the full ones)."""
 KIND_LABELS = {
-    "telemetry_count": "status",
-    "low_value_ack": "acks",
-    "decision_repeat": "repeats",
-    "sequence_rollup": "sequence",
-    "topic_rollup": "thread",
-    "message_summary": "summary",
+    TELEMETRY_COUNT: "status",
+    LOW_VALUE_ACK: "acks",
+    DECISION_REPEAT: "repeats",
+    SEQUENCE_ROLLUP: "sequence",
+    TOPIC_ROLLUP: "thread",
+    MESSAGE_SUMMARY: "summary",
 }
 """Short names of the block kinds in the text body; a verbatim message has none."""
 COLLAPSE_NOUNS = {
-    "telemetry_count": ("status message", "status messages"),
-    "low_value_ack": ("acknowledgement", "acknowledgements"),
-    "decision_repeat": ("repeated conclusion", "repeated conclusions"),
+    TELEMETRY_COUNT: ("status message", "status messages"),
+    LOW_VALUE_ACK: ("acknowledgement", "acknowledgements"),
+    DECISION_REPEAT: ("repeated conclusion", "repeated conclusions"),
 }
 """Collapse kinds: a block of one of these standing for a single message is only counted."""
 _LABELS = frozenset(HARD_LABELS.values())
@@ -367,16 +377,16 @@ def _meta(
     item: FeedItem, style: Style, in_raw_tier: bool, shown: int | None = None, cut: bool = False
 ) -> str:
     parts = [_time(item)]
-    if not in_raw_tier and item.kind == "hard_event":
+    if not in_raw_tier and item.kind == HARD_EVENT_BLOCK:
         parts.append("hard:" + hard_label(item.event_type))
-    elif not in_raw_tier and item.kind != "raw_excerpt":
+    elif not in_raw_tier and item.kind != RAW_EXCERPT:
         parts.append(KIND_LABELS.get(item.kind, item.kind))
     parts.append(item.handle + (f"+{item.handles - 1}" if item.handles > 1 else ""))
     if item.answers:
         channel, _, message = item.answers.partition("/")
         same = item.handle.partition("/")[0] == channel
         parts.append("re:" + (message if same else json_quote(item.answers)))
-    if item.handles == 1 and (in_raw_tier or item.kind in ("hard_event", "raw_excerpt")):
+    if item.handles == 1 and (in_raw_tier or item.kind in (HARD_EVENT_BLOCK, RAW_EXCERPT)):
         parts.append(author_token(item.author))
     if item.handles > 1 and item.block_id:
         parts.append(f"id={item.block_id}")

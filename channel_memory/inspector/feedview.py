@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from channel_memory.feed.layout import KIND_LABELS
+from channel_memory.kernel.models import HARD_EVENT_BLOCK, TOMBSTONE_BLOCK
 
 _ITEM = re.compile(r"^\[(\d\d:\d\d(?:-\d\d:\d\d)?) (.*)\]$")
 _BLOCK_ID = re.compile(r"^id=([a-z0-9]{1,64})$")
@@ -75,9 +76,9 @@ def served_items(body: str) -> list[ServedItem]:
 
 def _kind(label: str) -> str:
     if label.startswith("hard:"):
-        return "hard_event"
-    if label == "tombstone":
-        return "tombstone"
+        return HARD_EVENT_BLOCK
+    if label == TOMBSTONE_BLOCK:
+        return TOMBSTONE_BLOCK
     return _KINDS.get(label, label or "message")
 
 

@@ -29,7 +29,14 @@ from channel_memory.inspector.feedview import ServedItem, datetime_local_to_rfc3
 from channel_memory.inspector.session import COOKIE, Sessions
 from channel_memory.kernel.config import Settings
 from channel_memory.kernel.errors import ApiError
-from channel_memory.kernel.models import ID_PATTERN, RecallBlock, SourceVersion, source_handle
+from channel_memory.kernel.models import (
+    HARD_EVENT_BLOCK,
+    ID_PATTERN,
+    TOMBSTONE_BLOCK,
+    RecallBlock,
+    SourceVersion,
+    source_handle,
+)
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.timefmt import (
     MICROS_PER_DAY,
@@ -252,7 +259,7 @@ async def block_page(request: Request, ctx: AppContext, principal: Principal) ->
             conn, block.channel_id, [(s.message_id, s.content_hash) for s in block.sources]
         )
         current = await sources.current_versions(conn, block.source_kind, block.channel_id, ids)
-    withheld = bool(deleted) and block.kind != "tombstone"
+    withheld = bool(deleted) and block.kind != TOMBSTONE_BLOCK
     cited = []
     for source in block.sources:
         version = exact.get((source.message_id, source.content_hash))
@@ -292,7 +299,7 @@ async def block_page(request: Request, ctx: AppContext, principal: Principal) ->
 
 def _made_by(request: Request, block: RecallBlock, current: Mapping[str, Any]) -> str | None:
     """Why a hard event is one: the current rules' match on its message, or its processor."""
-    if block.kind != "hard_event":
+    if block.kind != HARD_EVENT_BLOCK:
         return None
     if block.processor.startswith("llm-detect"):
         return f"promoted by model-assisted detection ({block.processor}), type {block.event_type}"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Literal, NamedTuple
+from typing import Final, Literal, NamedTuple
 
 Origin = Literal["human", "agent", "app", "import", "system"]
 ORIGINS: tuple[Origin, ...] = ("human", "agent", "app", "import", "system")
@@ -110,15 +110,15 @@ class MessageState:
 
 # --- block kinds -----------------------------------------------------------------------------
 
-HARD_EVENT_BLOCK = "hard_event"
-RAW_EXCERPT = "raw_excerpt"
-TOMBSTONE_BLOCK = "tombstone"
-TELEMETRY_COUNT = "telemetry_count"
-LOW_VALUE_ACK = "low_value_ack"
-DECISION_REPEAT = "decision_repeat"
-SEQUENCE_ROLLUP = "sequence_rollup"
-TOPIC_ROLLUP = "topic_rollup"
-MESSAGE_SUMMARY = "message_summary"
+HARD_EVENT_BLOCK: Final = "hard_event"
+RAW_EXCERPT: Final = "raw_excerpt"
+TOMBSTONE_BLOCK: Final = "tombstone"
+TELEMETRY_COUNT: Final = "telemetry_count"
+LOW_VALUE_ACK: Final = "low_value_ack"
+DECISION_REPEAT: Final = "decision_repeat"
+SEQUENCE_ROLLUP: Final = "sequence_rollup"
+TOPIC_ROLLUP: Final = "topic_rollup"
+MESSAGE_SUMMARY: Final = "message_summary"
 PRIMARY_KINDS = frozenset(
     (
         HARD_EVENT_BLOCK,

@@ -23,7 +23,19 @@ from dataclasses import dataclass, replace
 import aiosqlite
 
 from channel_memory.kernel import groups
-from channel_memory.kernel.models import MessageKey, RecallBlock, SourceVersion
+from channel_memory.kernel.models import (
+    DECISION_REPEAT,
+    HARD_EVENT_BLOCK,
+    LOW_VALUE_ACK,
+    RAW_EXCERPT,
+    SEQUENCE_ROLLUP,
+    TELEMETRY_COUNT,
+    TOMBSTONE_BLOCK,
+    TOPIC_ROLLUP,
+    MessageKey,
+    RecallBlock,
+    SourceVersion,
+)
 from channel_memory.store import blocks as block_store
 from channel_memory.store import llm as llm_store
 from channel_memory.store import sources
@@ -257,12 +269,12 @@ def plan_message(row: DerivedRow | None, repeat_active: bool) -> list[BlockPlan]
         return []
     key = groups.message_key(row.message_id)
     if row.cls == groups.TOMBSTONE:
-        return [_plan("tombstone", key, [row], None, row.score)]
+        return [_plan(TOMBSTONE_BLOCK, key, [row], None, row.score)]
     if row.cls == groups.HARD_EVENT:
-        return [_plan("hard_event", key, [row], row.event_type, row.score, row.answers)]
+        return [_plan(HARD_EVENT_BLOCK, key, [row], row.event_type, row.score, row.answers)]
     if row.cls in groups.COLLAPSED_CLASSES or (row.cls == groups.REPEAT and repeat_active):
         return []
-    return [_plan("raw_excerpt", key, [row], None, 0.5)]
+    return [_plan(RAW_EXCERPT, key, [row], None, 0.5)]
 
 
 def plan_group(key: str, rows: Sequence[DerivedRow]) -> list[BlockPlan]:
@@ -273,13 +285,13 @@ def plan_group(key: str, rows: Sequence[DerivedRow]) -> list[BlockPlan]:
     found = groups.class_of(key)
     cls = found[0] if found is not None else None
     if cls == groups.TELEMETRY and rows:
-        return [_plan("telemetry_count", key, rows, None, 0.1)]
+        return [_plan(TELEMETRY_COUNT, key, rows, None, 0.1)]
     if cls == groups.ACK and rows:
-        return [_plan("low_value_ack", key, rows, "low_value_acknowledgement", 0.1)]
+        return [_plan(LOW_VALUE_ACK, key, rows, "low_value_acknowledgement", 0.1)]
     if cls == groups.REPEAT and len(rows) >= 2:
-        return [_plan("decision_repeat", key, rows, "repeated_decision", 0.3)]
+        return [_plan(DECISION_REPEAT, key, rows, "repeated_decision", 0.3)]
     if cls == groups.TOPIC and len(rows) >= 2:
-        return [_plan("topic_rollup", key, rows, None, 0.4)]
+        return [_plan(TOPIC_ROLLUP, key, rows, None, 0.4)]
     return []
 
 
@@ -529,7 +541,7 @@ async def _sequence_tail(
     if first_run > 0 or len(rows) >= 2:
         for offset, chunk in enumerate(sequence_chunks(rows, size)):
             run = groups.run_key(key, first_run + offset)
-            plans.append(_plan("sequence_rollup", run, chunk, None, 0.4))
+            plans.append(_plan(SEQUENCE_ROLLUP, run, chunk, None, 0.4))
     in_runs = await block_store.blocks_in_group_range(
         conn, channel, *groups.prefix_range(key + groups.RUN_SEPARATOR)
     )

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 import aiosqlite
 
 from channel_memory.kernel import groups
-from channel_memory.kernel.models import RecallBlock, SourceVersion
+from channel_memory.kernel.models import HARD_EVENT_BLOCK, RecallBlock, SourceVersion
 from channel_memory.kernel.timefmt import format_rfc3339
 from channel_memory.store import llm as llm_store
 from channel_memory.store.blocks import DerivedRow
@@ -228,7 +228,7 @@ async def promote_rows(
 
 def _promoted(key: str, kind: str, promoted: Mapping[str, str]) -> str | None:
     message_id = groups.message_of(key)
-    if kind != "hard_event" or message_id is None:
+    if kind != HARD_EVENT_BLOCK or message_id is None:
         return None
     return promoted.get(message_id)
 

@@ -36,7 +36,8 @@ CHARS_PER_TOKEN = 3
 """A deliberately low estimate, so projected costs err high."""
 
 Asked = Literal["rollup", "message_summary", "detect"]
-"""``detect``: a window asked which messages carry a decision (see ``llm_detect``)."""
+"""What a window asks for (``message_summary``: the block kind of that name); ``detect``:
+which of its messages carry a decision (see ``llm_detect``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +80,7 @@ def plan_windows(rows: Sequence[tuple[DerivedRow, int]], plan: WindowPlan) -> li
                 Window(
                     row.channel_id,
                     row.source_kind,
-                    "message_summary",
+                    MESSAGE_SUMMARY,
                     groups.MODEL + groups.message_key(row.message_id),
                     ((row.message_id, row.content_hash),),
                     row.created_us,
@@ -142,9 +143,9 @@ def prompt(
 ) -> list[dict[str, str]]:
     """The chat messages sent to the model: instructions, then the sources as a JSON document."""
     kinds = (
-        '"message_summary"'
-        if window.asked == "message_summary"
-        else '"sequence_rollup" (a run of conversation) or "topic_rollup" (one subject)'
+        "MESSAGE_SUMMARY"
+        if window.asked == MESSAGE_SUMMARY
+        else "SEQUENCE_ROLLUP (a run of conversation) or TOPIC_ROLLUP (one subject)"
     )
     document = {
         "channel": window.channel_id,

@@ -15,7 +15,19 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from channel_memory.kernel.models import SPARSE_KINDS, BlockSource, RecallBlock, SourceVersion
+from channel_memory.kernel.models import (
+    DECISION_REPEAT,
+    HARD_EVENT_BLOCK,
+    LOW_VALUE_ACK,
+    RAW_EXCERPT,
+    SPARSE_KINDS,
+    TELEMETRY_COUNT,
+    TOMBSTONE_BLOCK,
+    TOPIC_ROLLUP,
+    BlockSource,
+    RecallBlock,
+    SourceVersion,
+)
 from channel_memory.kernel.timefmt import format_rfc3339
 from channel_memory.worker.classify import telemetry_kind
 from channel_memory.worker.rules import RuleSet
@@ -234,29 +246,29 @@ def _elision(count: int, handle: str) -> str:
 def _text(plan: BlockPlan, versions: Sequence[SourceVersion], facts: Sequence[ContentFacts]) -> str:
     kind = plan.kind
     first = versions[0]
-    if kind == "hard_event":
+    if kind == HARD_EVENT_BLOCK:
         assert facts[0].hard_text is not None
         return facts[0].hard_text
-    if kind == "raw_excerpt":
+    if kind == RAW_EXCERPT:
         return first.content
-    if kind == "tombstone":
+    if kind == TOMBSTONE_BLOCK:
         return f"message by {_author(first)} at {_clock(first.created_us)} was deleted"
-    if kind == "telemetry_count":
+    if kind == TELEMETRY_COUNT:
         kinds = Counter(telemetry_kind(v.content) or "status" for v in versions)
         detail = ", ".join(f"{name} {n}" for name, n in sorted(kinds.items()))
         count = counted(len(versions), "runtime/status message")
         return f"{count} {_span(versions)} collapsed ({detail})"
-    if kind == "low_value_ack":
+    if kind == LOW_VALUE_ACK:
         authors = counted(len({_author(v) for v in versions}), "author")
         count = counted(len(versions), "short acknowledgement")
         return f"{count} from {authors} {_span(versions)} collapsed"
-    if kind == "decision_repeat":
+    if kind == DECISION_REPEAT:
         latest = versions[-1]
         return (
             f"{_author(latest)} repeated a no-change conclusion {_times(len(versions))} "
             f"{_span(versions)}; latest: {facts[-1].latest_line}"
         )
-    head = "thread" if kind == "topic_rollup" else "sequence"
+    head = "thread" if kind == TOPIC_ROLLUP else "sequence"
     lines = [
         f"{head} of {counted(len(versions), 'message')} {_span(versions)} by "
         f"{_authors(versions)}; key lines:",
@@ -281,7 +293,7 @@ def render(
     :func:`content_facts`; those missing are computed here.
     """
     covered = [versions[message_id] for message_id, _ in plan.members]
-    hard = plan.kind == "hard_event"
+    hard = plan.kind == HARD_EVENT_BLOCK
     known = facts or {}
     covered_facts = [
         known[v.key.message_id]
