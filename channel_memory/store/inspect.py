@@ -9,7 +9,7 @@ from dataclasses import dataclass, fields
 
 import aiosqlite
 
-from channel_memory.kernel.models import RecallBlock, SourceVersion
+from channel_memory.kernel.models import HARD_EVENT_BLOCK, RecallBlock, SourceVersion
 from channel_memory.store.blocks import BLOCK_COLUMNS, block_from_row
 from channel_memory.store.rows import columns, first_row, one_row
 from channel_memory.store.sources import VERSION_COLUMNS, version_from_row
@@ -129,8 +129,8 @@ async def recent_hard_events(
 ) -> list[RecallBlock]:
     """The newest hard-event blocks of the channels."""
     fetched = await conn.execute_fetchall(
-        f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE kind = 'hard_event' AND channel_id "
+        f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE kind = ? AND channel_id "
         "IN (SELECT value FROM json_each(?)) ORDER BY to_us DESC, seq DESC LIMIT ?",
-        (json.dumps(list(channel_ids)), limit),
+        (HARD_EVENT_BLOCK, json.dumps(list(channel_ids)), limit),
     )
     return [block_from_row(row) for row in fetched]
