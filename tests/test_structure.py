@@ -37,3 +37,23 @@ def test_group_key_prefixes_are_written_only_where_they_are_defined() -> None:
     }
     assert offenders == {}
     assert GROUP_KEY_LITERALS - {"l;"} <= _string_literals(defining)
+
+
+BLOCK_KIND_LITERALS = {
+    "hard_event", "raw_excerpt", "tombstone", "telemetry_count", "low_value_ack",
+    "decision_repeat", "sequence_rollup", "topic_rollup", "message_summary",
+}  # fmt: skip
+# where a kind's name is written out: its definition, the message classes that share two
+# of the names, and one Literal type (a type cannot name a constant)
+KIND_HOMES = {"kernel/models.py", "kernel/groups.py", "worker/llm_rollups.py"}
+
+
+def test_block_kinds_are_written_out_only_where_they_are_defined() -> None:
+    offenders = {
+        str(path.relative_to(PACKAGE)): sorted(_string_literals(path) & BLOCK_KIND_LITERALS)
+        for path in PACKAGE.rglob("*.py")
+        if str(path.relative_to(PACKAGE)) not in KIND_HOMES
+        and _string_literals(path) & BLOCK_KIND_LITERALS
+    }
+    assert offenders == {}
+    assert _string_literals(PACKAGE / "kernel" / "models.py") >= BLOCK_KIND_LITERALS

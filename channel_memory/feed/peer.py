@@ -17,7 +17,16 @@ from starlette.responses import Response
 
 from channel_memory.http.api import AppContext, Endpoint, json_response, read_json
 from channel_memory.kernel.errors import ApiError
-from channel_memory.kernel.models import ROLLUP_KINDS, RecallBlock
+from channel_memory.kernel.models import (
+    DECISION_REPEAT,
+    HARD_EVENT_BLOCK,
+    LOW_VALUE_ACK,
+    RAW_EXCERPT,
+    ROLLUP_KINDS,
+    TELEMETRY_COUNT,
+    TOMBSTONE_BLOCK,
+    RecallBlock,
+)
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.timefmt import (
     TimeFormatError,
@@ -35,7 +44,7 @@ from channel_memory.store import llm as llm_store
 from channel_memory.store.gaps import CoverageGap
 
 ALWAYS_SERVED = frozenset(
-    {"hard_event", "tombstone", "telemetry_count", "low_value_ack", "decision_repeat"}
+    {HARD_EVENT_BLOCK, TOMBSTONE_BLOCK, TELEMETRY_COUNT, LOW_VALUE_ACK, DECISION_REPEAT}
 )
 
 
@@ -115,7 +124,7 @@ def select_blocks(
             continue
         if block.kind in ALWAYS_SERVED:
             always.append(block)
-        elif block.kind == "raw_excerpt":
+        elif block.kind == RAW_EXCERPT:
             if raw_cutoff_us is None or block.from_us >= raw_cutoff_us:
                 ordinary.append(block)
                 raw_recent += 1

@@ -56,6 +56,18 @@ def trigger_not_found() -> ApiError:
     return ApiError(404, *TRIGGER_NOT_FOUND)
 
 
+async def visible_channels(
+    conn: aiosqlite.Connection, principal: Principal, channels: Sequence[str]
+) -> dict[str, str]:
+    """The channels' source kinds, or the one ``404 channel_not_found`` when one is unknown
+    or outside the caller's channels (the two answer the same): the one visibility check
+    of the feed and the tools."""
+    known = await sources.channel_kinds(conn, channels)
+    if any(c not in known or not principal.may_see(c) for c in channels):
+        raise ApiError(404, "channel_not_found", "no such channel")
+    return known
+
+
 async def resolve_trigger(
     conn: aiosqlite.Connection, principal: Principal, handle: str
 ) -> SourceVersion:

@@ -39,7 +39,6 @@ from channel_memory.kernel.timefmt import (
     parse_rfc3339,
 )
 from channel_memory.kernel.wire import ErrorDetail
-from channel_memory.store import sources
 
 _ID = re.compile(ID_PATTERN)
 _HANDLE = re.compile(r"^[A-Za-z0-9._:-]{1,128}/[A-Za-z0-9._:-]{1,128}$")
@@ -334,10 +333,7 @@ async def read_feed(
     trigger's checks, 422 for a budget too small. Returns the body (its read id still a
     placeholder) and the read id it gets when that is known without writing."""
     async with ctx.store.read() as conn:
-        known = await sources.channel_kinds(conn, query.channels)
-        if any(c not in known or not principal.may_see(c) for c in query.channels):
-            # an unknown channel and one outside the token's list answer the same
-            raise ApiError(404, "channel_not_found", "no such channel")
+        await reads.visible_channels(conn, principal, query.channels)
         query, trigger = await feed_trigger(conn, ctx, principal, query)
         try:
             body = await candidates.serve(conn, query, principal, trigger)

@@ -25,7 +25,7 @@ from channel_memory.http.api import AppContext, Endpoint, QueryParameter, read_j
 from channel_memory.http.telemetry import ContextOp, now_stamp
 from channel_memory.kernel.errors import ApiError
 from channel_memory.kernel.jsonfmt import compact
-from channel_memory.kernel.models import RecallBlock, SourceVersion, source_handle
+from channel_memory.kernel.models import TOMBSTONE_BLOCK, RecallBlock, SourceVersion, source_handle
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.timefmt import (
     TimeFormatError,
@@ -217,9 +217,7 @@ def _respond(
 
 async def visible(conn: aiosqlite.Connection, principal: Principal, channels: list[str]) -> None:
     """404 unless every channel exists and the caller may see it (both look the same)."""
-    known = await sources.channel_kinds(conn, channels)
-    if any(c not in known or not principal.may_see(c) for c in channels):
-        raise ApiError(404, "channel_not_found", "no such channel")
+    await reads.visible_channels(conn, principal, channels)
 
 
 def _cursor_error(exc: CursorError) -> ApiError:
@@ -771,7 +769,7 @@ async def expand_block(ctx: AppContext, principal: Principal, block_id: str) -> 
         block = await block_store.block_by_id(conn, block_id)
         if block is None or not principal.may_see(block.channel_id):
             raise ApiError(404, "block_not_found", "no such block")
-        if block.kind != "tombstone" and await sources.deleted_messages(
+        if block.kind != TOMBSTONE_BLOCK and await sources.deleted_messages(
             conn, block.channel_id, [s.message_id for s in block.sources]
         ):
             # until the worker replaces it, a block citing a deleted message still
