@@ -27,10 +27,9 @@ import aiosqlite
 
 from channel_memory.kernel import groups
 from channel_memory.kernel.models import HARD_EVENT_BLOCK, RecallBlock, SourceVersion
-from channel_memory.kernel.timefmt import format_rfc3339
 from channel_memory.store import llm as llm_store
 from channel_memory.store.blocks import DerivedRow
-from channel_memory.worker.llm_rollups import Rejected, Window
+from channel_memory.worker.llm_rollups import Rejected, Window, source_messages
 from channel_memory.worker.render import BlockPlan
 
 DETECT_PROMPT_VERSION = "1"
@@ -116,17 +115,7 @@ def detect_prompt(window: Window, versions: Mapping[str, SourceVersion]) -> list
     types = ", ".join(f'"{t}"' for t in DECISION_TYPES)
     document = {
         "channel": window.channel_id,
-        "messages": [
-            {
-                "id": message_id,
-                "time": format_rfc3339(versions[message_id].created_us),
-                "author": versions[message_id].author_name
-                or versions[message_id].author_id
-                or "unknown",
-                "content": versions[message_id].content,
-            }
-            for message_id in window.message_ids
-        ],
+        "messages": source_messages(window, versions),
     }
     return [
         {"role": "system", "content": DETECT_SYSTEM_PROMPT.format(types=types)},

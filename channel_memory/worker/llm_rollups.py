@@ -138,6 +138,21 @@ The text must be at most {max_chars} characters and much shorter than the
 messages. Keep names, tickers, numbers, levels and times that matter."""
 
 
+def source_messages(window: Window, versions: Mapping[str, SourceVersion]) -> list[dict[str, str]]:
+    """The window's messages as the model reads them: id, time, author and content."""
+    return [
+        {
+            "id": message_id,
+            "time": format_rfc3339(versions[message_id].created_us),
+            "author": versions[message_id].author_name
+            or versions[message_id].author_id
+            or "unknown",
+            "content": versions[message_id].content,
+        }
+        for message_id in window.message_ids
+    ]
+
+
 def prompt(
     window: Window, versions: Mapping[str, SourceVersion], max_chars: int
 ) -> list[dict[str, str]]:
@@ -150,17 +165,7 @@ def prompt(
     document = {
         "channel": window.channel_id,
         "cite_exactly": window.message_ids,
-        "messages": [
-            {
-                "id": message_id,
-                "time": format_rfc3339(versions[message_id].created_us),
-                "author": versions[message_id].author_name
-                or versions[message_id].author_id
-                or "unknown",
-                "content": versions[message_id].content,
-            }
-            for message_id in window.message_ids
-        ],
+        "messages": source_messages(window, versions),
     }
     return [
         {"role": "system", "content": SYSTEM_PROMPT.format(kinds=kinds, max_chars=max_chars)},
