@@ -1,4 +1,5 @@
-"""Fixtures that build real things: SQLite files under tmp_path and a real HTTP server."""
+"""Fixtures that build real things: SQLite files under tmp_path, a throwaway PostgreSQL
+server, and a real HTTP server."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from channel_memory.http.app import create_app
 from channel_memory.kernel.config import Settings, load_settings
 from channel_memory.kernel.models import MessageKey, SourceVersion
 from channel_memory.kernel.timefmt import parse_rfc3339
+from tests.pgcluster import PgCluster
 
 T = TypeVar("T")
 
@@ -221,3 +223,107 @@ def source_version(
     for name, value in fields.items():
         setattr(version, name, value)
     return version
+
+
+# --- PostgreSQL: the throwaway server and the --backend choice (issue 17) ---------------
+
+
+BACKENDS = ("sqlite", "postgres")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--backend",
+        choices=(*BACKENDS, "both"),
+        default="both",
+        help="the store backend(s) that tests asking for `backend` or `db_target` run on "
+        "(default: both; postgres starts one throwaway server for the session)",
+    )
+
+
+def selected_backends(config: pytest.Config) -> list[str]:
+    """The backends chosen with ``--backend``, in a fixed order."""
+    choice = config.getoption("backend")
+    return list(BACKENDS) if choice == "both" else [choice]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Run every test that asks for ``backend`` (directly or through ``db_target``) once
+    per selected backend, with the ids ``[sqlite]`` and ``[postgres]``."""
+    if "backend" not in metafunc.fixturenames:
+        return
+    for mark in metafunc.definition.iter_markers("parametrize"):
+        names = mark.args[0]
+        if "backend" in (names.replace(" ", "").split(",") if isinstance(names, str) else names):
+            return  # the test pins its backend itself
+    backends = selected_backends(metafunc.config)
+    metafunc.parametrize("backend", backends, ids=backends, indirect=True)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # --backend sqlite says no PostgreSQL server is wanted: tests that need the server
+    # itself are deselected (reported as such), not skipped and not failed.
+    if "postgres" in selected_backends(config):
+        return
+    kept: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
+    for item in items:
+        (dropped if "pg_cluster" in getattr(item, "fixturenames", ()) else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[PgCluster]:
+    """One throwaway PostgreSQL server for the whole session, started by the first test
+    that needs it (a session that never asks for it starts none) and removed at the end.
+    Missing server binaries fail the tests that need it with a message saying what to
+    install; they are never skipped."""
+    with PgCluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def pg_url(pg_cluster: PgCluster) -> Iterator[str]:
+    """The URL ``postgresql://postgres@127.0.0.1:PORT/NAME`` of a fresh, empty database
+    on the session's server; dropped after the test, its open connections cut."""
+    url = pg_cluster.create_database()
+    yield url
+    pg_cluster.drop_database(url)
+
+
+@pytest.fixture
+def backend(request: pytest.FixtureRequest) -> str:
+    """The store backend of this run, ``"sqlite"`` or ``"postgres"``.
+
+    A test opts in to running on every selected backend by asking for ``db_target``
+    (or for ``backend`` itself); ``pytest_generate_tests`` then runs it once per backend
+    chosen with ``--backend sqlite|postgres|both`` (default ``both``, what ``make test``
+    runs), as ``test_x[sqlite]`` and ``test_x[postgres]``::
+
+        def test_round_trip(db_target: Path | str) -> None:
+            ...  # db_target: a SQLite file's Path, or a postgresql:// URL
+
+    A test that pins one backend parametrizes it itself:
+    ``@pytest.mark.parametrize("backend", ["postgres"], indirect=True)``.
+    """
+    param = getattr(request, "param", None)
+    if param not in BACKENDS:
+        raise LookupError("`backend` is set by pytest_generate_tests; ask for it as an argument")
+    return str(param)
+
+
+@pytest.fixture
+def db_target(backend: str, request: pytest.FixtureRequest) -> Path | str:
+    """Where this run's store lives: the ``db_path`` SQLite file for ``sqlite``, the URL
+    of a fresh empty database (``pg_url``) for ``postgres``. The server is started only
+    when a postgres run needs it."""
+    if backend == "sqlite":
+        path: Path = request.getfixturevalue("db_path")
+        return path
+    url: str = request.getfixturevalue("pg_url")
+    return url
+
+
+# --- end of PostgreSQL ---------------------------------------------------------------
