@@ -26,7 +26,6 @@ from channel_memory.http.telemetry import Telemetry
 from channel_memory.ingest import routes as ingest_routes
 from channel_memory.kernel.config import Settings
 from channel_memory.kernel.errors import ApiError
-from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.timefmt import Clock, wall_clock
 from channel_memory.store import StorageError, StorageLocked, Store
 from channel_memory.tools import peer as peer_tools
@@ -43,14 +42,10 @@ _HTTP_CODES = {
 }
 
 
-async def health(request: Request, ctx: AppContext, principal: Principal) -> Response:
-    return JSONResponse({"status": "ok"})
-
-
 def endpoints() -> list[Endpoint]:
     """Every endpoint the sidecar serves, in documentation order."""
     return [
-        Endpoint("GET", "/health", health, "Liveness; open, carries no content.", None),
+        operations.HEALTH,
         *ingest_routes.ENDPOINTS,
         *peer_tools.ENDPOINTS,
         *tool_routes.ENDPOINTS,

@@ -17,7 +17,11 @@ _OTHER_STATUSES = {
     404: "Not found: a channel, a feed's trigger, or a read to settle (unknown and forbidden "
     "look the same)",
     409: "Conflict: the read was already settled with the other outcome",
+    503: "Not ready: the worker lags (the 200 body, ready false); or the database is busy "
+    "(an error, with Retry-After)",
 }
+"""Statuses an endpoint lists beside its success. One that is also an error status is
+answered with the endpoint's own model or with the error body."""
 _ERROR_STATUSES = {
     "400": "Malformed JSON",
     "401": "Missing or invalid bearer token",
@@ -92,15 +96,23 @@ def openapi_document(endpoints: Sequence[Endpoint]) -> dict[str, Any]:
             success["content"] = {
                 "application/json": {"schema": keys[(endpoint.response, "serialization")]}
             }
-        elif endpoint.parameters:
+        elif any(media != "application/json" for media in endpoint.media_types):
+            # a text answer (the feed, /metrics): a string in each media type it is sent as
             success["content"] = {
                 media: {"schema": {"type": "string"}} for media in endpoint.media_types
             }
         operation["responses"][str(endpoint.status)] = success
+        error_ref = keys[(ErrorBody, "serialization")]
+        error_schema = {"application/json": {"schema": error_ref}}
         for extra in endpoint.extra_statuses:
-            operation["responses"][str(extra)] = {"description": _OTHER_STATUSES[extra]}
-        error_schema = {"application/json": {"schema": keys[(ErrorBody, "serialization")]}}
+            described: dict[str, Any] = {"description": _OTHER_STATUSES[extra]}
+            if str(extra) in _ERROR_STATUSES and endpoint.response is not None:
+                either = [keys[(endpoint.response, "serialization")], error_ref]
+                described["content"] = {"application/json": {"schema": {"anyOf": either}}}
+            operation["responses"][str(extra)] = described
         for status, description in _ERROR_STATUSES.items():
+            if status in operation["responses"]:
+                continue
             if endpoint.scope is None and status in ("401", "403"):
                 continue
             if endpoint.request is None and status in ("400", "413"):
