@@ -4,6 +4,7 @@ server, and a real HTTP server."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import socket
 import sqlite3
 import threading
@@ -11,6 +12,7 @@ from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+import asyncpg
 import httpx
 import pytest
 import uvicorn
@@ -19,6 +21,7 @@ from channel_memory.http.app import create_app
 from channel_memory.kernel.config import Settings, load_settings
 from channel_memory.kernel.models import MessageKey, SourceVersion
 from channel_memory.kernel.timefmt import parse_rfc3339
+from channel_memory.store.postgres.dialect import translate
 from tests.pgcluster import PgCluster
 
 T = TypeVar("T")
@@ -104,8 +107,17 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def db_path(tmp_path: Path) -> Path:
+def sqlite_path(tmp_path: Path) -> Path:
+    """The SQLite file of a test's store."""
     return tmp_path / "channel-memory.db"
+
+
+@pytest.fixture
+def db_path(db_target: Path | str) -> Any:
+    """The store of a test: an SQLite file's ``Path`` on the sqlite run, a
+    ``postgresql://`` URL on the postgres run (see ``db_target``). Tests that read the
+    SQLite file itself are marked ``sqlite_only``."""
+    return db_target
 
 
 @pytest.fixture
@@ -147,13 +159,32 @@ def client(server: LiveServer) -> Iterator[httpx.Client]:
         yield http
 
 
-def query(db: Path, sql: str, *params: Any) -> list[tuple[Any, ...]]:
-    """Read the database file directly, as an operator with the sqlite3 shell would."""
+def query(db: Path | str, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+    """Read the database directly, as an operator with the sqlite3 shell or psql would:
+    the SQLite file, or the PostgreSQL database of a URL (the store's SQL rewritten as
+    the store rewrites it)."""
+    if isinstance(db, str):
+        return _pg_query(db, sql, params)
     conn = sqlite3.connect(db)
     try:
         return conn.execute(sql, params).fetchall()
     finally:
         conn.close()
+
+
+def _pg_query(url: str, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    text, _ = translate(sql)
+
+    async def fetch() -> list[tuple[Any, ...]]:
+        conn = await asyncpg.connect(url)
+        try:
+            return [tuple(row) for row in await conn.fetch(text, *params)]
+        finally:
+            await conn.close()
+
+    # a thread of its own: the caller may be inside an event loop
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, fetch()).result(timeout=60)
 
 
 def ingest_ok(client: httpx.Client, *events: dict[str, Any]) -> dict[str, Any]:
@@ -257,6 +288,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         if "backend" in (names.replace(" ", "").split(",") if isinstance(names, str) else names):
             return  # the test pins its backend itself
     backends = selected_backends(metafunc.config)
+    if metafunc.definition.get_closest_marker("sqlite_only") is not None:
+        backends = ["sqlite"]  # reads the SQLite file or its pragmas: one backend only
     metafunc.parametrize("backend", backends, ids=backends, indirect=True)
 
 
@@ -320,7 +353,7 @@ def db_target(backend: str, request: pytest.FixtureRequest) -> Path | str:
     of a fresh empty database (``pg_url``) for ``postgres``. The server is started only
     when a postgres run needs it."""
     if backend == "sqlite":
-        path: Path = request.getfixturevalue("db_path")
+        path: Path = request.getfixturevalue("sqlite_path")
         return path
     url: str = request.getfixturevalue("pg_url")
     return url

@@ -213,6 +213,11 @@ class PgCluster:
             "UTF8",
             "--locale",
             "C",
+            # character classes and lower() for text outside ASCII (the search index's
+            # words), as a production database's UTF-8 locale gives them; sorting stays
+            # byte-wise (the schema sorts with COLLATE "C" anyway)
+            "--lc-ctype",
+            "C.UTF-8",
             # the cluster is deleted at the end, never recovered: skip flushing it to disk
             "--no-sync",
             what="initdb",

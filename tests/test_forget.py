@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from channel_memory.store import erasure
+from channel_memory.store import sqlite as sqlite_store
 from tests.conftest import LiveServer, at, message_event, query
 from tests.fake_provider import FakeProvider, echoing
 
@@ -128,7 +128,7 @@ def test_pending_erasure_is_finished_at_the_next_start(
     async def interrupted(conn: object) -> bool:
         return False  # as if the process died before the erasure finished
 
-    monkeypatch.setattr(erasure, "erase", interrupted)
+    monkeypatch.setattr(sqlite_store, "erase", interrupted)
     first = make_server()
     with first.client() as client:
         post(client, message_event("1", CANARY))

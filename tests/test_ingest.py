@@ -169,6 +169,7 @@ def test_delete_defaults_to_receive_time(client: httpx.Client, server: LiveServe
     assert current(client, "1")["messages"] == []
 
 
+@pytest.mark.sqlite_only  # reads the FTS5 table
 def test_search_index_follows_the_current_version(client: httpx.Client, server: LiveServer) -> None:
     post(client, message_event("1", "alpha bravo"))
     post(client, message_event("1", "charlie delta", edited_at="2026-05-21T16:05:00Z"))

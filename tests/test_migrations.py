@@ -9,7 +9,8 @@ import aiosqlite
 import pytest
 
 from channel_memory.store import SchemaTooNew, Store
-from channel_memory.store.database import migrations, schema_sql, schema_version, upgrade
+from channel_memory.store.database import migrations, schema_version
+from channel_memory.store.sqlite import schema_sql, upgrade
 
 pytestmark = pytest.mark.anyio
 

@@ -16,8 +16,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-import aiosqlite
-
 from channel_memory.feed.layout import (
     Body,
     Candidates,
@@ -44,6 +42,7 @@ from channel_memory.kernel.trust import block_role, block_trust, role_of, trust_
 from channel_memory.kernel.wire import BlockOut, FeedMessageOut
 from channel_memory.store import consumption, gaps, sources, windows
 from channel_memory.store import llm as llm_store
+from channel_memory.store.connection import Connection
 
 ContextKind = Literal["raw_window+digest", "raw_window"]
 
@@ -207,7 +206,7 @@ def _llm_first(items: Iterable[FeedItem]) -> list[FeedItem]:
     return sorted(_newest_first(items), key=lambda i: i.processor == "deterministic")
 
 
-async def llm_state(conn: aiosqlite.Connection, q: FeedQuery) -> str | None:
+async def llm_state(conn: Connection, q: FeedQuery) -> str | None:
     """``capped`` when a daily cap stopped LLM calls on the window's last day for these
     channels or the deployment, ``failing`` while the breaker is open, else ``ok``;
     None when LLM rollups are off. Read from the store: the feed never calls a model."""
@@ -221,7 +220,7 @@ async def llm_state(conn: aiosqlite.Connection, q: FeedQuery) -> str | None:
     return "ok"
 
 
-async def _status(conn: aiosqlite.Connection, q: FeedQuery, pending: bool) -> tuple[str, list[Gap]]:
+async def _status(conn: Connection, q: FeedQuery, pending: bool) -> tuple[str, list[Gap]]:
     """The digest status and the open coverage gaps overlapping the window, oldest first."""
     found: list[Gap] = []
     for channel in q.channels:
@@ -232,7 +231,7 @@ async def _status(conn: aiosqlite.Connection, q: FeedQuery, pending: bool) -> tu
 
 
 async def _with_messages(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     items: list[FeedItem],
     principal: Principal,
     trigger_author: str | None = None,
@@ -297,7 +296,7 @@ def _base(
     )
 
 
-async def live(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -> Candidates:
+async def live(conn: Connection, q: FeedQuery, principal: Principal) -> Candidates:
     """Candidates from the materialised blocks (the request-time view)."""
     channels = list(q.channels)
     available, oldest, newest = await windows.readable_stats(conn, channels, q.from_us, q.to_us)
@@ -398,7 +397,7 @@ async def live(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -
 
 
 async def serve(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     q: FeedQuery,
     principal: Principal,
     trigger: SourceVersion | None = None,
@@ -461,7 +460,7 @@ def trigger_view(
 
 
 async def marked(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     q: FeedQuery,
     principal: Principal,
     c: Candidates,
@@ -555,7 +554,7 @@ def as_of_versions(
     return chosen
 
 
-async def as_of(conn: aiosqlite.Connection, q: FeedQuery, principal: Principal) -> Candidates:
+async def as_of(conn: Connection, q: FeedQuery, principal: Principal) -> Candidates:
     """Candidates as the feed would have served them at ``q.to_us``."""
     channels = list(q.channels)
     then = as_of_versions(

@@ -11,8 +11,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-import aiosqlite
-
 from channel_memory.http.api import AppContext
 from channel_memory.kernel.config import Settings
 from channel_memory.kernel.errors import ApiError
@@ -20,6 +18,7 @@ from channel_memory.kernel.models import SourceVersion
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.timefmt import MICROS_PER_SECOND
 from channel_memory.store import StorageError, WriterBusy, sources
+from channel_memory.store.connection import Connection
 from channel_memory.store.consumption import (
     SECRET_KEY,
     Limits,
@@ -57,7 +56,7 @@ def trigger_not_found() -> ApiError:
 
 
 async def visible_channels(
-    conn: aiosqlite.Connection, principal: Principal, channels: Sequence[str]
+    conn: Connection, principal: Principal, channels: Sequence[str]
 ) -> dict[str, str]:
     """The channels' source kinds, or the one ``404 channel_not_found`` when one is unknown
     or outside the caller's channels (the two answer the same): the one visibility check
@@ -68,9 +67,7 @@ async def visible_channels(
     return known
 
 
-async def resolve_trigger(
-    conn: aiosqlite.Connection, principal: Principal, handle: str
-) -> SourceVersion:
+async def resolve_trigger(conn: Connection, principal: Principal, handle: str) -> SourceVersion:
     """The current version of the trigger ``handle`` (``channel/message``), or the one
     404 ``trigger_not_found``."""
     channel, _, message_id = handle.partition("/")
@@ -88,7 +85,7 @@ async def resolve_trigger(
 
 
 async def known_read_id(
-    conn: aiosqlite.Connection, principal: Principal, versions: Sequence[VersionTuple]
+    conn: Connection, principal: Principal, versions: Sequence[VersionTuple]
 ) -> str | None:
     """The id a read of ``versions`` gets, when the deployment's secret exists already (a
     read snapshot cannot create it); None otherwise."""

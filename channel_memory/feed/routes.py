@@ -9,7 +9,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Annotated, Literal
 
-import aiosqlite
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -39,6 +38,7 @@ from channel_memory.kernel.timefmt import (
     parse_rfc3339,
 )
 from channel_memory.kernel.wire import ErrorDetail
+from channel_memory.store.connection import Connection
 
 _ID = re.compile(ID_PATTERN)
 _HANDLE = re.compile(r"^[A-Za-z0-9._:-]{1,128}/[A-Za-z0-9._:-]{1,128}$")
@@ -294,7 +294,7 @@ def parse_values(values: Mapping[str, object], ctx: AppContext) -> FeedQuery:
 
 
 async def feed_trigger(
-    conn: aiosqlite.Connection, ctx: AppContext, principal: Principal, query: FeedQuery
+    conn: Connection, ctx: AppContext, principal: Principal, query: FeedQuery
 ) -> tuple[FeedQuery, SourceVersion | None]:
     """The query with its trigger's author, and the trigger's current version (None when
     the query names none). Raises the one ``404 trigger_not_found`` for an unknown,

@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-import aiosqlite
-
 from channel_memory.ingest.bounds import TimeBounds, first_too_far_ahead, is_expired
 from channel_memory.ingest.commands import (
     AddCoverageGap,
@@ -35,6 +33,7 @@ from channel_memory.ingest.versions import ForgetResult, MessageResult, apply_co
 from channel_memory.kernel.models import DEFAULT_SOURCE_KIND, MessageKey
 from channel_memory.store import DeriveHook, Store, blocks, dirty, gaps, sources
 from channel_memory.store import llm as llm_store
+from channel_memory.store.connection import Connection
 from channel_memory.store.gaps import CoverageGap
 
 NativeEventModel = (
@@ -198,7 +197,7 @@ _MESSAGE_COMMANDS = (PutMessage, DeleteMessage, ForgetMessages)
 
 
 async def _apply_gaps(
-    conn: aiosqlite.Connection, commands: Sequence[Command], now_us: int
+    conn: Connection, commands: Sequence[Command], now_us: int
 ) -> list[CoverageGap]:
     results: list[CoverageGap] = []
     for index, command in enumerate(commands):
@@ -222,7 +221,7 @@ async def _apply_gaps(
 
 
 async def _apply_messages(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     commands: Sequence[MessageCommand],
     now_us: int,
     derive: DeriveHook,

@@ -19,6 +19,7 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
+    field_validator,
     model_validator,
 )
 from pydantic_settings import (
@@ -234,8 +235,18 @@ class Settings(BaseSettings):
         frozen=True,
     )
 
-    db: Path = Path("channel-memory.db")
-    """The SQLite database file (``CHANNEL_MEMORY_DB``)."""
+    db: Path | str = Path("channel-memory.db")
+    """The database (``CHANNEL_MEMORY_DB``): an SQLite file's path, or a
+    ``postgresql://user@host:port/dbname`` URL for PostgreSQL (a ``Path`` or a ``str``)."""
+
+    @field_validator("db", mode="before")
+    @classmethod
+    def _db_target(cls, value: Any) -> Path | str:
+        text = str(value)
+        if text.lower().startswith(("postgresql://", "postgres://")):
+            return text
+        return Path(value)
+
     token: str | None = None
     """A single token granting every scope (``CHANNEL_MEMORY_TOKEN``), for peer compatibility."""
     tokens: list[TokenSettings] = Field(default_factory=list)

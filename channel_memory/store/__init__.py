@@ -1,5 +1,9 @@
-"""The store: SQLite schema, connections and every SQL query, in named functions."""
+"""The store: the schema, connections and every SQL query, in named functions.
 
+One interface, two backends: SQLite (a path) and PostgreSQL (a ``postgresql://`` URL).
+"""
+
+from channel_memory.store.connection import Connection
 from channel_memory.store.database import (
     DeriveHook,
     SchemaTooNew,
@@ -12,6 +16,7 @@ from channel_memory.store.database import (
 )
 
 __all__ = [
+    "Connection",
     "DeriveHook",
     "SchemaTooNew",
     "StorageError",

@@ -8,10 +8,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, NamedTuple
 
-import aiosqlite
-
 from channel_memory.kernel.models import BlockSource, RecallBlock, source_handle
 from channel_memory.store import dirty
+from channel_memory.store.connection import Connection
 from channel_memory.store.rows import columns, first_row, one_row
 
 
@@ -43,6 +42,11 @@ class DerivedRow:
 DERIVED_FIELDS = tuple("class" if f.name == "cls" else f.name for f in fields(DerivedRow))
 """The ``derived_messages`` columns of :class:`DerivedRow`'s fields, in its order."""
 _DERIVED_COLUMNS = columns(DERIVED_FIELDS)
+_DERIVED_UPDATES = ", ".join(
+    f"{name} = excluded.{name}"
+    for name in DERIVED_FIELDS
+    if name not in ("channel_id", "message_id")
+)
 _derived_values = operator.attrgetter(*(f.name for f in fields(DerivedRow)))
 """A :class:`DerivedRow`'s values in column order."""
 
@@ -82,7 +86,7 @@ def _ids(values: Iterable[str]) -> str:
 
 
 async def derived_rows(
-    conn: aiosqlite.Connection, channel_id: str, message_ids: Iterable[str]
+    conn: Connection, channel_id: str, message_ids: Iterable[str]
 ) -> dict[str, DerivedRow]:
     fetched = await conn.execute_fetchall(
         f"SELECT {_DERIVED_COLUMNS} FROM derived_messages WHERE channel_id = ? AND message_id "
@@ -94,9 +98,7 @@ async def derived_rows(
     return {row.message_id: row for row in rows}
 
 
-async def replies_to(
-    conn: aiosqlite.Connection, channel_id: str, message_ids: Iterable[str]
-) -> set[str]:
+async def replies_to(conn: Connection, channel_id: str, message_ids: Iterable[str]) -> set[str]:
     """Messages of a channel whose derived class was read with one of ``message_ids`` as
     the message they reply to."""
     fetched = await conn.execute_fetchall(
@@ -108,7 +110,7 @@ async def replies_to(
 
 
 async def group_members(
-    conn: aiosqlite.Connection, channel_id: str, cls: str, group_keys: Iterable[str]
+    conn: Connection, channel_id: str, cls: str, group_keys: Iterable[str]
 ) -> dict[str, list[DerivedRow]]:
     """Members of each group of a class, chronological (``created_us``, then message id)."""
     members: dict[str, list[DerivedRow]] = {key: [] for key in group_keys}
@@ -128,7 +130,7 @@ async def group_members(
 
 
 async def count_before(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     channel_id: str,
     cls: str,
     group_key: str,
@@ -146,7 +148,7 @@ async def count_before(
 
 
 async def group_members_from(
-    conn: aiosqlite.Connection, channel_id: str, cls: str, group_key: str, offset: int
+    conn: Connection, channel_id: str, cls: str, group_key: str, offset: int
 ) -> list[DerivedRow]:
     """A group's members in order, skipping the first ``offset``."""
     fetched = await conn.execute_fetchall(
@@ -158,7 +160,7 @@ async def group_members_from(
 
 
 async def write_derived(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     channel_id: str,
     upserts: Sequence[DerivedRow],
     deletes: Sequence[str],
@@ -172,7 +174,8 @@ async def write_derived(
     if upserts:
         placeholders = ", ".join("?" * len(DERIVED_FIELDS))
         await conn.executemany(
-            f"INSERT OR REPLACE INTO derived_messages ({_DERIVED_COLUMNS}) VALUES ({placeholders})",
+            f"INSERT INTO derived_messages ({_DERIVED_COLUMNS}) VALUES ({placeholders}) "
+            f"ON CONFLICT (channel_id, message_id) DO UPDATE SET {_DERIVED_UPDATES}",
             [_derived_values(r) for r in upserts],
         )
 
@@ -186,7 +189,7 @@ class StoredBlockRef:
 
 
 async def blocks_in_groups(
-    conn: aiosqlite.Connection, channel_id: str, group_keys: Iterable[str]
+    conn: Connection, channel_id: str, group_keys: Iterable[str]
 ) -> list[StoredBlockRef]:
     fetched = await conn.execute_fetchall(
         "SELECT seq, id, group_key, dirty FROM recall_blocks WHERE channel_id = ? AND "
@@ -201,7 +204,7 @@ async def blocks_in_groups(
 
 
 async def blocks_in_group_range(
-    conn: aiosqlite.Connection, channel_id: str, low: str, high: str
+    conn: Connection, channel_id: str, low: str, high: str
 ) -> list[StoredBlockRef]:
     """Blocks of a channel whose group key lies in ``[low, high)``."""
     fetched = await conn.execute_fetchall(
@@ -215,16 +218,14 @@ async def blocks_in_group_range(
     ]
 
 
-async def delete_blocks(conn: aiosqlite.Connection, seqs: Sequence[int]) -> None:
+async def delete_blocks(conn: Connection, seqs: Sequence[int]) -> None:
     """Delete blocks with their provenance and index rows."""
     if not seqs:
         return
-    payload = json.dumps(list(seqs))
+    await conn.dialect.unindex_block_text(conn, seqs)
     await conn.execute(
-        "DELETE FROM block_fts WHERE rowid IN (SELECT value FROM json_each(?))", (payload,)
-    )
-    await conn.execute(
-        "DELETE FROM recall_blocks WHERE seq IN (SELECT value FROM json_each(?))", (payload,)
+        "DELETE FROM recall_blocks WHERE seq IN (SELECT CAST(value AS INTEGER) FROM json_each(?))",
+        (json.dumps(list(seqs)),),
     )
 
 
@@ -254,7 +255,7 @@ def _block_row(seq: int, block: RecallBlock) -> BlockRow:
     )
 
 
-async def insert_blocks(conn: aiosqlite.Connection, blocks: Sequence[RecallBlock]) -> None:
+async def insert_blocks(conn: Connection, blocks: Sequence[RecallBlock]) -> None:
     if not blocks:
         return
     (next_seq,) = await one_row(conn, "SELECT coalesce(max(seq), 0) + 1 FROM recall_blocks")
@@ -281,19 +282,20 @@ async def insert_blocks(conn: aiosqlite.Connection, blocks: Sequence[RecallBlock
         "VALUES (?, ?, ?, ?, ?)",
         sources,
     )
-    await conn.executemany("INSERT INTO block_fts (rowid, text) VALUES (?, ?)", fts)
+    await conn.dialect.index_block_text(conn, fts)
 
 
-async def clear_block_dirty(conn: aiosqlite.Connection, seqs: Sequence[int]) -> None:
+async def clear_block_dirty(conn: Connection, seqs: Sequence[int]) -> None:
     if seqs:
         await conn.execute(
-            "UPDATE recall_blocks SET dirty = 0 WHERE seq IN (SELECT value FROM json_each(?))",
+            "UPDATE recall_blocks SET dirty = 0 WHERE seq IN "
+            "(SELECT CAST(value AS INTEGER) FROM json_each(?))",
             (json.dumps(list(seqs)),),
         )
 
 
 async def mark_blocks_citing_dirty(
-    conn: aiosqlite.Connection, channel_id: str, message_ids: Iterable[str]
+    conn: Connection, channel_id: str, message_ids: Iterable[str]
 ) -> None:
     """Blocks citing a changed message, or deciding on it by reply, are never served as
     fresh until recomputed."""
@@ -311,7 +313,7 @@ async def mark_blocks_citing_dirty(
     )
 
 
-async def mark_everything_dirty(conn: aiosqlite.Connection, now_us: int) -> None:
+async def mark_everything_dirty(conn: Connection, now_us: int) -> None:
     """Queue every message with a current version or derived data, and dirty every block
     (nothing derived is served as fresh until derived again)."""
     await dirty.mark_all(conn, now_us)
@@ -346,7 +348,7 @@ def block_from_row(row: Iterable[Any]) -> RecallBlock:
 
 
 async def blocks_overlapping(
-    conn: aiosqlite.Connection, channel_id: str, from_us: int, to_us: int
+    conn: Connection, channel_id: str, from_us: int, to_us: int
 ) -> list[RecallBlock]:
     """Blocks of a channel whose source window overlaps ``[from_us, to_us]``, chronological."""
     fetched = await conn.execute_fetchall(
@@ -357,21 +359,21 @@ async def blocks_overlapping(
     return [block_from_row(row) for row in fetched]
 
 
-async def all_blocks(conn: aiosqlite.Connection) -> list[RecallBlock]:
+async def all_blocks(conn: Connection) -> list[RecallBlock]:
     """Every block, ordered by id (for tests and regeneration checks)."""
     fetched = await conn.execute_fetchall(f"SELECT {BLOCK_COLUMNS} FROM recall_blocks ORDER BY id")
     return [block_from_row(row) for row in fetched]
 
 
 async def search_blocks(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     channel_id: str,
-    match: str | None,
+    match: Sequence[str] | None,
     from_us: int,
     limit: int,
     until_us: int | None = None,
 ) -> list[RecallBlock]:
-    """Fresh sparse blocks of a channel matching an FTS5 expression (any, when None),
+    """Fresh sparse blocks of a channel holding every word of ``match`` (any, when None),
     ending in ``[from_us, until_us]``, newest first."""
     conditions = ["channel_id = ?", "sparse = 1", "dirty = 0", "to_us >= ?"]
     params: list[Any] = [channel_id, from_us]
@@ -379,8 +381,8 @@ async def search_blocks(
         conditions.append("to_us <= ?")
         params.append(until_us)
     if match is not None:
-        conditions.append("seq IN (SELECT rowid FROM block_fts WHERE block_fts MATCH ?)")
-        params.append(match)
+        conditions.append(conn.dialect.block_match())
+        params.append(conn.dialect.match_parameter(match))
     params.append(limit)
     fetched = await conn.execute_fetchall(
         f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE {' AND '.join(conditions)} "
@@ -390,7 +392,7 @@ async def search_blocks(
     return [block_from_row(row) for row in fetched]
 
 
-async def block_by_id(conn: aiosqlite.Connection, block_id: str) -> RecallBlock | None:
+async def block_by_id(conn: Connection, block_id: str) -> RecallBlock | None:
     row = await first_row(
         conn, f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE id = ?", (block_id,)
     )

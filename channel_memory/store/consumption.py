@@ -38,8 +38,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
-import aiosqlite
-
+from channel_memory.store.connection import Connection
 from channel_memory.store.rows import columns, first_row, one_row
 from channel_memory.store.state import get_state, set_state
 
@@ -88,7 +87,7 @@ def read_id_for(secret: bytes, consumer: str, versions: Iterable[Version]) -> st
     return "r_" + base64.urlsafe_b64encode(digest).decode()[:22]
 
 
-async def _secret(conn: aiosqlite.Connection) -> bytes:
+async def _secret(conn: Connection) -> bytes:
     known = await get_state(conn, SECRET_KEY)
     if known is None:
         known = secrets.token_hex(32)
@@ -101,7 +100,7 @@ def _json(versions: Iterable[Version]) -> str:
 
 
 async def record_read(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     consumer: str,
     versions: Sequence[tuple[str, str, str]],
     now_us: int,
@@ -151,15 +150,13 @@ async def record_read(
     return read_id
 
 
-async def _drop_reads(
-    conn: aiosqlite.Connection, select: str, params: tuple[str | int, ...]
-) -> None:
+async def _drop_reads(conn: Connection, select: str, params: tuple[str | int, ...]) -> None:
     await conn.execute(f"DELETE FROM consumption_read_versions WHERE read_id IN ({select})", params)
     await conn.execute(f"DELETE FROM consumption_reads WHERE read_id IN ({select})", params)
 
 
 async def settle(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     consumer: str,
     read_id: str,
     outcome: Outcome,
@@ -189,9 +186,15 @@ async def settle(
         assert recorded in OUTCOMES
         return Settled(read_id, recorded, int(versions), repeated=True)
     if outcome == "handled":
-        # REPLACE gives a version consumed again a new id: the bound keeps the newest
+        # a version consumed again is replaced with a new id: the bound keeps the newest
         await conn.execute(
-            "INSERT OR REPLACE INTO consumed_versions "
+            "DELETE FROM consumed_versions WHERE consumer = ? AND "
+            "(channel_id, message_id, content_hash) IN (SELECT channel_id, message_id, "
+            "content_hash FROM consumption_read_versions WHERE read_id = ?)",
+            (consumer, read_id),
+        )
+        await conn.execute(
+            "INSERT INTO consumed_versions "
             "(consumer, channel_id, message_id, content_hash, consumed_us) "
             "SELECT ?, channel_id, message_id, content_hash, ? FROM consumption_read_versions "
             "WHERE read_id = ? ORDER BY channel_id, message_id, content_hash",
@@ -213,7 +216,7 @@ async def settle(
 
 
 async def consumed(
-    conn: aiosqlite.Connection, consumer: str, versions: Iterable[tuple[str, str, str]]
+    conn: Connection, consumer: str, versions: Iterable[tuple[str, str, str]]
 ) -> set[Version]:
     """Which of ``versions`` ``consumer`` has consumed (read or write transaction)."""
     asked = {Version(*v) for v in versions}
@@ -228,7 +231,7 @@ async def consumed(
     return {Version._make(row) for row in fetched}
 
 
-async def ledger_size(conn: aiosqlite.Connection, consumer: str) -> int:
+async def ledger_size(conn: Connection, consumer: str) -> int:
     """How many versions ``consumer``'s ledger holds."""
     (count,) = await one_row(
         conn, "SELECT count(*) FROM consumed_versions WHERE consumer = ?", (consumer,)
@@ -237,7 +240,7 @@ async def ledger_size(conn: aiosqlite.Connection, consumer: str) -> int:
 
 
 async def consumed_in_window(
-    conn: aiosqlite.Connection, consumer: str, channels: Sequence[str], from_us: int, to_us: int
+    conn: Connection, consumer: str, channels: Sequence[str], from_us: int, to_us: int
 ) -> int:
     """How many readable current messages of the window ``consumer`` has consumed.
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-import aiosqlite
-
+from channel_memory.store.connection import Connection
 from channel_memory.store.rows import columns, first_row, one_row
 
 
@@ -24,7 +23,7 @@ _COLUMNS = columns([f.name for f in fields(CoverageGap)])
 
 
 async def insert_gap(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     channel_id: str,
     from_us: int,
     to_us: int,
@@ -40,12 +39,12 @@ async def insert_gap(
     return CoverageGap(*row)
 
 
-async def gap_by_id(conn: aiosqlite.Connection, gap_id: int) -> CoverageGap | None:
+async def gap_by_id(conn: Connection, gap_id: int) -> CoverageGap | None:
     row = await first_row(conn, f"SELECT {_COLUMNS} FROM coverage_gaps WHERE id = ?", (gap_id,))
     return None if row is None else CoverageGap(*row)
 
 
-async def resolve_gap(conn: aiosqlite.Connection, gap_id: int, now_us: int) -> None:
+async def resolve_gap(conn: Connection, gap_id: int, now_us: int) -> None:
     """Mark a gap closed by a backfill (a gap already closed keeps its first time)."""
     await conn.execute(
         "UPDATE coverage_gaps SET resolved_us = ? WHERE id = ? AND resolved_us IS NULL",
@@ -54,7 +53,7 @@ async def resolve_gap(conn: aiosqlite.Connection, gap_id: int, now_us: int) -> N
 
 
 async def open_gaps_overlapping(
-    conn: aiosqlite.Connection, channel_id: str, from_us: int, to_us: int
+    conn: Connection, channel_id: str, from_us: int, to_us: int
 ) -> list[CoverageGap]:
     """Unresolved gaps of a channel that overlap ``[from_us, to_us]``."""
     fetched = list(

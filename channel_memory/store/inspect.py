@@ -7,10 +7,9 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
-import aiosqlite
-
 from channel_memory.kernel.models import HARD_EVENT_BLOCK, RecallBlock, SourceVersion
 from channel_memory.store.blocks import BLOCK_COLUMNS, block_from_row
+from channel_memory.store.connection import Connection
 from channel_memory.store.rows import columns, first_row, one_row
 from channel_memory.store.sources import VERSION_COLUMNS, version_from_row
 
@@ -26,9 +25,7 @@ class RawWindow:
     chars: int
 
 
-async def raw_window(
-    conn: aiosqlite.Connection, channel_id: str, from_us: int, to_us: int
-) -> RawWindow:
+async def raw_window(conn: Connection, channel_id: str, from_us: int, to_us: int) -> RawWindow:
     """Readable current messages created in ``[from_us, to_us]`` and the length of the
     window in the bridge's ``[HH:MM] author: content`` lines (counted in SQL: no content
     leaves the database)."""
@@ -44,7 +41,7 @@ async def raw_window(
 
 
 async def message_versions(
-    conn: aiosqlite.Connection, channel_id: str, message_id: str
+    conn: Connection, channel_id: str, message_id: str
 ) -> list[SourceVersion]:
     """Every stored version of one message in ``observed_seq`` order, deletions and
     forgotten rows (content-free) included; content is returned as stored."""
@@ -72,7 +69,7 @@ _LEDGER_COLUMNS = columns([f.name for f in fields(LedgerEntry)])
 
 
 async def forget_ledger(
-    conn: aiosqlite.Connection, channel_id: str, message_id: str
+    conn: Connection, channel_id: str, message_id: str
 ) -> tuple[int | None, list[LedgerEntry]]:
     """When the message was forgotten (``None``: it was not) and the channel's ledger
     entries naming it, or forgetting its author, oldest first."""
@@ -94,7 +91,7 @@ async def forget_ledger(
 
 
 async def blocks_citing(
-    conn: aiosqlite.Connection, channel_id: str, message_id: str, limit: int = 50
+    conn: Connection, channel_id: str, message_id: str, limit: int = 50
 ) -> list[RecallBlock]:
     """Blocks whose provenance names the message (any of its versions), newest first."""
     fetched = await conn.execute_fetchall(
@@ -107,7 +104,7 @@ async def blocks_citing(
 
 
 async def exact_sources(
-    conn: aiosqlite.Connection, channel_id: str, pairs: Sequence[tuple[str, str]]
+    conn: Connection, channel_id: str, pairs: Sequence[tuple[str, str]]
 ) -> dict[tuple[str, str], SourceVersion]:
     """The stored versions a block cites, by ``(message_id, content_hash)``; forgotten
     versions are absent (their hash is erased)."""
@@ -125,7 +122,7 @@ async def exact_sources(
 
 
 async def recent_hard_events(
-    conn: aiosqlite.Connection, channel_ids: Sequence[str], limit: int
+    conn: Connection, channel_ids: Sequence[str], limit: int
 ) -> list[RecallBlock]:
     """The newest hard-event blocks of the channels."""
     fetched = await conn.execute_fetchall(

@@ -6,12 +6,11 @@ the others stand by and take over once its lease expires.
 
 from __future__ import annotations
 
-import aiosqlite
-
+from channel_memory.store.connection import Connection
 from channel_memory.store.rows import first_row
 
 
-async def acquire_lease(conn: aiosqlite.Connection, holder: str, now_us: int, ttl_us: int) -> bool:
+async def acquire_lease(conn: Connection, holder: str, now_us: int, ttl_us: int) -> bool:
     """Take or renew the single worker lease; False while another live holder has it."""
     await conn.execute(
         "INSERT INTO worker_lease (id, holder, expires_us) VALUES (1, ?, ?) "
@@ -26,6 +25,6 @@ async def acquire_lease(conn: aiosqlite.Connection, holder: str, now_us: int, tt
     return bool(current == holder)
 
 
-async def release_lease(conn: aiosqlite.Connection, holder: str) -> None:
+async def release_lease(conn: Connection, holder: str) -> None:
     """Give the lease up, if ``holder`` has it."""
     await conn.execute("DELETE FROM worker_lease WHERE id = 1 AND holder = ?", (holder,))

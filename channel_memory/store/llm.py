@@ -12,11 +12,10 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 
-import aiosqlite
-
 from channel_memory.kernel import groups
 from channel_memory.kernel.models import MessageKey
 from channel_memory.store.blocks import DERIVED_FIELDS, DerivedRow
+from channel_memory.store.connection import Connection
 from channel_memory.store.rows import columns, first_row
 from channel_memory.store.state import get_state, set_state
 
@@ -35,7 +34,7 @@ to ``group_key`` (the reply links stay unset)."""
 
 
 async def ordinary_rows_with_chars(
-    conn: aiosqlite.Connection, channel_id: str, from_us: int, to_us: int
+    conn: Connection, channel_id: str, from_us: int, to_us: int
 ) -> list[tuple[DerivedRow, int]]:
     """Ordinary (never hard, never collapsed) messages created in ``[from_us, to_us)``, with
     their content's length, chronological."""
@@ -51,7 +50,7 @@ async def ordinary_rows_with_chars(
     return [(DerivedRow(*derived), int(chars)) for *derived, chars in fetched]
 
 
-async def channels_with_ordinary(conn: aiosqlite.Connection, from_us: int, to_us: int) -> list[str]:
+async def channels_with_ordinary(conn: Connection, from_us: int, to_us: int) -> list[str]:
     fetched = await conn.execute_fetchall(
         "SELECT DISTINCT channel_id FROM derived_messages "
         "WHERE class IN (SELECT value FROM json_each(?)) AND created_us >= ? "
@@ -74,7 +73,7 @@ class StoredLlmBlock:
     members: tuple[tuple[str, str], ...]
 
 
-async def llm_blocks(conn: aiosqlite.Connection, channel_id: str) -> list[StoredLlmBlock]:
+async def llm_blocks(conn: Connection, channel_id: str) -> list[StoredLlmBlock]:
     """Every LLM block of a channel (few: one per summarised window)."""
     fetched = await conn.execute_fetchall(
         "SELECT seq, group_key, from_us, sources FROM recall_blocks WHERE channel_id = ? "
@@ -87,9 +86,7 @@ async def llm_blocks(conn: aiosqlite.Connection, channel_id: str) -> list[Stored
     ]
 
 
-async def llm_blocks_in_group(
-    conn: aiosqlite.Connection, channel_id: str, group_key: str
-) -> list[int]:
+async def llm_blocks_in_group(conn: Connection, channel_id: str, group_key: str) -> list[int]:
     fetched = await conn.execute_fetchall(
         "SELECT seq FROM recall_blocks WHERE channel_id = ? AND group_key = ?",
         (channel_id, group_key),
@@ -105,7 +102,7 @@ class CitingLlmBlock:
 
 
 async def llm_blocks_citing(
-    conn: aiosqlite.Connection, channel_id: str, message_ids: Iterable[str]
+    conn: Connection, channel_id: str, message_ids: Iterable[str]
 ) -> list[CitingLlmBlock]:
     """LLM blocks citing any of the messages, with every version each one covers."""
     # Derivation asks this for every batch: most channels have no LLM block at all, and one
@@ -142,7 +139,7 @@ class CachedRollup:
     reason: str | None
 
 
-async def cached(conn: aiosqlite.Connection, key: str) -> CachedRollup | None:
+async def cached(conn: Connection, key: str) -> CachedRollup | None:
     row = await first_row(
         conn, "SELECT status, kind, text, score, reason FROM llm_cache WHERE key = ?", (key,)
     )
@@ -153,7 +150,7 @@ async def cached(conn: aiosqlite.Connection, key: str) -> CachedRollup | None:
 
 
 async def store_cached(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     key: str,
     channel_id: str,
     model: str,
@@ -161,20 +158,22 @@ async def store_cached(
     entry: CachedRollup,
     now_us: int,
 ) -> None:
+    # replaced, not updated: the old entry's source rows go with it (ON DELETE CASCADE)
+    await conn.execute("DELETE FROM llm_cache WHERE key = ?", (key,))
     await conn.execute(
-        "INSERT OR REPLACE INTO llm_cache (key, channel_id, model, status, kind, text, score, "
+        "INSERT INTO llm_cache (key, channel_id, model, status, kind, text, score, "
         "reason, created_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (key, channel_id, model, entry.status, entry.kind, entry.text, entry.score, entry.reason,
          now_us),
     )  # fmt: skip
     await conn.executemany(
-        "INSERT OR IGNORE INTO llm_cache_sources (cache_key, channel_id, message_id) "
-        "VALUES (?, ?, ?)",
+        "INSERT INTO llm_cache_sources (cache_key, channel_id, message_id) "
+        "VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
         [(key, channel_id, message_id) for message_id in message_ids],
     )
 
 
-async def forget_cached(conn: aiosqlite.Connection, keys: Sequence[MessageKey]) -> int:
+async def forget_cached(conn: Connection, keys: Sequence[MessageKey]) -> int:
     """Delete every cache entry computed from any of these messages, and every promotion
     of them (see :func:`store_promotions`); returns how many cache entries."""
     removed = 0
@@ -196,7 +195,7 @@ async def forget_cached(conn: aiosqlite.Connection, keys: Sequence[MessageKey]) 
 
 
 async def detect_rows(
-    conn: aiosqlite.Connection, channel_id: str, from_us: int, to_us: int
+    conn: Connection, channel_id: str, from_us: int, to_us: int
 ) -> list[DerivedRow]:
     """The messages detection asks about in ``[from_us, to_us)``, chronological: ordinary
     ones, and those a promotion of their current version made hard events (so a window
@@ -223,7 +222,7 @@ class Promotion:
 
 
 async def promotions_of(
-    conn: aiosqlite.Connection, channel_id: str, versions: Iterable[tuple[str, str]]
+    conn: Connection, channel_id: str, versions: Iterable[tuple[str, str]]
 ) -> dict[str, Promotion]:
     """The promotions of exactly these ``(message_id, content_hash)`` versions, by message id."""
     wanted = sorted(set(versions))
@@ -243,7 +242,7 @@ async def promotions_of(
 
 
 async def store_promotions(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     channel_id: str,
     promotions: Sequence[Promotion],
     now_us: int,
@@ -253,8 +252,8 @@ async def store_promotions(
     added: list[str] = []
     for p in promotions:
         cursor = await conn.execute(
-            "INSERT OR IGNORE INTO llm_promotions (channel_id, message_id, content_hash, "
-            "event_type, processor, created_us) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO llm_promotions (channel_id, message_id, content_hash, "
+            "event_type, processor, created_us) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             (channel_id, p.message_id, p.content_hash, p.event_type, p.processor, now_us),
         )
         if cursor.rowcount > 0:
@@ -279,7 +278,7 @@ _USAGE_COLUMNS = columns([f.name for f in fields(Usage)])
 """The ``llm_usage`` columns of :class:`Usage`'s fields, in its order."""
 
 
-async def usage(conn: aiosqlite.Connection, day_us: int, channel_id: str) -> Usage:
+async def usage(conn: Connection, day_us: int, channel_id: str) -> Usage:
     """A channel's (or, with ``DEPLOYMENT``, everyone's) spend on one UTC day."""
     row = await first_row(
         conn,
@@ -289,20 +288,18 @@ async def usage(conn: aiosqlite.Connection, day_us: int, channel_id: str) -> Usa
     return Usage() if row is None else Usage(*row)
 
 
-async def _bump(
-    conn: aiosqlite.Connection, day_us: int, channel_id: str, column: str, amount: float
-) -> None:
+async def _bump(conn: Connection, day_us: int, channel_id: str, column: str, amount: float) -> None:
     for who in (channel_id, DEPLOYMENT):
         await conn.execute(
             f"INSERT INTO llm_usage (day_us, channel_id, {column}) VALUES (?, ?, ?) "
             "ON CONFLICT (day_us, channel_id) "
-            f"DO UPDATE SET {column} = {column} + excluded.{column}",
+            f"DO UPDATE SET {column} = llm_usage.{column} + excluded.{column}",
             (day_us, who, amount),
         )
 
 
 async def reserve_call(
-    conn: aiosqlite.Connection, day_us: int, channel_id: str, projected_usd: float
+    conn: Connection, day_us: int, channel_id: str, projected_usd: float
 ) -> None:
     """Count one call and its projected cost, for the channel and the deployment."""
     await _bump(conn, day_us, channel_id, "calls", 1)
@@ -310,7 +307,7 @@ async def reserve_call(
 
 
 async def settle_call(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     day_us: int,
     channel_id: str,
     usd_delta: float,
@@ -327,11 +324,11 @@ async def settle_call(
         await _bump(conn, day_us, channel_id, "rejected", 1)
 
 
-async def count_cache_hit(conn: aiosqlite.Connection, day_us: int, channel_id: str) -> None:
+async def count_cache_hit(conn: Connection, day_us: int, channel_id: str) -> None:
     await _bump(conn, day_us, channel_id, "cache_hits", 1)
 
 
-async def mark_capped(conn: aiosqlite.Connection, day_us: int, channel_id: str, cap: str) -> None:
+async def mark_capped(conn: Connection, day_us: int, channel_id: str, cap: str) -> None:
     """Record which cap stopped calls (on the deployment row for deployment-wide caps)."""
     await conn.execute(
         "INSERT INTO llm_usage (day_us, channel_id, capped) VALUES (?, ?, ?) "
@@ -340,9 +337,7 @@ async def mark_capped(conn: aiosqlite.Connection, day_us: int, channel_id: str, 
     )
 
 
-async def capped_today(
-    conn: aiosqlite.Connection, day_us: int, channel_ids: Sequence[str]
-) -> list[str]:
+async def capped_today(conn: Connection, day_us: int, channel_ids: Sequence[str]) -> list[str]:
     """The caps recorded as reached on ``day_us`` for these channels or the deployment."""
     fetched = await conn.execute_fetchall(
         "SELECT capped FROM llm_usage WHERE day_us = ? AND capped IS NOT NULL AND "
@@ -352,7 +347,7 @@ async def capped_today(
     return [str(cap) for (cap,) in fetched]
 
 
-async def capped_any(conn: aiosqlite.Connection, day_us: int) -> list[str]:
+async def capped_any(conn: Connection, day_us: int) -> list[str]:
     """Every cap recorded as reached on ``day_us``, for any channel or the deployment."""
     fetched = await conn.execute_fetchall(
         "SELECT DISTINCT capped FROM llm_usage WHERE day_us = ? AND capped IS NOT NULL",
@@ -361,7 +356,7 @@ async def capped_any(conn: aiosqlite.Connection, day_us: int) -> list[str]:
     return sorted(str(cap) for (cap,) in fetched)
 
 
-async def spend_by_channel(conn: aiosqlite.Connection, day_us: int) -> dict[str, Usage]:
+async def spend_by_channel(conn: Connection, day_us: int) -> dict[str, Usage]:
     """Every channel's (and the deployment's, under ``''``) spend on one day."""
     fetched = await conn.execute_fetchall(
         f"SELECT channel_id, {_USAGE_COLUMNS} FROM llm_usage WHERE day_us = ?",
@@ -381,7 +376,7 @@ class Breaker:
     open_until_us: int = 0
 
 
-async def breaker(conn: aiosqlite.Connection) -> Breaker:
+async def breaker(conn: Connection) -> Breaker:
     """The LLM circuit breaker's state (kept in ``worker_state``)."""
     value = await get_state(conn, _BREAKER_KEY)
     if not value:
@@ -390,6 +385,6 @@ async def breaker(conn: aiosqlite.Connection) -> Breaker:
     return Breaker(int(data.get("failures", 0)), int(data.get("open_until_us", 0)))
 
 
-async def set_breaker(conn: aiosqlite.Connection, state: Breaker) -> None:
+async def set_breaker(conn: Connection, state: Breaker) -> None:
     value = {"failures": state.failures, "open_until_us": state.open_until_us}
     await set_state(conn, _BREAKER_KEY, json.dumps(value))

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import aiosqlite
-
 from channel_memory.kernel.models import MessageKey
+from channel_memory.store.connection import Connection
 from channel_memory.store.rows import columns
 
 
-async def drop_sources_before(conn: aiosqlite.Connection, cutoff_us: int) -> list[MessageKey]:
+async def drop_sources_before(conn: Connection, cutoff_us: int) -> list[MessageKey]:
     """Delete every version of messages created before ``cutoff_us``; returns their keys.
 
     The caller re-derives the returned keys in the same transaction, which
@@ -23,12 +22,7 @@ async def drop_sources_before(conn: aiosqlite.Connection, cutoff_us: int) -> lis
     )
     keys = [MessageKey._make(row) for row in fetched]
     if keys:
-        await conn.execute(
-            "INSERT INTO source_fts (source_fts, rowid, content) SELECT 'delete', id, content "
-            "FROM source_messages WHERE is_current = 1 AND deleted = 0 AND forgotten_us IS NULL "
-            "AND created_us < ?",
-            (cutoff_us,),
-        )
+        await conn.dialect.unindex_expired_sources(conn, cutoff_us)
         await conn.execute(
             "DELETE FROM source_messages WHERE (source_kind, channel_id, message_id) IN "
             "(SELECT source_kind, channel_id, message_id FROM source_messages "
@@ -40,8 +34,9 @@ async def drop_sources_before(conn: aiosqlite.Connection, cutoff_us: int) -> lis
         (cutoff_us,),
     )
     await conn.execute(
-        "INSERT OR REPLACE INTO channel_retention (channel_id, retained_from_us) "
-        "SELECT channel_id, ? FROM channels",
+        "INSERT INTO channel_retention (channel_id, retained_from_us) "
+        "SELECT channel_id, ? FROM channels WHERE true ON CONFLICT (channel_id) "
+        "DO UPDATE SET retained_from_us = excluded.retained_from_us",
         (cutoff_us,),
     )
     return keys

@@ -7,11 +7,10 @@ list and the names the code reads cannot drift apart.
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-import aiosqlite
+from channel_memory.store.connection import Connection, Row
 
 
 class MissingRow(LookupError):
@@ -24,15 +23,13 @@ def columns(fields: Sequence[str], alias: str | None = None) -> str:
     return ", ".join(prefix + name for name in fields)
 
 
-async def first_row(
-    conn: aiosqlite.Connection, sql: str, params: Iterable[Any] = ()
-) -> sqlite3.Row | None:
+async def first_row(conn: Connection, sql: str, params: Sequence[Any] = ()) -> Row | None:
     """The first row ``sql`` yields, or None when it yields none."""
-    fetched = list(await conn.execute_fetchall(sql, params))
+    fetched = await conn.execute_fetchall(sql, params)
     return fetched[0] if fetched else None
 
 
-async def one_row(conn: aiosqlite.Connection, sql: str, params: Iterable[Any] = ()) -> sqlite3.Row:
+async def one_row(conn: Connection, sql: str, params: Sequence[Any] = ()) -> Row:
     """The row a query always yields (an aggregate, a ``RETURNING``, a pragma).
 
     Raises :class:`MissingRow` when there is none: that is a defect, not a state of the data.

@@ -28,10 +28,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import aiosqlite
-
 from channel_memory.kernel.models import RecallBlock
 from channel_memory.store.blocks import BLOCK_COLUMNS, block_from_row
+from channel_memory.store.connection import Connection
 from channel_memory.store.rows import first_row
 
 CAP = 250
@@ -224,9 +223,6 @@ class Unit:
     def __post_init__(self) -> None:
         object.__setattr__(self, "stems", tuple(stem(w) for w in self.words))
 
-    def fts(self) -> str:
-        return '"' + " ".join(self.words).replace('"', '""') + '"'
-
 
 def parse_query(query: str) -> list[Unit]:
     """The query's units: each quoted phrase, each distinct content word outside quotes,
@@ -344,7 +340,7 @@ class Postings:
     avg_length: float
 
 
-async def postings(conn: aiosqlite.Connection, channel: str, units: Sequence[Unit]) -> Postings:
+async def postings(conn: Connection, channel: str, units: Sequence[Unit]) -> Postings:
     """Candidates and statistics of ``units`` in a channel. Per unit, at most ``CAP + 1``
     postings of messages and as many of blocks are read, newest first (fewer when the
     query has many words, see ``BUDGET``)."""
@@ -363,14 +359,7 @@ async def postings(conn: aiosqlite.Connection, channel: str, units: Sequence[Uni
     for unit in units:
         df = 0.0
         for part, (first, last) in enumerate(parts):
-            keys = [
-                int(rowid)
-                for (rowid,) in await conn.execute_fetchall(
-                    "SELECT rowid FROM search_index WHERE search_index MATCH ? "
-                    "AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT ?",
-                    (unit.fts(), first, last, cap + 1),
-                )
-            ]
+            keys = await conn.dialect.postings(conn, unit.words, first, last, cap + 1)
             if len(keys) <= cap:
                 df += len(keys)
             else:
@@ -386,22 +375,9 @@ async def postings(conn: aiosqlite.Connection, channel: str, units: Sequence[Uni
     return Postings(candidates, dfs, max(docs, 1), total_tokens / docs if docs else 1.0)
 
 
-async def _span(conn: aiosqlite.Connection, first: int, last: int) -> tuple[int, int]:
-    """The lowest and highest indexed rowid within ``[first, last]`` (two index seeks)."""
-    bounds = []
-    for order in ("ASC", "DESC"):
-        row = await first_row(
-            conn,
-            f"SELECT rowid FROM search_index WHERE rowid BETWEEN ? AND ? ORDER BY rowid {order} "
-            "LIMIT 1",
-            (first, last),
-        )
-        if row is None:
-            bounds.append(first)
-        else:
-            (rowid,) = row
-            bounds.append(int(rowid))
-    return bounds[0], bounds[1]
+async def _span(conn: Connection, first: int, last: int) -> tuple[int, int]:
+    """The lowest and highest indexed key within ``[first, last]`` (two index seeks)."""
+    return await conn.dialect.span(conn, first, last) or (first, first)
 
 
 def estimated_df(newest: Sequence[int], span: tuple[int, int]) -> float:
@@ -421,7 +397,7 @@ def score(units: Sequence[Unit], text: str, postings_: Postings) -> float:
 
 
 async def fresh_blocks(
-    conn: aiosqlite.Connection, channel_id: str, seqs: Sequence[int], from_us: int
+    conn: Connection, channel_id: str, seqs: Sequence[int], from_us: int
 ) -> list[RecallBlock]:
     """The servable blocks among ``seqs``: the channel's fresh sparse blocks ending at or
     after ``from_us``."""
@@ -429,7 +405,8 @@ async def fresh_blocks(
         return []
     fetched = await conn.execute_fetchall(
         f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE seq IN "
-        "(SELECT value FROM json_each(?)) AND +channel_id = ? AND sparse = 1 AND dirty = 0 "
+        "(SELECT CAST(value AS INTEGER) FROM json_each(?)) AND +channel_id = ? AND sparse = 1 "
+        "AND dirty = 0 "
         "AND +to_us >= ?",  # the unary + keeps the planner on the seq lookups
         (json.dumps(list(seqs)), channel_id, from_us),
     )

@@ -8,8 +8,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any, NamedTuple
 
-import aiosqlite
-
 from channel_memory.kernel.models import (
     Attachment,
     MessageKey,
@@ -17,6 +15,7 @@ from channel_memory.kernel.models import (
     Origin,
     SourceVersion,
 )
+from channel_memory.store.connection import Connection
 from channel_memory.store.rows import columns, one_row
 
 
@@ -126,7 +125,7 @@ def version_from_row(row: Iterable[Any]) -> SourceVersion:
     )
 
 
-async def channel_kinds(conn: aiosqlite.Connection, channel_ids: Iterable[str]) -> dict[str, str]:
+async def channel_kinds(conn: Connection, channel_ids: Iterable[str]) -> dict[str, str]:
     """The registered source kind of each known channel among ``channel_ids``."""
     ids = sorted(set(channel_ids))
     if not ids:
@@ -141,18 +140,17 @@ async def channel_kinds(conn: aiosqlite.Connection, channel_ids: Iterable[str]) 
     return {channel_id: source_kind for channel_id, source_kind in fetched}
 
 
-async def register_channels(
-    conn: aiosqlite.Connection, channels: dict[str, str], now_us: int
-) -> None:
+async def register_channels(conn: Connection, channels: dict[str, str], now_us: int) -> None:
     """Record new channels with their source kind (known ones are left as they are)."""
     await conn.executemany(
-        "INSERT OR IGNORE INTO channels (channel_id, source_kind, first_seen_us) VALUES (?, ?, ?)",
+        "INSERT INTO channels (channel_id, source_kind, first_seen_us) VALUES (?, ?, ?) "
+        "ON CONFLICT DO NOTHING",
         [(channel, kind, now_us) for channel, kind in sorted(channels.items())],
     )
 
 
 async def message_states(
-    conn: aiosqlite.Connection, keys: Iterable[MessageKey]
+    conn: Connection, keys: Iterable[MessageKey]
 ) -> dict[MessageKey, MessageState]:
     """Every stored version (and forgotten flag) of each message in ``keys``."""
     wanted = sorted(set(keys))
@@ -188,9 +186,7 @@ async def message_states(
     return states
 
 
-async def messages_by_author(
-    conn: aiosqlite.Connection, channel_id: str, author_id: str
-) -> list[MessageKey]:
+async def messages_by_author(conn: Connection, channel_id: str, author_id: str) -> list[MessageKey]:
     """Identities of the messages in a channel with any version by ``author_id``."""
     fetched = list(
         await conn.execute_fetchall(
@@ -211,13 +207,13 @@ AUTHOR_MATCHES = (
 """A case-insensitive substring of the author's name or id (bind the lowered text twice)."""
 
 
-async def next_version_id(conn: aiosqlite.Connection) -> int:
+async def next_version_id(conn: Connection) -> int:
     (next_id,) = await one_row(conn, "SELECT coalesce(max(id), 0) + 1 FROM source_messages")
     return int(next_id)
 
 
 async def write_versions(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     *,
     inserted: Sequence[SourceVersion],
     updated: Sequence[SourceVersion],
@@ -225,11 +221,7 @@ async def write_versions(
     fts_added: Sequence[SourceVersion],
 ) -> None:
     """Insert and update version rows and keep the full-text index in step with them."""
-    if fts_removed:
-        await conn.executemany(
-            "INSERT INTO source_fts (source_fts, rowid, content) VALUES ('delete', ?, ?)",
-            [(v.id, v.content) for v in fts_removed],
-        )
+    await conn.dialect.index_source_text(conn, [(v.id, v.content) for v in fts_removed], [])
     if inserted:
         placeholders = ", ".join("?" * len(VersionRow._fields))
         await conn.executemany(
@@ -242,23 +234,19 @@ async def write_versions(
             f"UPDATE source_messages SET {assignments} WHERE id = :id",
             [_version_row(v)._asdict() for v in updated],
         )
-    if fts_added:
-        await conn.executemany(
-            "INSERT INTO source_fts (rowid, content) VALUES (?, ?)",
-            [(v.id, v.content) for v in fts_added],
-        )
+    await conn.dialect.index_source_text(conn, [], [(v.id, v.content) for v in fts_added])
 
 
 async def record_forgets(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     keys: Sequence[MessageKey],
     ledger: Sequence[tuple[str, str | None, str | None, str | None, int]],
     now_us: int,
 ) -> None:
     """Remember forgotten identities, write the content-free ledger, owe an erasure."""
     await conn.executemany(
-        "INSERT OR IGNORE INTO forgotten_messages (source_kind, channel_id, message_id, "
-        "forgotten_us) VALUES (?, ?, ?, ?)",
+        "INSERT INTO forgotten_messages (source_kind, channel_id, message_id, "
+        "forgotten_us) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
         [(*key, now_us) for key in keys],
     )
     await conn.executemany(
@@ -288,7 +276,7 @@ def without_content(version: SourceVersion) -> SourceVersion:
 
 
 async def versions_of(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     channel_id: str,
     message_ids: Sequence[str],
     *,
@@ -318,7 +306,7 @@ async def versions_of(
 
 
 async def tombstones_of(
-    conn: aiosqlite.Connection, channel_id: str, message_ids: Sequence[str]
+    conn: Connection, channel_id: str, message_ids: Sequence[str]
 ) -> list[SourceVersion]:
     """The tombstone of each named message that is deleted (and not forgotten): its
     current version, a deletion, with empty content, by message id."""
@@ -333,7 +321,7 @@ async def tombstones_of(
 
 
 async def deleted_messages(
-    conn: aiosqlite.Connection, channel_id: str, message_ids: Iterable[str]
+    conn: Connection, channel_id: str, message_ids: Iterable[str]
 ) -> set[str]:
     """Which of ``message_ids`` are deleted (their current version is a deletion)."""
     fetched = await conn.execute_fetchall(
@@ -346,7 +334,7 @@ async def deleted_messages(
 
 
 async def current_versions(
-    conn: aiosqlite.Connection, source_kind: str, channel_id: str, message_ids: Iterable[str]
+    conn: Connection, source_kind: str, channel_id: str, message_ids: Iterable[str]
 ) -> dict[str, SourceVersion]:
     """The current version of each message (deleted ones included; forgotten ones never)."""
     fetched = list(
@@ -363,7 +351,7 @@ async def current_versions(
 
 
 async def exact_versions(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     source_kind: str,
     channel_id: str,
     pairs: Iterable[tuple[str, str]],
@@ -384,9 +372,7 @@ async def exact_versions(
     return {(v.key.message_id, v.content_hash): v for v in versions}
 
 
-async def current_page(
-    conn: aiosqlite.Connection, after_id: int, limit: int
-) -> list[SourceVersion]:
+async def current_page(conn: Connection, after_id: int, limit: int) -> list[SourceVersion]:
     """Current, readable versions of every channel in row order, after ``after_id``."""
     fetched = list(
         await conn.execute_fetchall(
@@ -399,7 +385,7 @@ async def current_page(
 
 
 async def count_current_in_window(
-    conn: aiosqlite.Connection, channel_id: str, from_us: int, to_us: int
+    conn: Connection, channel_id: str, from_us: int, to_us: int
 ) -> int:
     """Current, readable messages of a channel created within ``[from_us, to_us]``."""
     (count,) = await one_row(
@@ -412,15 +398,16 @@ async def count_current_in_window(
 
 
 async def search_current(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     channel_id: str,
-    match: str | None,
+    match: Sequence[str] | None,
     author: str | None,
     from_us: int,
     limit: int,
     until_us: int | None = None,
 ) -> list[SourceVersion]:
-    """Current readable messages matching an FTS5 expression and author filter, newest first.
+    """Current readable messages holding every word of ``match`` (any, when None) by
+    ``author``, newest first.
 
     ``author`` is a case-insensitive substring of the author's name or id.
     """
@@ -436,8 +423,8 @@ async def search_current(
         conditions.append("created_us <= ?")
         params.append(until_us)
     if match is not None:
-        conditions.append("id IN (SELECT rowid FROM source_fts WHERE source_fts MATCH ?)")
-        params.append(match)
+        conditions.append(conn.dialect.source_match())
+        params.append(conn.dialect.match_parameter(match))
     if author:
         conditions.append(AUTHOR_MATCHES)
         params += [author.lower(), author.lower()]
@@ -453,7 +440,7 @@ async def search_current(
 
 
 async def readable_by_ids(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     channel_id: str,
     ids: Sequence[int],
     author: str | None,
@@ -466,7 +453,7 @@ async def readable_by_ids(
     # the unary + keeps the planner on the id lookups: an index on the channel would
     # read every message of it
     conditions = [
-        "id IN (SELECT value FROM json_each(?))",
+        "id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))",
         "+channel_id = ?",
         "is_current = 1",
         "deleted = 0",
@@ -487,19 +474,17 @@ async def readable_by_ids(
 _WORD = re.compile(r"\w+")
 
 
-def literal_match(query: str) -> str | None:
-    """An FTS5 expression matching every word of ``query`` literally (no FTS syntax).
+def literal_match(query: str) -> tuple[str, ...] | None:
+    """The words of ``query``, to be matched literally, every one (no search syntax).
 
     Returns None when the query has no words (the caller decides what that means).
     """
-    words = _WORD.findall(query)
-    if not words:
-        return None
-    return " ".join('"' + word.replace('"', '""') + '"' for word in words)
+    words = tuple(_WORD.findall(query))
+    return words or None
 
 
 async def browse_current(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     channel_id: str,
     after: tuple[int, int] | None,
     before: tuple[int, int] | None,
@@ -534,7 +519,7 @@ async def browse_current(
 
 
 async def version_status(
-    conn: aiosqlite.Connection, channel_id: str, pairs: Iterable[tuple[str, str]]
+    conn: Connection, channel_id: str, pairs: Iterable[tuple[str, str]]
 ) -> dict[tuple[str, str], tuple[bool, bool]]:
     """``(is_current, deleted)`` of exact versions that still exist (not forgotten)."""
     wanted = sorted(set(pairs))

@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-import aiosqlite
-
+from channel_memory.store.connection import Connection
 from channel_memory.store.rows import first_row
 
 
-async def get_state(conn: aiosqlite.Connection, key: str) -> str | None:
+async def get_state(conn: Connection, key: str) -> str | None:
     """The value stored under ``key``, None when nothing is."""
     row = await first_row(conn, "SELECT value FROM worker_state WHERE key = ?", (key,))
     if row is None:
@@ -17,8 +16,10 @@ async def get_state(conn: aiosqlite.Connection, key: str) -> str | None:
     return str(value)
 
 
-async def set_state(conn: aiosqlite.Connection, key: str, value: str) -> None:
+async def set_state(conn: Connection, key: str, value: str) -> None:
     """Store ``value`` under ``key``, replacing what was there."""
     await conn.execute(
-        "INSERT OR REPLACE INTO worker_state (key, value) VALUES (?, ?)", (key, value)
+        "INSERT INTO worker_state (key, value) VALUES (?, ?) "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (key, value),
     )

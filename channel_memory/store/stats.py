@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-import aiosqlite
-
+from channel_memory.store.connection import Connection
 from channel_memory.store.rows import one_row
 
 
-async def backlog(conn: aiosqlite.Connection) -> tuple[int, int | None]:
+async def backlog(conn: Connection) -> tuple[int, int | None]:
     """``(messages with unprocessed changes, when the oldest was marked)``."""
     count, oldest = await one_row(conn, "SELECT count(*), min(marked_us) FROM dirty_messages")
     return int(count), oldest
 
 
-async def channel_stats(conn: aiosqlite.Connection) -> list[dict[str, Any]]:
+async def channel_stats(conn: Connection) -> list[dict[str, Any]]:
     """Per channel: retained range, readable messages, blocks by kind, backlog, open gaps,
     and ``promotions``: hard events served because model-assisted detection promoted them."""
     out: dict[str, dict[str, Any]] = {}
@@ -42,7 +41,8 @@ async def channel_stats(conn: aiosqlite.Connection) -> list[dict[str, Any]]:
         "messages": "SELECT channel_id, count(*), min(created_us), max(created_us) "
         "FROM source_messages WHERE is_current = 1 AND deleted = 0 GROUP BY channel_id",
         "blocks": "SELECT channel_id, kind, count(*), "
-        "coalesce(sum(processor LIKE 'llm-detect:%'), 0) FROM recall_blocks "
+        "coalesce(sum(CASE WHEN processor LIKE 'llm-detect:%' THEN 1 ELSE 0 END), 0) "
+        "FROM recall_blocks "
         "GROUP BY channel_id, kind",
         "dirty": "SELECT channel_id, count(*) FROM dirty_messages GROUP BY channel_id",
         "gaps": "SELECT channel_id, count(*) FROM coverage_gaps WHERE resolved_us IS NULL "

@@ -7,10 +7,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-import aiosqlite
-
 from channel_memory.kernel.models import MessageKey, RecallBlock, SourceVersion
 from channel_memory.store.blocks import BLOCK_COLUMNS, block_from_row
+from channel_memory.store.connection import Connection
 from channel_memory.store.rows import one_row
 from channel_memory.store.sources import VERSION_COLUMNS, version_from_row
 
@@ -20,7 +19,7 @@ def _channels(channel_ids: Sequence[str]) -> str:
 
 
 async def readable_stats(
-    conn: aiosqlite.Connection, channel_ids: Sequence[str], from_us: int, to_us: int
+    conn: Connection, channel_ids: Sequence[str], from_us: int, to_us: int
 ) -> tuple[int, int | None, int | None]:
     """``(count, oldest, newest)`` creation times of readable current messages in the window."""
     count, oldest, newest = await one_row(
@@ -35,7 +34,7 @@ async def readable_stats(
 
 
 async def fresh_blocks_newest(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     channel_id: str,
     kind: str,
     from_us: int,
@@ -56,7 +55,7 @@ async def fresh_blocks_newest(
 
 
 async def fresh_block_count(
-    conn: aiosqlite.Connection, channel_ids: Sequence[str], kind: str, from_us: int, to_us: int
+    conn: Connection, channel_ids: Sequence[str], kind: str, from_us: int, to_us: int
 ) -> int:
     (count,) = await one_row(
         conn,
@@ -69,7 +68,7 @@ async def fresh_block_count(
 
 
 async def message_block_handles(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     channel_id: str,
     kind: str,
     from_us: int,
@@ -82,7 +81,7 @@ async def message_block_handles(
         await conn.execute_fetchall(
             # a single-message block's one source is its message (its group key is not
             # taken apart here)
-            "SELECT from_us, channel_id, json_extract(sources, '$[0][0]') FROM recall_blocks "
+            "SELECT from_us, channel_id, sources -> 0 ->> 0 FROM recall_blocks "
             "WHERE channel_id = ? AND kind = ? AND from_us BETWEEN ? AND ? AND dirty = 0 "
             "ORDER BY from_us DESC, seq DESC LIMIT ? OFFSET ?",
             (channel_id, kind, from_us, to_us, limit, offset),
@@ -92,7 +91,7 @@ async def message_block_handles(
 
 
 async def fresh_sparse_within(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     channel_id: str,
     from_us: int,
     to_us: int,
@@ -111,7 +110,7 @@ async def fresh_sparse_within(
 
 
 async def pending_keys(
-    conn: aiosqlite.Connection, channel_ids: Sequence[str], limit: int
+    conn: Connection, channel_ids: Sequence[str], limit: int
 ) -> list[MessageKey]:
     """Messages of the channels with unprocessed changes, newest markers first."""
     fetched = list(
@@ -127,7 +126,7 @@ async def pending_keys(
 
 
 async def versions_in_window(
-    conn: aiosqlite.Connection, channel_ids: Sequence[str], from_us: int, to_us: int
+    conn: Connection, channel_ids: Sequence[str], from_us: int, to_us: int
 ) -> list[SourceVersion]:
     """Every non-forgotten version of messages created in the window (for ``as_of`` views)."""
     fetched = list(
@@ -142,7 +141,7 @@ async def versions_in_window(
 
 
 async def blocks_within(
-    conn: aiosqlite.Connection, channel_ids: Sequence[str], from_us: int, to_us: int
+    conn: Connection, channel_ids: Sequence[str], from_us: int, to_us: int
 ) -> list[RecallBlock]:
     """Every block starting in the window, dirty or not (for ``as_of`` views)."""
     fetched = list(
@@ -156,7 +155,7 @@ async def blocks_within(
 
 
 async def readable_newest(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     channel_id: str,
     from_us: int,
     to_us: int,

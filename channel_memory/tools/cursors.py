@@ -40,7 +40,7 @@ class CursorKeys:
 
     async def secret(self, store: Store) -> bytes:
         """The deployment's cursor key, created on first use and kept in the database."""
-        path = str(store.path)
+        path = store.location
         cached = self._known.get(path)
         if cached is not None:
             return cached

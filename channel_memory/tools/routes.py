@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-import aiosqlite
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from starlette.requests import Request
 from starlette.responses import Response
@@ -38,6 +37,7 @@ from channel_memory.kernel.wire import BlockOut, ErrorDetail, Id, StrictModel, T
 from channel_memory.store import blocks as block_store
 from channel_memory.store import search as search_index
 from channel_memory.store import sources
+from channel_memory.store.connection import Connection
 from channel_memory.tools import cursors
 from channel_memory.tools.budget import fitting_prefix, fragment_length
 from channel_memory.tools.cursors import CursorError
@@ -215,7 +215,7 @@ def _respond(
     return Response(content, 200, media_type="application/json")
 
 
-async def visible(conn: aiosqlite.Connection, principal: Principal, channels: list[str]) -> None:
+async def visible(conn: Connection, principal: Principal, channels: list[str]) -> None:
     """404 unless every channel exists and the caller may see it (both look the same)."""
     await reads.visible_channels(conn, principal, channels)
 
@@ -317,7 +317,7 @@ class _Query:
 
 
 async def _message_items(
-    conn: aiosqlite.Connection, channel: str, q: _Query, found: search_index.Postings
+    conn: Connection, channel: str, q: _Query, found: search_index.Postings
 ) -> list[search_index.Ranked]:
     ids = [c.row_id for c in found.candidates if not c.is_block]
     items = []
@@ -330,7 +330,7 @@ async def _message_items(
 
 
 async def _block_items(
-    conn: aiosqlite.Connection, channel: str, q: _Query, found: search_index.Postings
+    conn: Connection, channel: str, q: _Query, found: search_index.Postings
 ) -> list[search_index.Ranked]:
     if q.body.author is not None:  # a block has many authors: author filters messages
         return []
@@ -346,7 +346,7 @@ async def _block_items(
 
 
 async def _ranking(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     channels: list[str],
     q: _Query,
     position: tuple[int, float, int, str] | None,
@@ -454,7 +454,7 @@ async def search(ctx: AppContext, principal: Principal, body: SearchRequest) -> 
 
 
 async def _position(
-    conn: aiosqlite.Connection, value: str, channels: list[str], exclusive_end: bool
+    conn: Connection, value: str, channels: list[str], exclusive_end: bool
 ) -> tuple[int, int]:
     """A browse bound: an RFC 3339 time, or a handle's current position."""
     if "/" in value:
@@ -558,7 +558,7 @@ async def _messages(ctx: AppContext, principal: Principal, body: MessagesRequest
 
 
 async def _continue_fragment(
-    conn: aiosqlite.Connection, secret: bytes, token: str, principal: Principal, caller: Caller
+    conn: Connection, secret: bytes, token: str, principal: Principal, caller: Caller
 ) -> dict[str, Any]:
     try:
         payload = cursors.verify(secret, token)
@@ -628,7 +628,7 @@ def _envelope(limit: int) -> dict[str, Any]:
 
 
 async def _named(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     secret: bytes,
     body: MessagesRequest,
     principal: Principal,
@@ -699,7 +699,7 @@ def not_found_listing(missing: list[str], caller: Caller) -> dict[str, Any]:
 
 
 async def _browse(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     secret: bytes,
     body: MessagesRequest,
     principal: Principal,

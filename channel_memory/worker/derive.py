@@ -20,8 +20,6 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-import aiosqlite
-
 from channel_memory.kernel import groups
 from channel_memory.kernel.models import (
     DECISION_REPEAT,
@@ -40,6 +38,7 @@ from channel_memory.store import blocks as block_store
 from channel_memory.store import llm as llm_store
 from channel_memory.store import sources
 from channel_memory.store.blocks import DerivedRow
+from channel_memory.store.connection import Connection
 from channel_memory.worker import llm_detect
 from channel_memory.worker.classify import Classified, classify
 from channel_memory.worker.render import (
@@ -305,7 +304,7 @@ def sequence_chunks(rows: Sequence[DerivedRow], size: int) -> list[Sequence[Deri
 
 
 async def derive(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     keys: Iterable[MessageKey],
     settings: DeriveSettings,
     now_us: int,
@@ -329,7 +328,7 @@ async def derive(
 
 
 async def pending_subjects(
-    conn: aiosqlite.Connection, keys: Iterable[MessageKey], rules: RuleSet
+    conn: Connection, keys: Iterable[MessageKey], rules: RuleSet
 ) -> list[Subject]:
     """What :func:`derive` will classify first for ``keys`` (see :func:`channel_subjects`)."""
     by_channel: dict[tuple[str, str], set[str]] = defaultdict(set)
@@ -343,7 +342,7 @@ async def pending_subjects(
 
 
 async def channel_subjects(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     source_kind: str,
     channel: str,
     message_ids: Iterable[str],
@@ -370,7 +369,7 @@ async def channel_subjects(
 
 
 async def _derive_channel(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     source_kind: str,
     channel: str,
     message_ids: set[str],
@@ -469,7 +468,7 @@ async def _derive_channel(
 
 
 async def _invalidate_llm_blocks(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     source_kind: str,
     channel: str,
     message_ids: set[str],
@@ -514,7 +513,7 @@ async def _invalidate_llm_blocks(
 
 
 async def _sequence_tail(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     channel: str,
     key: str,
     changed: Sequence[DerivedRow],
@@ -550,7 +549,7 @@ async def _sequence_tail(
 
 
 async def _load_groups(
-    conn: aiosqlite.Connection, channel: str, keys: Iterable[str]
+    conn: Connection, channel: str, keys: Iterable[str]
 ) -> dict[str, list[DerivedRow]]:
     by_class: dict[str, list[str]] = defaultdict(list)
     for key in keys:
@@ -565,7 +564,7 @@ async def _load_groups(
 
 
 async def _apply_plans(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     source_kind: str,
     channel: str,
     existing: Sequence[block_store.StoredBlockRef],

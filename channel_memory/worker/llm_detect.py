@@ -23,12 +23,11 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-import aiosqlite
-
 from channel_memory.kernel import groups
 from channel_memory.kernel.models import HARD_EVENT_BLOCK, RecallBlock, SourceVersion
 from channel_memory.store import llm as llm_store
 from channel_memory.store.blocks import DerivedRow
+from channel_memory.store.connection import Connection
 from channel_memory.worker.llm_rollups import Rejected, Window, source_messages
 from channel_memory.worker.render import BlockPlan
 
@@ -195,7 +194,7 @@ def decode_found(text: str) -> tuple[tuple[str, str], ...]:
 
 
 async def promote_rows(
-    conn: aiosqlite.Connection, channel_id: str, rows: Mapping[str, DerivedRow]
+    conn: Connection, channel_id: str, rows: Mapping[str, DerivedRow]
 ) -> tuple[dict[str, DerivedRow], dict[str, str]]:
     """Derived rows with every ordinary row whose exact version was promoted made a hard
     event of the promotion's type; and the promoted message ids with their processor."""

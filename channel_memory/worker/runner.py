@@ -16,7 +16,6 @@ import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC
 
-import aiosqlite
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from channel_memory.kernel.config import Settings
@@ -29,6 +28,7 @@ from channel_memory.store import lease as lease_store
 from channel_memory.store import llm as llm_store
 from channel_memory.store import retention as retention_store
 from channel_memory.store import state as state_store
+from channel_memory.store.connection import Connection
 from channel_memory.worker.derive import Analyses, DeriveSettings, derive, pending_subjects
 from channel_memory.worker.llm import LlmMetrics, LlmProcessor, ModelClient
 from channel_memory.worker.rules import RuleSet, load_rules
@@ -52,7 +52,7 @@ def derive_hook(settings: DeriveSettings, analyses: Analyses | None = None) -> D
     """Derivation inside a caller's transaction (ingest uses it for forgets)."""
     shared = analyses if analyses is not None else Analyses(settings)
 
-    async def hook(conn: aiosqlite.Connection, keys: Sequence[MessageKey], now_us: int) -> int:
+    async def hook(conn: Connection, keys: Sequence[MessageKey], now_us: int) -> int:
         return await derive(conn, keys, settings, now_us, shared)
 
     return hook
