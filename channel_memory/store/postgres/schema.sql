@@ -311,10 +311,26 @@ CREATE FUNCTION cm_fold(doc TEXT) RETURNS TEXT
     AS $$ SELECT regexp_replace(normalize(lower(doc), NFKD),
                                 '[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]',
                                 '', 'g') $$;
+-- FTS5's Porter (the reference C version) departs from the original algorithm that
+-- Snowball's 'porter' implements in two step-2 rules: "bli" becomes "ble" and "logi"
+-- becomes "log" ("assembly": assembl, not assembli; "hydrology": hydrolog). The
+-- word's own "-bly"/"-blies" is given to Snowball as "-ble", "-logy"/"-logies" as "-log".
+CREATE FUNCTION cm_porter_c(word TEXT) RETURNS TEXT
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT CASE
+        -- the rule applies when the part before "bli"/"logi" has a measure over 0 (a
+        -- vowel followed by a consonant)
+        WHEN substring(word FROM '^(.*)bl(?:y|ies)$')
+             ~ '([aeiou][^aeiou]|[^aeiou]y[^aeiou])'
+            THEN regexp_replace(word, 'bl(y|ies)$', 'ble')
+        WHEN substring(word FROM '^(.*)log(?:y|ies)$')
+             ~ '([aeiou][^aeiou]|[^aeiou]y[^aeiou])'
+            THEN regexp_replace(word, 'log(y|ies)$', 'log')
+        ELSE word END $$;
 CREATE FUNCTION cm_stem(word TEXT) RETURNS TEXT
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$ SELECT CASE WHEN length(word) < 3 OR length(word) > 64 OR word ~ '[^\x01-\x7f]'
-                      THEN word ELSE coalesce((ts_lexize('cm_porter', word))[1], word) END $$;
+                      THEN word ELSE coalesce((ts_lexize('cm_porter', cm_porter_c(word)))[1], word) END $$;
 CREATE FUNCTION cm_terms(doc TEXT) RETURNS TEXT[]
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$ SELECT coalesce(array_agg(DISTINCT cm_stem(word)), '{}')
