@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import ipaddress
 import json
 import os
@@ -13,6 +12,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from channel_memory import __version__
+from channel_memory.http.server import tune_gc
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import IngestRejected, ingest, native_commands
 from channel_memory.kernel.config import ConfigError, Settings, load_settings
@@ -29,19 +29,6 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
-
-
-def tune_gc() -> None:
-    """Collect garbage less often in a serving process.
-
-    A feed call allocates a few thousand short-lived objects; with the default
-    thresholds a full collection every few hundred calls costs more than the
-    call itself (p99 30 ms against p50 11 ms on the 1,000,000-message benchmark).
-    Objects alive at startup are frozen out of future collections.
-    """
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(50_000, 50, 100)
 
 
 def _settings(args: argparse.Namespace, **overrides: object) -> Settings:
@@ -83,7 +70,7 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from channel_memory.http.app import create_app
-    from channel_memory.http.server import listening_socket
+    from channel_memory.http.server import AppFactory, listening_socket, serve_processes
     from channel_memory.kernel.timefmt import wall_clock
 
     settings = _settings(args, worker={"enabled": False} if args.no_worker else None)
@@ -94,13 +81,32 @@ def _serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.workers > 1 and settings.inspector.enabled:
+        # its sign-in sessions live in the memory of the process that signed in
+        print(
+            "channel-memory: the inspector needs a single server process; "
+            "serve it with --workers 1, or set inspector.enabled = false",
+            file=sys.stderr,
+        )
+        return 2
+    # Built here with N processes too, though each process builds its own: a bad rules
+    # file then fails here, as it does with one process, not in every process started.
     app = create_app(settings)
+    sock, url = listening_socket(args.host, args.port)
+    routes = tuple(http_routes())
+    several = args.workers > 1
+    if several:
+        from channel_memory.http import logs
+
+        logs.configure(args.log_level, routes, pid=True)  # processes share stderr
+    processes = f", {args.workers} server processes" if several else ""
+    print(f"channel-memory {__version__} listening on {url} (db: {settings.db}{processes})")
+    print(try_line(url, settings, wall_clock(), os.environ), flush=True)
+    if several:
+        return serve_processes(AppFactory(settings, args.log_level, routes), sock, args.workers)
     # log_config=None: the JSON-lines logging set up in main() stays; uvicorn's access
     # records come out as JSON naming the route template, never the request target
     config = uvicorn.Config(app, log_config=None, access_log=True, log_level=args.log_level)
-    sock, url = listening_socket(args.host, args.port)
-    print(f"channel-memory {__version__} listening on {url} (db: {settings.db})")
-    print(try_line(url, settings, wall_clock(), os.environ), flush=True)
     tune_gc()
     uvicorn.Server(config).run(sockets=[sock])
     return 0
@@ -290,6 +296,17 @@ def _demo(args: argparse.Namespace) -> int:
     return asyncio.run(run_demo(sys.stdout, llm_model=args.llm, feed_chars=args.feed_chars))
 
 
+def process_count(text: str) -> int:
+    """``--workers``: a whole number of processes, at least 1."""
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"at least 1 server process, got {count}")
+    return count
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(
         prog="channel-memory",
@@ -311,6 +328,14 @@ def parser() -> argparse.ArgumentParser:
         "--no-worker",
         action="store_true",
         help="do not derive blocks in this process (run `channel-memory worker` instead)",
+    )
+    serve.add_argument(
+        "--workers",
+        type=process_count,
+        default=1,
+        metavar="N",
+        help="server processes sharing the port and the database (default 1); one of them "
+        "at a time derives blocks",
     )
     serve.set_defaults(run=_serve)
 

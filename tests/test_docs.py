@@ -185,11 +185,11 @@ def test_the_checks_fail_on_an_undocumented_addition() -> None:
 
     root = parser()
     commands = next(a for a in root._actions if isinstance(a, argparse._SubParsersAction))
-    commands.choices["serve"].add_argument("--workers", type=int)
+    commands.choices["serve"].add_argument("--threads", type=int)
     commands.add_parser("vacuum")
-    assert check_cli(REFERENCE, root)[0] == ["serve --workers", "vacuum"]
+    assert check_cli(REFERENCE, root)[0] == ["serve --threads", "vacuum"]
     commands.choices["vacuum"].add_argument("--into")
-    assert check_cli(REFERENCE, root)[0] == ["serve --workers", "vacuum", "vacuum --into"]
+    assert check_cli(REFERENCE, root)[0] == ["serve --threads", "vacuum", "vacuum --into"]
 
     served = served_endpoints([("POST", "/v1/compact")])
     undocumented, _ = check_endpoints(REFERENCE, served)

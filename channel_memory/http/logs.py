@@ -1,7 +1,7 @@
 """Logging for the long-running commands (``serve``, ``worker``, ``mcp``): JSON lines on stderr.
 
 Every record becomes one JSON object on one line with ``ts``, ``level``, ``logger`` and
-``event``:
+``event`` (and ``pid`` under ``serve --workers N``, where several processes share stderr):
 
 - a record carrying structured ``fields`` (the ``channel_context_op`` line) is those
   fields, as they are;
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 import traceback
 from collections.abc import Callable, Iterable
@@ -83,9 +84,10 @@ def _where(exc: BaseException) -> str | None:
 class JsonLines(logging.Formatter):
     """Formats a record as one JSON object on one line (see the module's docstring)."""
 
-    def __init__(self, route_of: RouteOf = _unmatched) -> None:
+    def __init__(self, route_of: RouteOf = _unmatched, *, pid: bool = False) -> None:
         super().__init__()
         self.route_of = route_of
+        self.pid = pid
 
     def format(self, record: logging.LogRecord) -> str:
         line: dict[str, Any] = {
@@ -93,6 +95,8 @@ class JsonLines(logging.Formatter):
             "level": record.levelname.lower(),
             "logger": record.name,
         }
+        if self.pid:
+            line["pid"] = os.getpid()
         fields = getattr(record, FIELDS, None)
         if isinstance(fields, dict):
             line.update(fields)
@@ -107,15 +111,16 @@ class JsonLines(logging.Formatter):
         return json.dumps(line, default=str, separators=(",", ":"))
 
 
-def configure(level: str, routes: Iterable[str] = ()) -> logging.Handler:
-    """Send every log record to stderr as a JSON line; the project's loggers at ``level``.
+def configure(level: str, routes: Iterable[str] = (), *, pid: bool = False) -> logging.Handler:
+    """Send every log record to stderr as a JSON line; the project's loggers at ``level``;
+    with ``pid``, each line names the process that wrote it.
 
     Called before a server is built: the root logger then has a handler, so a library
     that calls ``logging.basicConfig`` (the MCP SDK does, with a rich-text handler) adds
     nothing. ``routes`` are the HTTP path templates access lines may name.
     """
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonLines(route_matcher(routes)))
+    handler.setFormatter(JsonLines(route_matcher(routes), pid=pid))
     root = logging.getLogger()
     for old in root.handlers[:]:
         root.removeHandler(old)
