@@ -282,6 +282,7 @@ async def test_retention_removes_the_ledger_rows_of_expired_messages(tmp_path: P
     assert digest_of(old.content_hash) not in raw_bytes(config.db)
 
 
+@pytest.mark.sqlite_only  # reads the SQLite files; PostgreSQL: test_forget_postgres.py
 def test_forget_removes_the_ledger_rows_and_their_bytes(
     make_server: Callable[..., LiveServer],
 ) -> None:

@@ -37,6 +37,7 @@ def found_anywhere(db: Path, word: str) -> bool:
     return re.search(re.escape(word.encode()), raw_bytes(db), re.IGNORECASE) is not None
 
 
+@pytest.mark.sqlite_only  # reads the SQLite files; PostgreSQL: test_forget_postgres.py
 def test_forget_counts_every_version_and_erases_them_from_disk(
     client: httpx.Client, server: LiveServer
 ) -> None:
@@ -120,6 +121,7 @@ def test_forget_by_author_covers_every_message_of_the_author(
     assert replay["ignored_forgotten"] == 1
 
 
+@pytest.mark.sqlite_only  # interrupts SQLite's erasure
 def test_pending_erasure_is_finished_at_the_next_start(
     make_server: Any, db_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

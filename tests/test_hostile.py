@@ -26,9 +26,11 @@ SETTINGS = settings(
 
 def written(db: Path) -> tuple[Any, ...]:
     """Everything a request could have written."""
+    keys = {"source_messages": "id", "coverage_gaps": "id", "forget_ledger": "id"}
+    keys["dirty_messages"] = "seq"
     return tuple(
-        query(db, f"SELECT count(*), coalesce(max(rowid), 0) FROM {table}")[0]
-        for table in ("source_messages", "coverage_gaps", "forget_ledger", "dirty_messages")
+        query(db, f"SELECT count(*), coalesce(max({key}), 0) FROM {table}")[0]
+        for table, key in keys.items()
     )
 
 

@@ -125,11 +125,13 @@ async def _store_state(path: Path, batches: list[list[MessageCommand]]) -> Any:
             )
         async with store.read() as conn:
             states = await sources.message_states(conn, [KEY])
-            async with conn.execute(
-                "SELECT rowid FROM source_fts WHERE source_fts MATCH 'A OR B OR C OR D'"
-            ) as cursor:
-                indexed = [row[0] async for row in cursor]
-            dirty = await (await conn.execute("SELECT count(*) FROM dirty_messages")).fetchone()
+            indexed = [
+                row[0]
+                for row in await conn.execute_fetchall(
+                    "SELECT rowid FROM source_fts WHERE source_fts MATCH 'A OR B OR C OR D'"
+                )
+            ]
+            (dirty,) = await conn.execute_fetchall("SELECT count(*) FROM dirty_messages")
         state = states[KEY]
         current = state.current
         expected_index = [current.id] if current and not current.deleted else []
@@ -230,11 +232,12 @@ async def _derive_and_check(
         await worker.drain()
         async with store.read() as conn:
             blocks = await block_store.all_blocks(conn)
-            async with conn.execute(
-                "SELECT message_id, content_hash, content, is_current, deleted, forgotten_us "
-                "FROM source_messages"
-            ) as cursor:
-                versions = list(await cursor.fetchall())
+            versions = list(
+                await conn.execute_fetchall(
+                    "SELECT message_id, content_hash, content, is_current, deleted, forgotten_us "
+                    "FROM source_messages"
+                )
+            )
         # incremental derivation gives exactly what deriving from scratch gives
         async with store.write() as conn:
             for table in ("recall_blocks", "block_fts", "derived_messages", "worker_state"):

@@ -311,7 +311,8 @@ def test_a_change_invalidates_exactly_the_rollups_citing_it(
         if change == "forget":
             server.run(server.app.state.ctx.store.erase_pending())
     if change == "forget":
-        for table in ("recall_blocks", "llm_cache", "llm_cache_sources", "block_fts"):
+        sqlite = isinstance(db_path, Path)  # PostgreSQL's text index is one of recall_blocks
+        for table in ("recall_blocks", "llm_cache", "llm_cache_sources") + ("block_fts",) * sqlite:
             rows = query(db_path, f"SELECT * FROM {table}")
             assert "canary-7f3a" not in json.dumps(rows).lower()
         assert "CANARY" not in json.dumps(provider.requests[-1])

@@ -301,10 +301,10 @@ async def test_a_forbidden_channel_answers_like_an_unknown_one(tmp_path: Path) -
         store = await Store.open(db)
         try:
             async with store.read() as conn:
-                cursor = await conn.execute(
+                rows = await conn.execute_fetchall(
                     "SELECT id FROM recall_blocks WHERE channel_id = 'ops' LIMIT 1"
                 )
-                row = await cursor.fetchone()
+                row = rows[0] if rows else None
         finally:
             await store.close()
         assert row is not None

@@ -228,6 +228,7 @@ def test_deduplication_keeps_messages_and_blocks_that_add_something() -> None:
     ]
 
 
+@pytest.mark.sqlite_only  # reads the SQLite files; PostgreSQL: test_forget_postgres.py
 def test_deleted_and_forgotten_content_never_ranks_and_leaves_the_files(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:

@@ -215,8 +215,8 @@ def test_rederiving_from_scratch_gives_identical_blocks(
 
     async def wipe() -> None:
         async with server.app.state.worker.store.write() as conn:
-            await conn.execute("DELETE FROM block_fts")
-            await conn.execute("DELETE FROM recall_blocks")
+            seqs = [seq for (seq,) in await conn.execute_fetchall("SELECT seq FROM recall_blocks")]
+            await block_store.delete_blocks(conn, seqs)  # with their full-text rows
             await conn.execute("DELETE FROM derived_messages")
             await block_store.mark_everything_dirty(conn, server.clock())
 

@@ -12,6 +12,9 @@ import pytest
 
 from tests.conftest import LiveServer, ingest_ok, message_event, query
 
+# exhausts and write-protects the SQLite file through its pragmas
+pytestmark = pytest.mark.sqlite_only
+
 BIG = "position notes " * 8000  # ~120 KB: many pages
 
 

@@ -19,6 +19,7 @@ from channel_memory.ingest.service import ingest, native_commands
 from channel_memory.kernel.config import load_settings
 from channel_memory.kernel.timefmt import parse_rfc3339
 from channel_memory.store import Store
+from channel_memory.store import blocks as block_store
 from channel_memory.worker.runner import Worker
 from tests.conftest import FakeClock, LiveServer, at, ingest_ok, message_event, query
 
@@ -368,8 +369,8 @@ def test_deleting_every_block_and_rerunning_reproduces_them(
 
     async def wipe() -> None:
         async with server.app.state.ctx.store.write() as conn:
-            await conn.execute("DELETE FROM recall_blocks")
-            await conn.execute("DELETE FROM block_fts")
+            seqs = [seq for (seq,) in await conn.execute_fetchall("SELECT seq FROM recall_blocks")]
+            await block_store.delete_blocks(conn, seqs)  # with their full-text rows
             await conn.execute("DELETE FROM derived_messages")
             await conn.execute("DELETE FROM worker_state")
 

@@ -11,7 +11,6 @@ from typing import Annotated, Literal
 
 from pydantic import (
     AfterValidator,
-    BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
@@ -37,7 +36,7 @@ from channel_memory.kernel.timefmt import (
     parse_go_duration,
     parse_rfc3339,
 )
-from channel_memory.kernel.wire import ErrorDetail
+from channel_memory.kernel.wire import ErrorDetail, TextModel
 from channel_memory.store.connection import Connection
 
 _ID = re.compile(ID_PATTERN)
@@ -138,7 +137,7 @@ def _unconsumed(value: str, info: ValidationInfo) -> str:
     return value
 
 
-class FeedParameters(BaseModel):
+class FeedParameters(TextModel):
     """The feed's parameters: the one definition the HTTP query string, the MCP tool and
     the OpenAPI document share. Query-string values arrive as text and typed values as
     themselves; both validate the same way. ``max_chars``'s ceiling

@@ -11,6 +11,7 @@ from pydantic import (
     Field,
     StringConstraints,
     WithJsonSchema,
+    field_validator,
 )
 
 from channel_memory.kernel.models import ID_PATTERN, RecallBlock, SourceVersion, source_handle
@@ -43,13 +44,38 @@ Timestamp = Annotated[
 """An RFC 3339 time with an offset (``2026-05-21T16:00:00Z``), held as UTC epoch microseconds."""
 
 
-class StrictModel(BaseModel):
+def no_nul(value: Any) -> Any:
+    """``value``, refused when a string in it holds U+0000: no backend stores that character
+    in text (PostgreSQL refuses it), so it is refused at the door, on every backend."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise ValueError("must not contain the NUL character (U+0000)")
+    elif isinstance(value, list | tuple):
+        for item in value:
+            no_nul(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            no_nul(key)
+            no_nul(item)
+    return value
+
+
+class TextModel(BaseModel):
+    """An input model: no string of it may hold U+0000 (see :func:`no_nul`)."""
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        return no_nul(value)
+
+
+class StrictModel(TextModel):
     """Native request bodies: unknown fields are an error."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-class LenientModel(BaseModel):
+class LenientModel(TextModel):
     """Peer-compatible request bodies: unknown fields are ignored."""
 
     model_config = ConfigDict(extra="ignore")

@@ -68,18 +68,19 @@ def translate(sql: str) -> tuple[str, tuple[str, ...]]:
 
 
 class PostgresDialect:
-    """PostgreSQL's full text: GIN indexes on ``to_tsvector('simple', ...)`` for literal
-    matches (no index of their own to keep), and the ``search_terms`` table the schema's
-    triggers fill for the ranked search."""
+    """PostgreSQL's full text: GIN indexes on each row's distinct words (``cm_words``) for
+    literal matches (no index of their own to keep), and the ``search_terms`` table the
+    schema's triggers fill for the ranked search."""
 
     name = "postgres"
 
     def source_match(self) -> str:
-        # the partial index's expression and predicate, as the schema declares them
-        return "to_tsvector('simple', content) @@ plainto_tsquery('simple', ?)"
+        # the partial index's expression and predicate, as the schema declares them: the
+        # first 100,000 characters of a message (a tsvector holds at most 1 MB)
+        return "cm_words(left(content, 100000)) @> cm_words(?)"
 
     def block_match(self) -> str:
-        return "to_tsvector('simple', text) @@ plainto_tsquery('simple', ?)"
+        return "cm_words(left(text, 100000)) @> cm_words(?)"
 
     def match_parameter(self, words: Sequence[str]) -> str:
         return " ".join(words)

@@ -32,6 +32,48 @@ CREATE FUNCTION instr(haystack TEXT, needle TEXT) RETURNS INTEGER
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ SELECT strpos(haystack, needle) $$;
 
+-- Words and terms of a text, for the literal match and the ranked search below.
+-- Snowball's original Porter stemmer, no stop words.
+CREATE TEXT SEARCH DICTIONARY cm_porter (TEMPLATE = snowball, LANGUAGE = porter);
+CREATE FUNCTION cm_fold(doc TEXT) RETURNS TEXT
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT regexp_replace(normalize(lower(doc), NFKD),
+                                '[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]',
+                                '', 'g') $$;
+-- FTS5's Porter (the reference C version) departs from the original algorithm that
+-- Snowball's 'porter' implements in two step-2 rules: "bli" becomes "ble" and "logi"
+-- becomes "log" ("assembly": assembl, not assembli; "hydrology": hydrolog). The
+-- word's own "-bly"/"-blies" is given to Snowball as "-ble", "-logy"/"-logies" as "-log".
+CREATE FUNCTION cm_porter_c(word TEXT) RETURNS TEXT
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT CASE
+        -- the rule applies when the part before "bli"/"logi" has a measure over 0 (a
+        -- vowel followed by a consonant)
+        WHEN substring(word FROM '^(.*)bl(?:y|ies)$')
+             ~ '([aeiou][^aeiou]|[^aeiou]y[^aeiou])'
+            THEN regexp_replace(word, 'bl(y|ies)$', 'ble')
+        WHEN substring(word FROM '^(.*)log(?:y|ies)$')
+             ~ '([aeiou][^aeiou]|[^aeiou]y[^aeiou])'
+            THEN regexp_replace(word, 'log(y|ies)$', 'log')
+        ELSE word END $$;
+CREATE FUNCTION cm_stem(word TEXT) RETURNS TEXT
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$ SELECT CASE WHEN length(word) < 3 OR length(word) > 64 OR word ~ '[^\x01-\x7f]'
+                      THEN left(word, 500)
+                      ELSE coalesce((ts_lexize('cm_porter', cm_porter_c(word)))[1], word) END $$;
+-- A text's distinct words, as unicode61 with remove_diacritics splits and folds them (a
+-- word over 500 characters kept to its first 500: an index entry holds ~2.7 kB).
+CREATE FUNCTION cm_words(doc TEXT) RETURNS TEXT[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT coalesce(array_agg(DISTINCT left(word, 500)), '{}')
+          FROM regexp_split_to_table(cm_fold(doc), '[^[:alnum:]]+') AS word
+          WHERE word <> '' $$;
+-- A text's distinct search terms: its words, stemmed.
+CREATE FUNCTION cm_terms(doc TEXT) RETURNS TEXT[]
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$ SELECT coalesce(array_agg(DISTINCT cm_stem(word)), '{}')
+          FROM unnest(cm_words(doc)) AS word $$;
+
 -- Every channel seen, with the source kind it belongs to: channel ids are unique
 -- across source kinds, so a handle "<channel_id>/<message_id>" is unambiguous.
 CREATE TABLE channels (
@@ -82,10 +124,11 @@ CREATE INDEX source_messages_readable_by_time
 CREATE INDEX source_messages_by_author
     ON source_messages (channel_id, author_id);
 
--- The literal-match index of the peer search (SQLite: source_fts): every word, no
--- stemming, over the current, non-deleted, non-forgotten version of each message.
+-- The literal-match index of the peer search (SQLite: source_fts): the distinct words
+-- of the current, non-deleted, non-forgotten version of each message (its first
+-- 100,000 characters), folded as unicode61 folds them, no stemming (cm_words below).
 CREATE INDEX source_messages_words ON source_messages
-    USING gin (to_tsvector('simple', content))
+    USING gin (cm_words(left(content, 100000)))
     WHERE is_current = 1 AND deleted = 0 AND forgotten_us IS NULL;
 
 -- Messages whose derived blocks must be recomputed. Re-marking a message gives
@@ -212,7 +255,7 @@ CREATE INDEX block_sources_by_message ON block_sources (channel_id, message_id);
 
 -- The literal-match index over sparse block text (SQLite: block_fts).
 CREATE INDEX recall_blocks_words ON recall_blocks
-    USING gin (to_tsvector('simple', text)) WHERE sparse = 1;
+    USING gin (cm_words(left(text, 100000))) WHERE sparse = 1;
 
 -- Worker bookkeeping: one lease per database, settings it derived with, and
 -- how far back each channel is retained.
@@ -295,7 +338,8 @@ CREATE TABLE search_channels (
 -- key = slot << 41 | kind << 40 | id (kind 0: source_messages.id, 1: recall_blocks.seq).
 -- A document's terms are its words folded (lower case, no diacritics) and stemmed
 -- with the Porter algorithm, words under 3 or over 64 characters and words outside
--- ASCII as they are — what SQLite's 'porter unicode61 remove_diacritics 2' does.
+-- ASCII as they are — what SQLite's 'porter unicode61 remove_diacritics 2' does; a
+-- term over 500 characters is kept to its first 500 (a B-tree entry holds ~2.7 kB).
 -- The triggers keep the index and the totals in step with every write path (ingest,
 -- edits, deletes, forgets, retention, the worker's blocks). A document's length is
 -- its space-separated words.
@@ -305,37 +349,6 @@ CREATE TABLE search_terms (
     PRIMARY KEY (term, key)
 );
 CREATE INDEX search_terms_by_key ON search_terms (key);
-CREATE TEXT SEARCH DICTIONARY cm_porter (TEMPLATE = snowball, LANGUAGE = porter);
-CREATE FUNCTION cm_fold(doc TEXT) RETURNS TEXT
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    AS $$ SELECT regexp_replace(normalize(lower(doc), NFKD),
-                                '[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]',
-                                '', 'g') $$;
--- FTS5's Porter (the reference C version) departs from the original algorithm that
--- Snowball's 'porter' implements in two step-2 rules: "bli" becomes "ble" and "logi"
--- becomes "log" ("assembly": assembl, not assembli; "hydrology": hydrolog). The
--- word's own "-bly"/"-blies" is given to Snowball as "-ble", "-logy"/"-logies" as "-log".
-CREATE FUNCTION cm_porter_c(word TEXT) RETURNS TEXT
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    AS $$ SELECT CASE
-        -- the rule applies when the part before "bli"/"logi" has a measure over 0 (a
-        -- vowel followed by a consonant)
-        WHEN substring(word FROM '^(.*)bl(?:y|ies)$')
-             ~ '([aeiou][^aeiou]|[^aeiou]y[^aeiou])'
-            THEN regexp_replace(word, 'bl(y|ies)$', 'ble')
-        WHEN substring(word FROM '^(.*)log(?:y|ies)$')
-             ~ '([aeiou][^aeiou]|[^aeiou]y[^aeiou])'
-            THEN regexp_replace(word, 'log(y|ies)$', 'log')
-        ELSE word END $$;
-CREATE FUNCTION cm_stem(word TEXT) RETURNS TEXT
-    LANGUAGE sql STABLE PARALLEL SAFE
-    AS $$ SELECT CASE WHEN length(word) < 3 OR length(word) > 64 OR word ~ '[^\x01-\x7f]'
-                      THEN word ELSE coalesce((ts_lexize('cm_porter', cm_porter_c(word)))[1], word) END $$;
-CREATE FUNCTION cm_terms(doc TEXT) RETURNS TEXT[]
-    LANGUAGE sql STABLE PARALLEL SAFE
-    AS $$ SELECT coalesce(array_agg(DISTINCT cm_stem(word)), '{}')
-          FROM regexp_split_to_table(cm_fold(doc), '[^[:alnum:]]+') AS word
-          WHERE word <> '' $$;
 CREATE FUNCTION cm_length(doc TEXT) RETURNS BIGINT
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ SELECT length(doc) - length(replace(doc, ' ', '')) + 1 $$;
