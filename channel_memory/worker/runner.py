@@ -164,6 +164,16 @@ class Worker:
             total += count
         return total
 
+    async def drain_holding(self) -> bool:
+        """Run until nothing is dirty, renewing the lease after every batch; False when
+        another process took the lease meanwhile (this one then stops deriving). A drain
+        may outlast the lease (a backlog, every block queued again after a rules change):
+        renewed, the lease is never free to a standby while its holder still derives."""
+        while await self.run_once():
+            if not await self._holds_lease():
+                return False
+        return True
+
     async def apply_retention(self) -> int:
         """Drop sources older than ``retention.days``, and what was derived from them."""
         now = self.clock()
@@ -189,8 +199,7 @@ class Worker:
                         if self._retention_due:
                             self._retention_due = False
                             await self.apply_retention()
-                        await self.drain()
-                        if not self._wake.is_set():
+                        if await self.drain_holding() and not self._wake.is_set():
                             self._idle.set()
                 except Exception as exc:  # keep the loop alive; never log content
                     log.error("worker run failed: %s", type(exc).__name__)
