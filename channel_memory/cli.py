@@ -18,6 +18,7 @@ from channel_memory.ingest.service import IngestRejected, ingest, native_command
 from channel_memory.kernel.config import ConfigError, Settings, load_settings
 from channel_memory.kernel.timefmt import format_rfc3339
 from channel_memory.store import Store
+from channel_memory.store.database import redacted
 from channel_memory.worker.rules import RulesError, load_rules
 from channel_memory.worker.runner import derive_hook, derive_settings
 
@@ -100,7 +101,8 @@ def _serve(args: argparse.Namespace) -> int:
 
         logs.configure(args.log_level, routes, pid=True)  # processes share stderr
     processes = f", {args.workers} server processes" if several else ""
-    print(f"channel-memory {__version__} listening on {url} (db: {settings.db}{processes})")
+    where = redacted(settings.db)  # never a URL's password
+    print(f"channel-memory {__version__} listening on {url} (db: {where}{processes})")
     print(try_line(url, settings, wall_clock(), os.environ), flush=True)
     if several:
         return serve_processes(AppFactory(settings, args.log_level, routes), sock, args.workers)
@@ -220,7 +222,7 @@ def _worker(args: argparse.Namespace) -> int:
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(sig, stop.set)
-            print(f"channel-memory worker {worker.holder} on {settings.db}", flush=True)
+            print(f"channel-memory worker {worker.holder} on {redacted(settings.db)}", flush=True)
             await worker.serve(stop)
             return 0
         finally:

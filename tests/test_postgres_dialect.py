@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +14,7 @@ import asyncpg
 import pytest
 
 from channel_memory.store import Store
+from channel_memory.store.database import redacted
 from channel_memory.store.postgres.dialect import translate
 from channel_memory.store.search import stem, tokens
 
@@ -111,3 +115,26 @@ def test_document_terms_match_the_scorers_tokens(pg_url: str, text: str) -> None
             await conn.close()
 
     assert asyncio.run(run()) == sorted({stem(t) for t in tokens(text)})
+
+
+def test_a_urls_password_never_reaches_the_output(pg_url: str, tmp_path: Path) -> None:
+    """The URL's password is redacted wherever the database is named: the startup line."""
+    assert redacted("postgresql://memory:s3cr3t@db:5432/cm") == "postgresql://memory:***@db:5432/cm"
+    assert redacted("postgresql://memory@db/cm") == "postgresql://memory@db/cm"
+    assert redacted(tmp_path / "cm.db") == str(tmp_path / "cm.db")
+    with_password = pg_url.replace("postgres@", "postgres:s3cr3t-pw@")  # trust: any password
+    process = subprocess.Popen(
+        [sys.executable, "-m", "channel_memory", "serve", "--port", "0", "--db", with_password],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "CHANNEL_MEMORY_TOKEN": "t0ken-for-this-test"},
+    )
+    try:
+        assert process.stdout is not None
+        banner = process.stdout.readline()  # blocks until the line (or the end) comes
+        assert "listening on " in banner and "(db: postgresql://postgres:***@" in banner
+    finally:
+        process.terminate()
+        _, stderr = process.communicate(timeout=60)
+    assert "s3cr3t" not in banner + stderr
