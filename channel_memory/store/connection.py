@@ -48,6 +48,9 @@ class Dialect(Protocol):
     search; the ``*_text`` hooks keep the backend's literal-match index in step where
     the schema's own indexes do not (SQLite's FTS5 tables). ``postings`` and ``span``
     read the ranked search's index (see ``channel_memory/store/search.py``).
+    ``advance_identity`` makes a generated key column (``AUTOINCREMENT``, ``IDENTITY``)
+    continue after the highest value stored, once rows were written with explicit values
+    (a copy between databases keeps every id).
     """
 
     name: str
@@ -78,3 +81,5 @@ class Dialect(Protocol):
     ) -> list[int]: ...
 
     async def span(self, conn: Connection, first: int, last: int) -> tuple[int, int] | None: ...
+
+    async def advance_identity(self, conn: Connection, table: str, column: str) -> None: ...

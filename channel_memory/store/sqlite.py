@@ -177,6 +177,9 @@ class SqliteDialect:
             bounds.append(int(fetched[0][0]))
         return bounds[0], bounds[1]
 
+    async def advance_identity(self, conn: Connection, table: str, column: str) -> None:
+        """Nothing to do: an explicit id above ``sqlite_sequence`` moves it up by itself."""
+
 
 DIALECT = SqliteDialect()
 

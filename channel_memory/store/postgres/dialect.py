@@ -128,5 +128,15 @@ class PostgresDialect:
         )
         return None if low is None else (int(low), int(high))
 
+    async def advance_identity(self, conn: Connection, table: str, column: str) -> None:
+        """Set the column's identity sequence to hand out the highest stored value + 1:
+        rows inserted with explicit ids leave the sequence where it was. ``table`` and
+        ``column`` are the schema's names, never a caller's text."""
+        await conn.execute(
+            f"SELECT setval(pg_get_serial_sequence(?, ?), "
+            f"coalesce((SELECT max({column}) FROM {table}), 0) + 1, false)",
+            (table, column),
+        )
+
 
 DIALECT = PostgresDialect()
