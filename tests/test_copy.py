@@ -343,6 +343,7 @@ def test_a_destination_that_is_not_empty_is_refused_and_left_alone(
     missing_db = pg_url.rsplit("/", 1)[0] + "/no_such_database"
     assert copy_command(str(source), missing_db, out=out, err=err) == 1
     assert err.getvalue().startswith("channel-memory: copy stopped: InvalidCatalogNameError;")
+    assert copy_command(str(source), str(tmp_path / "new.db"), chunk_rows=0, err=err) == 2
     with pytest.raises(CopyRefused, match="the same database"):
         copy(source, str(source))
     with pytest.raises(CopyRefused, match="does not exist"):

@@ -683,6 +683,9 @@ def copy_command(
 
     out = out or sys.stdout
     err = err or sys.stderr
+    if chunk_rows < 1:
+        print(f"channel-memory: --chunk-rows must be at least 1, got {chunk_rows}", file=err)
+        return 2
     bar = _Bar(err)
     # a database's own message may quote a value (asyncpg's DataError does): only the
     # failure's type is shown, never content
