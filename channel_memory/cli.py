@@ -292,6 +292,12 @@ def _mcp(args: argparse.Namespace) -> int:
     return asyncio.run(run())
 
 
+def _copy(args: argparse.Namespace) -> int:
+    from channel_memory.store.copy import copy_command
+
+    return copy_command(args.source, args.dest, chunk_rows=args.chunk_rows)
+
+
 def _demo(args: argparse.Namespace) -> int:
     from channel_memory.demo.run import run_demo
 
@@ -396,6 +402,26 @@ def parser() -> argparse.ArgumentParser:
         help="max_chars of the text feed printed at the end (default 8192)",
     )
     demo.set_defaults(run=_demo)
+
+    copier = commands.add_parser(
+        "copy",
+        help="copy a store into another database (SQLite file or PostgreSQL URL), verified",
+        description="Copy every stored version, forget, gap, LLM cache and spend row, "
+        "consumption and secret from SRC into DST, which must be empty or hold an unfinished "
+        "copy of SRC (it is resumed); then verify both sides. The worker derives the blocks "
+        "when it next runs on DST.",
+    )
+    copier.add_argument("source", metavar="SRC", help="an SQLite file or a postgresql:// URL")
+    copier.add_argument("dest", metavar="DST", help="an SQLite file or a postgresql:// URL")
+    copier.add_argument(
+        "--chunk-rows",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="rows per transaction (default 1000): an interrupted copy resumes after the "
+        "last chunk committed",
+    )
+    copier.set_defaults(run=_copy)
     return root
 
 
