@@ -44,8 +44,20 @@ from channel_memory.store.postgres.dialect import DIALECT, PostgresDialect, tran
 WRITE_LOCK = 0x636D_7772  # "cmwr": the one write lock, held for a write transaction
 MIGRATE_LOCK = 0x636D_6D67  # "cmmg": held while the schema is created or migrated
 LOCK_TIMEOUT_MS = 10_000
-CONTENT_TABLES = ("source_messages", "recall_blocks", "search_terms", "llm_cache")
-"""The tables whose rows hold message text or terms of it: erasure rewrites them."""
+CONTENT_TABLES = (
+    "source_messages",
+    "recall_blocks",
+    "search_terms",
+    "llm_cache",
+    # rows a forget deletes that name the forgotten versions' authors or content hashes
+    "derived_messages",
+    "block_sources",
+    "llm_promotions",
+    "consumed_versions",
+    "consumption_read_versions",
+)
+"""The tables whose rows hold message text, terms of it, its authors or its versions'
+content hashes: erasure rewrites them."""
 
 
 def schema_sql() -> str:
@@ -224,8 +236,14 @@ class PostgresStore(Store):
             if newest is None:
                 return True
             # VACUUM FULL writes each table anew without its dead tuples (the forgotten
-            # text) and rebuilds its indexes; it cannot run inside a transaction
-            await raw.execute("VACUUM (FULL) " + ", ".join(CONTENT_TABLES))
+            # text) and rebuilds its indexes. ANALYZE replaces the values the planner's
+            # statistics sampled from a table that still has rows (a table, or an
+            # expression index, left empty keeps its old sample), and rewriting
+            # pg_statistic drops the replaced samples (the database's owner may; for
+            # another role the server skips it with a warning). None of it can run
+            # inside a transaction.
+            await raw.execute("VACUUM (FULL, ANALYZE) " + ", ".join(CONTENT_TABLES))
+            await raw.execute("VACUUM (FULL) pg_statistic")
             await raw.execute("DELETE FROM pending_erasures WHERE id <= $1", newest)
             return True
 
