@@ -44,6 +44,7 @@ from channel_memory.store.postgres.dialect import DIALECT, PostgresDialect, tran
 WRITE_LOCK = 0x636D_7772  # "cmwr": the one write lock, held for a write transaction
 MIGRATE_LOCK = 0x636D_6D67  # "cmmg": held while the schema is created or migrated
 LOCK_TIMEOUT_MS = 10_000
+IDLE_IN_TRANSACTION_MS = 60_000
 CONTENT_TABLES = (
     "source_messages",
     "recall_blocks",
@@ -148,6 +149,8 @@ def storage_error(exc: BaseException) -> StorageError | None:
 
 async def _init(raw: Raw) -> None:
     await raw.execute(f"SET lock_timeout = {LOCK_TIMEOUT_MS}")
+    # a replica that hangs inside a transaction must not hold the write lock for good
+    await raw.execute(f"SET idle_in_transaction_session_timeout = {IDLE_IN_TRANSACTION_MS}")
 
 
 async def upgrade(
