@@ -10,8 +10,17 @@ each: the feed's p50/p99 in process (read + layout + render, ``max_chars``
 same run — reading the raw 24 h window the naive way (every message of the
 window, formatted in the bridge's line format).
 
-Run: ``python bench/feed.py [--large N] [--cache DIR]`` (building the large store
-takes a few minutes; ``--cache`` keeps it for the next run within the hour).
+PostgreSQL beside SQLite (``--backends``, both by default): building the
+1,000,000-message store on PostgreSQL takes too long for a routine run, so the
+comparison rows use the small store and a ``--compare``-message one (100,000 by
+default: 10,000 in the queried channel over 3 days — the same 24 h window again — and
+99 others), each built on both backends in the same run, the PostgreSQL ones on fresh
+databases of a throwaway server the bench starts. The 1,000,000-message rows stay
+SQLite's.
+
+Run: ``python bench/feed.py [--large N] [--compare N] [--cache DIR] [--backends
+sqlite,postgres]`` (building the large store takes a few minutes; ``--cache`` keeps the
+SQLite stores for the next run within the hour).
 """
 
 from __future__ import annotations
@@ -22,6 +31,8 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +49,7 @@ from channel_memory.store import Store, windows
 
 sys.path.insert(0, str(Path(__file__).parent))
 from ingest import machine
+from pg import PgCluster, Target, add_backends_option, cluster, describe, label
 from served import served
 from worker import desk_message
 
@@ -62,7 +74,7 @@ def _event(channel: str, i: int, per_channel: int) -> dict[str, Any]:
     return event
 
 
-async def build(path: Path, total: int, queried: int, others: int) -> None:
+async def build(path: Target, total: int, queried: int, others: int) -> None:
     from channel_memory.worker.runner import Worker
 
     settings = Settings(db=path, retention={"days": 100_000})
@@ -91,7 +103,7 @@ def _percentiles(samples: list[float]) -> tuple[float, float]:
 
 
 async def in_process(
-    path: Path, rounds: int
+    path: Target, rounds: int
 ) -> tuple[tuple[float, float], tuple[float, float], int, int]:
     store = await Store.open(path)
     tune_gc()  # as `channel-memory serve` does
@@ -143,7 +155,7 @@ def _client(url: str, params: dict[str, str], stop_at: float, out: Any) -> None:
     out.put(latencies)
 
 
-def over_http(path: Path, seconds: float, clients: int = 1) -> tuple[float, float]:
+def over_http(path: Target, seconds: float, clients: int = 1) -> tuple[float, float]:
     """Requests/second from ``clients`` client processes (threads would share one core)."""
     import multiprocessing
 
@@ -167,40 +179,128 @@ def over_http(path: Path, seconds: float, clients: int = 1) -> tuple[float, floa
         return len(latencies) / elapsed, _percentiles(latencies)[1]
 
 
+@dataclass(frozen=True)
+class Figures:
+    """One store's row: how it was built and what the feed measured on it."""
+
+    total: int
+    queried: int
+    built_s: float
+    feed: tuple[float, float]
+    naive: tuple[float, float]
+    served_chars: int
+    naive_chars: int
+    rps: float
+    http_p99: float
+
+    def line(self) -> str:
+        return (
+            f"store {self.total:>9,} msgs (queried channel {self.queried:,}, built in "
+            f"{self.built_s:.0f} s): feed p50 {self.feed[0]:.2f} ms p99 {self.feed[1]:.2f} ms "
+            f"({self.served_chars:,} chars); "
+            f"HTTP {self.rps:,.0f} req/s p99 {self.http_p99:.1f} ms; "
+            f"naive raw 24h p50 {self.naive[0]:.2f} ms p99 {self.naive[1]:.2f} ms "
+            f"({self.naive_chars:,} chars)"
+        )
+
+
+def measure(
+    target: Target, size: tuple[int, int, int], rounds: int, seconds: float, fresh: bool
+) -> Figures:
+    """Build the store of ``size`` at ``target`` (unless it exists: an SQLite cache),
+    then measure the feed in process and over HTTP."""
+    total, queried, others = size
+    started = time.perf_counter()
+    if fresh:
+        asyncio.run(build(target, total, queried, others))
+    built = time.perf_counter() - started
+    feed, naive, served_chars, naive_chars = asyncio.run(in_process(target, rounds))
+    rps, http_p99 = over_http(target, seconds)
+    return Figures(total, queried, built, feed, naive, served_chars, naive_chars, rps, http_p99)
+
+
+def compare(
+    args: argparse.Namespace,
+    sizes: list[tuple[int, int, int]],
+    sqlite_store: Callable[[tuple[int, int, int]], Path],
+    server: PgCluster | None,
+    measured: dict[tuple[str, int], Figures],
+) -> None:
+    """The rows of each backend at each of ``sizes``, and PostgreSQL's ratios to SQLite."""
+    print(
+        "PostgreSQL beside SQLite, stores of "
+        + " and ".join(f"{total:,}" for total, _, _ in sizes)
+        + " messages (the same shape; PostgreSQL on a fresh database each):"
+    )
+    for size in sizes:
+        for backend in args.backends:
+            key = (backend, size[0])
+            if key not in measured:
+                if backend == "sqlite":
+                    path = sqlite_store(size)
+                    target: Target = path
+                    fresh = not path.exists()
+                else:
+                    assert server is not None
+                    target, fresh = server.create_database(), True
+                measured[key] = measure(target, size, args.rounds, args.seconds, fresh)
+            print(f"{label(backend):<10} {measured[key].line()}")
+        if len(args.backends) == 2:
+            lite, post = measured[("sqlite", size[0])], measured[("postgres", size[0])]
+            print(
+                f"{'':<10} PostgreSQL/SQLite at {size[0]:,}: feed p50 "
+                f"{post.feed[0] / lite.feed[0]:.2f}x, p99 {post.feed[1] / lite.feed[1]:.2f}x; "
+                f"HTTP req/s {post.rps / lite.rps:.2f}x; naive raw 24h p50 "
+                f"{post.naive[0] / lite.naive[0]:.2f}x"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--large", type=int, default=1_000_000)
+    parser.add_argument(
+        "--compare",
+        type=int,
+        default=100_000,
+        help="the larger store of the PostgreSQL-beside-SQLite rows (default 100,000)",
+    )
     parser.add_argument("--rounds", type=int, default=300)
     parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--cache", help="keep the built stores in this folder and reuse them")
+    parser.add_argument(
+        "--cache", help="keep the built SQLite stores in this folder and reuse them"
+    )
+    add_backends_option(parser)
     args = parser.parse_args()
-    print(f"machine: {machine()}")
     # The small store's channel has the large one's density over 3 days instead of 30:
     # the same 24 h window, a hundredth of the history.
-    sizes = [(10_000, 10_000, 0), (args.large, args.large // 10, 99)]
-    results = []
-    with tempfile.TemporaryDirectory() as scratch:
+    small = (10_000, 10_000, 0)
+    sizes = [small, (args.large, args.large // 10, 99)]
+    measured: dict[tuple[str, int], Figures] = {}
+    with tempfile.TemporaryDirectory() as scratch, cluster(args.backends) as server:
         folder = Path(args.cache or scratch)
         folder.mkdir(parents=True, exist_ok=True)
-        for total, queried, others in sizes:
-            path = folder / f"store-{total}-{queried}-{END_US // 3_600_000_000}.db"
-            started = time.perf_counter()
-            if not path.exists():
-                asyncio.run(build(path, total, queried, others))
-            built = time.perf_counter() - started
-            feed, naive, served, naive_chars = asyncio.run(in_process(path, args.rounds))
-            rps, http_p99 = over_http(path, args.seconds)
-            results.append(feed)
+
+        def sqlite_store(size: tuple[int, int, int]) -> Path:
+            total, queried, _ = size
+            return folder / f"store-{total}-{queried}-{END_US // 3_600_000_000}.db"
+
+        print(f"machine: {machine()}")
+        if server is not None:
+            print(f"postgresql: {describe(server)}")
+        if "sqlite" in args.backends:
+            for size in sizes:
+                path = sqlite_store(size)
+                figures = measure(path, size, args.rounds, args.seconds, not path.exists())
+                measured[("sqlite", size[0])] = figures
+                print(figures.line())
+            small_feed, large_feed = measured[("sqlite", small[0])].feed, figures.feed
             print(
-                f"store {total:>9,} msgs (queried channel {queried:,}, built in {built:.0f} s): "
-                f"feed p50 {feed[0]:.2f} ms p99 {feed[1]:.2f} ms ({served:,} chars); "
-                f"HTTP {rps:,.0f} req/s p99 {http_p99:.1f} ms; "
-                f"naive raw 24h p50 {naive[0]:.2f} ms p99 {naive[1]:.2f} ms ({naive_chars:,} chars)"
+                f"large/small feed p99 ratio: {large_feed[1] / small_feed[1]:.2f} "
+                f"(p50 ratio {large_feed[0] / small_feed[0]:.2f})"
             )
-    print(
-        f"large/small feed p99 ratio: {results[1][1] / results[0][1]:.2f} "
-        f"(p50 ratio {results[1][0] / results[0][0]:.2f})"
-    )
+        if "postgres" in args.backends:
+            middle = (args.compare, args.compare // 10, 99)
+            compare(args, [small, middle], sqlite_store, server, measured)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,12 @@
 
 Prints messages/second for each path, a same-run baseline (plain sqlite3
 executemany of the same rows into one table, same durability settings) and the
-ratio of each path to it, plus the machine. Run: ``make bench`` or
-``python bench/ingest.py [--messages N]``.
+ratio of each path to it, plus the machine. With PostgreSQL (``--backends``, both by
+default) the same paths run again, each on a fresh database of a throwaway server the
+bench starts, beside PostgreSQL's own baseline (asyncpg executemany of the same rows
+into one table, commits waiting for the disk as SQLite's do); those rows give their
+ratio to the sqlite3 baseline and to the same path's SQLite row. Run: ``make bench`` or
+``python bench/ingest.py [--messages N] [--backends sqlite,postgres]``.
 """
 
 from __future__ import annotations
@@ -16,9 +20,12 @@ import platform
 import sqlite3
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import asyncpg
 import httpx
+from pg import Target, add_backends_option, cluster, databases, describe
 from served import served
 
 from channel_memory.ingest.events import IngestBatch
@@ -111,8 +118,38 @@ def baseline(folder: Path, payloads: list[bytes]) -> float:
     return total / elapsed
 
 
-async def library(folder: Path, payloads: list[bytes]) -> float:
-    store = await Store.open(folder / "library.db")
+async def pg_baseline(url: str, payloads: list[bytes]) -> float:
+    """The sqlite3 baseline's work on PostgreSQL: the same rows into one table, one
+    transaction per batch."""
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute(
+            "CREATE TABLE m (channel_id text, message_id text, author text, created_at text, "
+            "content text, PRIMARY KEY (channel_id, message_id))"
+        )
+        started = time.perf_counter()
+        total = 0
+        for payload in payloads:
+            rows = [
+                (
+                    e["channel_id"],
+                    e["message"]["id"],
+                    e["message"]["author_name"],
+                    e["message"]["created_at"],
+                    e["message"]["content"],
+                )
+                for e in json.loads(payload)["events"]
+            ]
+            async with conn.transaction():
+                await conn.executemany("INSERT INTO m VALUES ($1, $2, $3, $4, $5)", rows)
+            total += len(rows)
+        return total / (time.perf_counter() - started)
+    finally:
+        await conn.close()
+
+
+async def library(db: Target, payloads: list[bytes]) -> float:
+    store = await Store.open(db)
     try:
         started = time.perf_counter()
         total = 0
@@ -131,9 +168,8 @@ async def library(folder: Path, payloads: list[bytes]) -> float:
         await store.close()
 
 
-def http(folder: Path, payloads: list[bytes], *flags: str) -> float:
-    name = "http" + "".join(flags).replace("-", "_") + ".db"
-    with served(folder / name, *flags) as url, httpx.Client(base_url=url, timeout=60) as client:
+def http(db: Target, payloads: list[bytes], *flags: str) -> float:
+    with served(db, *flags) as url, httpx.Client(base_url=url, timeout=60) as client:
         started = time.perf_counter()
         total = 0
         for payload in payloads:
@@ -160,25 +196,54 @@ def machine() -> str:
     )
 
 
+PATHS = (
+    "library, batches of 1000",
+    "HTTP loopback, batches of 500",
+    "  same, worker deriving alongside",
+)
+
+
+def measure(db: Callable[[str], Target], library_payloads: list[bytes],
+            http_payloads: list[bytes]) -> list[float]:  # fmt: skip
+    """msg/s of each of ``PATHS``, each on a fresh store ``db(name)``."""
+    return [
+        asyncio.run(library(db("library"), library_payloads)),
+        http(db("http_no_worker"), http_payloads, "--no-worker"),
+        http(db("http"), http_payloads),
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--messages", type=int, default=50_000)
+    add_backends_option(parser)
     args = parser.parse_args()
     library_payloads = bodies(args.messages, 1000)
     http_payloads = bodies(args.messages, 500)
-    with tempfile.TemporaryDirectory() as name:
+    rates: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory() as name, cluster(args.backends) as server:
         folder = Path(name)
         base = baseline(folder, library_payloads)
-        lib = asyncio.run(library(folder, library_payloads))
-        web_alone = http(folder, http_payloads, "--no-worker")
-        web = http(folder, http_payloads)
+        for backend in args.backends:
+            fresh = databases(backend, folder, server)
+            rates[backend] = measure(fresh, library_payloads, http_payloads)
+        if server is not None:
+            pg_base = asyncio.run(pg_baseline(server.create_database(), library_payloads))
+            postgres = describe(server)
     print(f"machine: {machine()}")
+    if server is not None:
+        print(f"postgresql: {postgres}")
     print(f"messages per path: {args.messages} (content ~300 chars, 4 channels)")
     print(f"{'path':<34} {'msg/s':>10} {'vs baseline':>12}")
     print(f"{'baseline: sqlite3 executemany':<34} {base:>10,.0f} {1.0:>11.2f}x")
-    print(f"{'library, batches of 1000':<34} {lib:>10,.0f} {lib / base:>11.2f}x")
-    print(f"{'HTTP loopback, batches of 500':<34} {web_alone:>10,.0f} {web_alone / base:>11.2f}x")
-    print(f"{'  same, worker deriving alongside':<34} {web:>10,.0f} {web / base:>11.2f}x")
+    for path, rate in zip(PATHS, rates.get("sqlite", []), strict=False):
+        print(f"{path:<34} {rate:>10,.0f} {rate / base:>11.2f}x")
+    if "postgres" in rates:
+        print("PostgreSQL, a fresh database per path (vs the sqlite3 baseline; vs SQLite's row):")
+        print(f"{'baseline: asyncpg executemany':<34} {pg_base:>10,.0f} {pg_base / base:>11.2f}x")
+        for n, (path, rate) in enumerate(zip(PATHS, rates["postgres"], strict=True)):
+            beside = f" {rate / rates['sqlite'][n]:>8.2f}x SQLite" if "sqlite" in rates else ""
+            print(f"{path:<34} {rate:>10,.0f} {rate / base:>11.2f}x{beside}")
 
 
 if __name__ == "__main__":

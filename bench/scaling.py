@@ -1,9 +1,14 @@
 """Read scaling on one host: feed requests/second against ``serve --workers 1`` and
-``serve --workers 2`` on the same SQLite store.
+``serve --workers 2`` on the same SQLite store, and against one and two replicas
+(separate ``serve`` processes) on one PostgreSQL database.
 
 The store: 15 channels of the synthetic desk (3,000 messages, hard events, reports,
-chatter, acks; its blocks derived), stamped so that its day ends now. Every
-configuration serves a fresh copy of that one file. For each, concurrent client
+chatter, acks; its blocks derived), stamped so that its day ends now. Every SQLite
+configuration serves a fresh copy of that one file. For PostgreSQL the file is moved
+into a database of a throwaway server the bench starts (``channel-memory copy``, then
+one ``serve`` derives the blocks, which come out identical), and every PostgreSQL
+configuration serves a fresh file copy of that database; with two replicas the clients
+are spread over both URLs. For each, concurrent client
 processes (httpx, keep-alive connections renewed every 20 requests, channels taken in
 turn) ask the feed (``max_chars`` 8192) for a fixed time, twice:
 
@@ -14,11 +19,10 @@ turn) ask the feed (``max_chars`` 8192) for a fixed time, twice:
 
 Prints the machine, one row per configuration and kind, and the ratio of each row to
 the first configuration's. Each configuration is a function that starts its servers on
-a prepared store and yields the URLs clients spread over, so rows for other
-deployments (PostgreSQL with one and two replicas) are one function each in
+the prepared stores and yields the URLs clients spread over: one function each in
 ``CONFIGURATIONS``.
 
-Run: ``python bench/scaling.py [--seconds 10] [--clients 8]``.
+Run: ``python bench/scaling.py [--seconds 10] [--clients 8] [--backends sqlite,postgres]``.
 """
 
 from __future__ import annotations
@@ -28,11 +32,12 @@ import multiprocessing
 import os
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,6 +46,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).parent))
 from ingest import machine
+from pg import Blocking, PgCluster, add_backends_option, clone, cluster, describe
 from served import served
 
 from channel_memory.demo.synthetic_desk import END, desk_events
@@ -89,16 +95,79 @@ def sqlite_store(folder: Path, events: list[dict[str, Any]]) -> Path:
     return path
 
 
+def postgres_store(server: PgCluster, built: Path) -> str:
+    """The SQLite store moved into a database of ``server`` and its blocks derived there:
+    the database every PostgreSQL configuration serves a copy of."""
+    url = server.create_database()
+    subprocess.run(
+        [sys.executable, "-m", "channel_memory", "copy", str(built), url],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    with served(url) as served_url:
+        load(served_url, [])  # the copy queued every message: wait for the worker
+    return url
+
+
+CONTENT = (
+    "SELECT (SELECT count(*) FROM source_messages), count(*), sum(length(text)) FROM recall_blocks"
+)
+"""What the two stores must agree on: versions, blocks, and the blocks' characters."""
+
+
+def content(db: Path | str) -> tuple[int, int, int]:
+    """``CONTENT`` of an SQLite file or a PostgreSQL database."""
+    if isinstance(db, Path):
+        with sqlite3.connect(db) as conn:
+            row = conn.execute(CONTENT).fetchone()
+    else:
+        conn = Blocking(db)
+        try:
+            row = conn.fetchrow(CONTENT)
+        finally:
+            conn.close()
+    return int(row[0]), int(row[1]), int(row[2])
+
+
+@dataclass
+class Stores:
+    """The prepared store on each backend measured: the SQLite file, and the PostgreSQL
+    database (built on first use) with the same messages and blocks."""
+
+    sqlite: Path
+    server: PgCluster | None
+    _postgres: str | None = None
+
+    def postgres(self) -> str:
+        """A fresh copy of the PostgreSQL store: a new database, same content."""
+        if self.server is None:
+            raise RuntimeError("no PostgreSQL server was started for this run")
+        if self._postgres is None:
+            self._postgres = postgres_store(self.server, self.sqlite)
+            versions, blocks, chars = content(self._postgres)
+            same = (
+                "the same as"
+                if content(self.sqlite) == (versions, blocks, chars)
+                else "NOT the same as"
+            )
+            print(
+                f"store on PostgreSQL: {versions:,} versions, {blocks:,} blocks of {chars:,} "
+                f"characters: {same} SQLite's"
+            )
+        return clone(self.server, self._postgres)
+
+
 # --- configurations: each starts its servers and yields the URLs to spread clients over ---
 
-Configuration = Callable[[Path], AbstractContextManager[list[str]]]
+Configuration = Callable[[Stores], AbstractContextManager[list[str]]]
 
 
 def sqlite_processes(processes: int) -> Configuration:
     """``serve --workers N`` on a fresh copy of the built SQLite store."""
 
     @contextmanager
-    def configuration(built: Path) -> Iterator[list[str]]:
+    def configuration(stores: Stores) -> Iterator[list[str]]:
+        built = stores.sqlite
         copy = built.with_name(f"served-{processes}-{time.monotonic_ns()}.db")
         with sqlite3.connect(built) as source, sqlite3.connect(copy) as target:
             source.backup(target)
@@ -108,10 +177,26 @@ def sqlite_processes(processes: int) -> Configuration:
     return configuration
 
 
-CONFIGURATIONS: dict[str, Configuration] = {
-    "SQLite, serve --workers 1": sqlite_processes(1),
-    "SQLite, serve --workers 2": sqlite_processes(2),
+def postgres_replicas(replicas: int) -> Configuration:
+    """``replicas`` separate ``serve`` processes (each its own worker, one holding the
+    lease) on a fresh copy of the PostgreSQL store."""
+
+    @contextmanager
+    def configuration(stores: Stores) -> Iterator[list[str]]:
+        url = stores.postgres()
+        with ExitStack() as stack:
+            yield [stack.enter_context(served(url)) for _ in range(replicas)]
+
+    return configuration
+
+
+CONFIGURATIONS: dict[str, tuple[str, Configuration]] = {
+    "SQLite, serve --workers 1": ("sqlite", sqlite_processes(1)),
+    "SQLite, serve --workers 2": ("sqlite", sqlite_processes(2)),
+    "PostgreSQL, 1 replica": ("postgres", postgres_replicas(1)),
+    "PostgreSQL, 2 replicas": ("postgres", postgres_replicas(2)),
 }
+"""Each configuration's name, its backend (``--backends`` picks) and its function."""
 
 
 # --- clients ---------------------------------------------------------------------------------
@@ -195,15 +280,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=10.0, help="per row (default 10)")
     parser.add_argument("--clients", type=int, default=8, help="client processes (default 8)")
+    add_backends_option(parser)
     args = parser.parse_args()
     print(f"machine: {machine()}; {args.clients} client processes, {args.seconds:g} s a row")
     events = workload()
     rows: list[Row] = []
-    with tempfile.TemporaryDirectory() as scratch:
-        built = sqlite_store(Path(scratch), events)
+    with tempfile.TemporaryDirectory() as scratch, cluster(args.backends) as server:
+        if server is not None:
+            print(f"postgresql: {describe(server)}")
+        # SQLite builds the store in every run: PostgreSQL's is a copy of it
+        stores = Stores(sqlite_store(Path(scratch), events), server)
         print(f"store: {len(events):,} messages in {len(CHANNELS)} channels, blocks derived")
-        for name, configuration in CONFIGURATIONS.items():
-            with configuration(built) as urls:
+        for name, (backend, configuration) in CONFIGURATIONS.items():
+            if backend not in args.backends:
+                continue
+            with configuration(stores) as urls:
                 for kind in KINDS:
                     row = measure(name, urls, kind, args.clients, args.seconds)
                     rows.append(row)

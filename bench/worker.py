@@ -15,8 +15,14 @@
    blob; while its worker derives it a client alternates small ingests and feed
    reads, and the latency of each is recorded.
 
-Run: ``make bench`` or ``python bench/worker.py [--messages N] [--seconds S]``
-(``--long-only`` runs parts 3 and 4 alone).
+With PostgreSQL (``--backends``, both by default) parts 1 and 2 run again on fresh
+databases of a throwaway server the bench starts, printed as extra rows under
+SQLite's: derivation against the same baseline read from PostgreSQL, and the lag.
+Parts 3 and 4 run on the backends ``--long-backends`` names (SQLite alone by default:
+they measure the derivation's Python, which is the same on both).
+
+Run: ``make bench`` or ``python bench/worker.py [--messages N] [--seconds S]
+[--backends sqlite,postgres]`` (``--long-only`` runs parts 3 and 4 alone).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -44,6 +51,16 @@ from channel_memory.worker.runner import Worker
 
 sys.path.insert(0, str(Path(__file__).parent))
 from ingest import machine
+from pg import (
+    Blocking,
+    PgCluster,
+    Target,
+    add_backends_option,
+    cluster,
+    databases,
+    describe,
+    parse_backends,
+)
 from served import served
 
 START_US = 1_776_000_000_000_000  # 2026-04-12
@@ -76,8 +93,40 @@ def desk_message(i: int, spacing_s: float) -> dict[str, object]:
     return {"type": "message", "channel_id": "floor", "message": message}
 
 
-async def derivation(folder: Path, count: int) -> tuple[float, float]:
-    settings = Settings(db=folder / "derive.db", retention={"days": 100_000})
+class Dirty:
+    """Whether any of some messages of channel ``floor`` is still dirty (its blocks not
+    yet derived), read straight from the database, SQLite or PostgreSQL. Use it from
+    one thread."""
+
+    def __init__(self, db: Target) -> None:
+        self._sqlite = sqlite3.connect(db) if isinstance(db, Path) else None
+        self._postgres = Blocking(db) if isinstance(db, str) else None
+
+    def any(self, ids: list[str]) -> bool:
+        if self._sqlite is not None:
+            row = self._sqlite.execute(
+                "SELECT 1 FROM dirty_messages WHERE channel_id = 'floor' AND message_id IN "
+                "(SELECT value FROM json_each(?)) LIMIT 1",
+                (json.dumps(ids),),
+            ).fetchone()
+            return row is not None
+        assert self._postgres is not None
+        found = self._postgres.fetchval(
+            "SELECT 1 FROM dirty_messages WHERE channel_id = 'floor' "
+            "AND message_id = ANY($1::text[]) LIMIT 1",
+            ids,
+        )
+        return found is not None
+
+    def close(self) -> None:
+        if self._sqlite is not None:
+            self._sqlite.close()
+        if self._postgres is not None:
+            self._postgres.close()
+
+
+async def derivation(db: Target, count: int) -> tuple[float, float]:
+    settings = Settings(db=db, retention={"days": 100_000})
     store = await Store.open(settings.db)
     try:
         worker = Worker(store, settings, lambda: time.time_ns() // 1000)
@@ -112,15 +161,14 @@ async def derivation(folder: Path, count: int) -> tuple[float, float]:
         await store.close()
 
 
-def lag(folder: Path, seconds: float) -> tuple[list[float], int, float]:
-    db = folder / "lag.db"
+def lag(db: Target, seconds: float) -> tuple[list[float], int, float]:
     lags: list[float] = []
     outstanding: list[tuple[float, list[str]]] = []
     lock = threading.Lock()
     done = threading.Event()
 
     def poll() -> None:
-        conn = sqlite3.connect(db)
+        dirty = Dirty(db)
         try:
             while not (done.is_set() and not outstanding):
                 with lock:
@@ -129,19 +177,14 @@ def lag(folder: Path, seconds: float) -> tuple[list[float], int, float]:
                     time.sleep(0.005)
                     continue
                 acked_at, ids = head
-                row = conn.execute(
-                    "SELECT 1 FROM dirty_messages WHERE channel_id = 'floor' AND message_id IN "
-                    "(SELECT value FROM json_each(?)) LIMIT 1",
-                    (json.dumps(ids),),
-                ).fetchone()
-                if row is None:
+                if not dirty.any(ids):
                     lags.append(time.perf_counter() - acked_at)
                     with lock:
                         outstanding.pop(0)
                 else:
                     time.sleep(0.005)
         finally:
-            conn.close()
+            dirty.close()
 
     def send(url: str, lane: int, started: float, counter: list[int]) -> None:
         # Two lanes, each 100 messages every 200 ms, staggered by 100 ms: 1,000 msg/s.
@@ -216,9 +259,9 @@ def _message(i: int, content: str) -> dict[str, object]:
     }
 
 
-async def long_derivation(folder: Path, shape: str, size: int) -> float:
+async def long_derivation(db: Target, shape: str, size: int) -> float:
     """Seconds to derive one ``size``-character message after one short one."""
-    settings = Settings(db=folder / f"long-{shape}-{size}.db", retention={"days": 100_000})
+    settings = Settings(db=db, retention={"days": 100_000})
     store = await Store.open(settings.db)
     try:
         worker = Worker(store, settings, lambda: time.time_ns() // 1000)
@@ -240,10 +283,9 @@ async def long_derivation(folder: Path, shape: str, size: int) -> float:
         await store.close()
 
 
-def requests_during(folder: Path, size: int) -> tuple[list[float], list[float], float]:
+def requests_during(db: Target, size: int) -> tuple[list[float], list[float], float]:
     """Ingest and feed latencies (s) seen while a served worker derives a ``size`` blob,
     and how long that derivation took."""
-    db = folder / "during.db"
     ingests: list[float] = []
     feeds: list[float] = []
     with served(db) as url, httpx.Client(base_url=url, timeout=120) as client:
@@ -252,11 +294,10 @@ def requests_during(folder: Path, size: int) -> tuple[list[float], list[float], 
         client.post(
             "/v1/ingest", json={"events": [_message(1, long_content("blob", size))]}
         ).raise_for_status()
-        conn = sqlite3.connect(db)
+        dirty = Dirty(db)
         try:
             i = 2
-            blob_dirty = "SELECT count(*) FROM dirty_messages WHERE message_id = 'm1'"
-            while conn.execute(blob_dirty).fetchone()[0]:
+            while dirty.any(["m1"]):
                 if time.perf_counter() - started > 600:
                     raise RuntimeError("derivation did not finish within 600 s")
                 t = time.perf_counter()
@@ -270,7 +311,7 @@ def requests_during(folder: Path, size: int) -> tuple[list[float], list[float], 
                 i += 1
                 time.sleep(0.01)
         finally:
-            conn.close()
+            dirty.close()
         return ingests, feeds, time.perf_counter() - started
 
 
@@ -285,14 +326,20 @@ def _ms(values: list[float]) -> str:
     )
 
 
-def long_messages(folder: Path) -> None:
-    print("derivation of one long message (after one short one), seconds:")
+def long_messages(fresh: Callable[[str], Target], title: str = "") -> None:
+    """Parts 3 and 4, each measurement on a fresh store ``fresh(name)``."""
+    print(f"{title}derivation of one long message (after one short one), seconds:")
     print(f"  {'shape':<8}" + "".join(f"{size:>12,}" for size in LONG_SIZES))
     for shape in ("blob", "base64", "prose", "log"):
-        times = [asyncio.run(long_derivation(folder, shape, size)) for size in LONG_SIZES]
+        times = [
+            asyncio.run(long_derivation(fresh(f"long-{shape}-{size}"), shape, size))
+            for size in LONG_SIZES
+        ]
         print(f"  {shape:<8}" + "".join(f"{t:>12.3f}" for t in times))
-    ingests, feeds, took = requests_during(folder, 1_000_000)
-    print(f"requests while a served worker derives a 1,000,000-character blob ({took:.1f} s):")
+    ingests, feeds, took = requests_during(fresh("during"), 1_000_000)
+    print(
+        f"{title}requests while a served worker derives a 1,000,000-character blob ({took:.1f} s):"
+    )
     print(f"  ingest  {_ms(ingests)}")
     print(f"  feed    {_ms(feeds)}")
 
@@ -302,29 +349,70 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--long-only", action="store_true")
-    args = parser.parse_args()
-    if args.long_only:
-        print(f"machine: {machine()}")
-        with tempfile.TemporaryDirectory() as name:
-            long_messages(Path(name))
-        return
-    with tempfile.TemporaryDirectory() as name:
-        folder = Path(name)
-        rate, baseline = asyncio.run(derivation(folder, args.messages))
-        lags, sent, offered = lag(folder, args.seconds)
-    lags.sort()
-    p99 = lags[min(len(lags) - 1, int(len(lags) * 0.99))]
-    print(f"machine: {machine()}")
-    print(f"derivation over a {args.messages:,}-message channel:")
-    print(f"  baseline (read the sources back)   {baseline:>10,.0f} msg/s  1.00x")
-    print(f"  derive every block from scratch    {rate:>10,.0f} msg/s  {rate / baseline:.2f}x")
-    print(f"lag from ingest 200 to served block, {sent:,} messages at {offered:,.0f} msg/s:")
-    print(
-        f"  batches {len(lags)}  median {statistics.median(lags) * 1000:.0f} ms  "
-        f"p99 {p99 * 1000:.0f} ms  max {lags[-1] * 1000:.0f} ms"
+    add_backends_option(parser)
+    parser.add_argument(
+        "--long-backends",
+        type=parse_backends,
+        default=("sqlite",),
+        help="backends of parts 3 and 4 (default sqlite)",
     )
-    with tempfile.TemporaryDirectory() as name:
-        long_messages(Path(name))
+    args = parser.parse_args()
+    backends = () if args.long_only else args.backends
+    with cluster((*backends, *args.long_backends)) as server:
+        print(f"machine: {machine()}")
+        if server is not None:
+            print(f"postgresql: {describe(server)}")
+        if backends:
+            short_parts(args.messages, args.seconds, backends, server)
+        for backend in args.long_backends:
+            with tempfile.TemporaryDirectory() as name:
+                title = "PostgreSQL: " if backend == "postgres" else ""
+                long_messages(databases(backend, Path(name), server), title)
+
+
+def short_parts(
+    messages: int, seconds: float, backends: tuple[str, ...], server: PgCluster | None
+) -> None:
+    """Parts 1 and 2 on each of ``backends``: SQLite's rows as they always were, then
+    PostgreSQL's beside them."""
+    results = {}
+    for backend in backends:
+        with tempfile.TemporaryDirectory() as name:
+            fresh = databases(backend, Path(name), server)
+            rate, baseline = asyncio.run(derivation(fresh("derive"), messages))
+            lags, sent, offered = lag(fresh("lag"), seconds)
+        results[backend] = (rate, baseline, sorted(lags), sent, offered)
+
+    def lag_line(lags: list[float]) -> str:
+        p99 = lags[min(len(lags) - 1, int(len(lags) * 0.99))]
+        return (
+            f"batches {len(lags)}  median {statistics.median(lags) * 1000:.0f} ms  "
+            f"p99 {p99 * 1000:.0f} ms  max {lags[-1] * 1000:.0f} ms"
+        )
+
+    if "sqlite" in results:
+        rate, baseline, lags, sent, offered = results["sqlite"]
+        print(f"derivation over a {messages:,}-message channel:")
+        print(f"  baseline (read the sources back)   {baseline:>10,.0f} msg/s  1.00x")
+        print(f"  derive every block from scratch    {rate:>10,.0f} msg/s  {rate / baseline:.2f}x")
+        print(f"lag from ingest 200 to served block, {sent:,} messages at {offered:,.0f} msg/s:")
+        print(f"  {lag_line(lags)}")
+    if "postgres" in results:
+        rate, baseline, lags, sent, offered = results["postgres"]
+        beside = results.get("sqlite")
+        print(
+            f"PostgreSQL, the same on a fresh database (the ratio: to PostgreSQL's own "
+            f"baseline{'; then to the SQLite row' if beside else ''}):"
+        )
+        print(
+            f"  baseline (read the sources back)   {baseline:>10,.0f} msg/s  1.00x"
+            + (f"  {baseline / beside[1]:.2f}x SQLite" if beside else "")
+        )
+        print(
+            f"  derive every block from scratch    {rate:>10,.0f} msg/s  {rate / baseline:.2f}x"
+            + (f"  {rate / beside[0]:.2f}x SQLite" if beside else "")
+        )
+        print(f"  lag, {sent:,} messages at {offered:,.0f} msg/s: {lag_line(lags)}")
 
 
 if __name__ == "__main__":
