@@ -39,7 +39,7 @@ from typing import Any
 from channel_memory.cli import tune_gc
 from channel_memory.feed import candidates
 from channel_memory.feed.candidates import FeedQuery
-from channel_memory.feed.routes import etag_of
+from channel_memory.http.feed_routes import etag_of
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import ingest, native_commands
 from channel_memory.kernel.config import Settings

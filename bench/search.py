@@ -48,7 +48,7 @@ from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.timefmt import parse_rfc3339
 from channel_memory.store import Store, sources
 from channel_memory.store.sources import literal_match
-from channel_memory.tools import routes as tools
+from channel_memory.tools import retrieval as tools
 from channel_memory.worker.runner import Worker, derive_hook, derive_settings
 
 DATA = Path(__file__).parent / "data" / "conversations.jsonl"

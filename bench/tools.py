@@ -30,7 +30,7 @@ from channel_memory.kernel.config import Settings
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.timefmt import format_rfc3339
 from channel_memory.store import Store
-from channel_memory.tools import routes as tools
+from channel_memory.tools import retrieval as tools
 from channel_memory.worker.runner import derive_hook, derive_settings
 
 EVERYONE = Principal("bench", frozenset({"read"}), frozenset({"*"}))

@@ -268,7 +268,7 @@ def _mcp(args: argparse.Namespace) -> int:
     tokens = TokenTable(settings)
     presented = args.token or os.environ.get("CHANNEL_MEMORY_MCP_TOKEN")
     try:
-        principal = acting_principal(tokens, presented, settings.token)
+        principal = acting_principal(tokens.principal_for, presented, settings.token)
     except ApiError as exc:
         # stdout carries the protocol: the refusal goes to the log (stderr)
         logging.getLogger("channel_memory.mcp").error(

@@ -19,7 +19,7 @@ from channel_memory.ingest.service import ingest, native_commands
 from channel_memory.kernel.config import Settings
 from channel_memory.kernel.principal import Principal
 from channel_memory.store import Store
-from channel_memory.tools import routes as tools
+from channel_memory.tools import retrieval as tools
 from channel_memory.tools.budget import compact
 from channel_memory.worker.runner import derive_hook, derive_settings
 from tests.conftest import message_event

@@ -1,4 +1,5 @@
-"""Peer-compatible ``POST /digest``: derived blocks of a window, as the peer adapter serves them.
+"""The peer-compatible digest: derived blocks of a window, as the peer adapter serves them
+(``POST /digest``, mounted by ``channel_memory.http.feed_peer``).
 
 Selection (the peer wire): hard events and collapsed-noise blocks are always
 served; ordinary messages by their raw excerpt — or, with ``budget.raw_recent``,
@@ -12,10 +13,8 @@ from __future__ import annotations
 from typing import Annotated
 
 from pydantic import BaseModel, Field
-from starlette.requests import Request
-from starlette.responses import Response
 
-from channel_memory.http.api import AppContext, Endpoint, json_response, read_json
+from channel_memory.feed.reads import ReadContext
 from channel_memory.kernel.errors import ApiError
 from channel_memory.kernel.models import (
     DECISION_REPEAT,
@@ -140,8 +139,12 @@ def select_blocks(
     return served, raw_recent, older_raw
 
 
-async def digest(request: Request, ctx: AppContext, principal: Principal) -> Response:
-    body = await read_json(request, PeerDigestRequest)
+async def peer_digest(
+    ctx: ReadContext, principal: Principal, body: PeerDigestRequest
+) -> PeerDigestResponse:
+    """The digest ``body`` asks for, of the channels ``principal`` may see (others are
+    left out, as if empty). Raises ``ApiError`` 422 for a malformed ``since`` or
+    ``budget.raw_recent``."""
     now = ctx.clock()
     try:
         from_us = parse_since(body.since, now)
@@ -178,7 +181,7 @@ async def digest(request: Request, ctx: AppContext, principal: Principal) -> Res
         status = "unavailable"
     else:
         status = "ok"
-    response = PeerDigestResponse(
+    return PeerDigestResponse(
         status=status,
         generated_at=format_rfc3339(now),
         coverage=PeerDigestCoverage.model_validate(
@@ -200,18 +203,3 @@ async def digest(request: Request, ctx: AppContext, principal: Principal) -> Res
             llm_calls_today=llm_calls,
         ),
     )
-    return json_response(response)
-
-
-ENDPOINTS = [
-    Endpoint(
-        "POST",
-        "/digest",
-        digest,
-        "Peer-compatible: derived blocks of the channels' window (hard events, collapsed "
-        "noise, raw excerpts or rollups), with coverage and status.",
-        "read",
-        PeerDigestRequest,
-        PeerDigestResponse,
-    ),
-]

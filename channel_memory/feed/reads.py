@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import Protocol
 
-from channel_memory.http.api import AppContext
 from channel_memory.kernel.config import Settings
 from channel_memory.kernel.errors import ApiError
 from channel_memory.kernel.models import SourceVersion
 from channel_memory.kernel.principal import Principal
-from channel_memory.kernel.timefmt import MICROS_PER_SECOND
-from channel_memory.store import StorageError, WriterBusy, sources
+from channel_memory.kernel.timefmt import MICROS_PER_SECOND, Clock
+from channel_memory.store import StorageError, Store, WriterBusy, sources
 from channel_memory.store.connection import Connection
 from channel_memory.store.consumption import (
     SECRET_KEY,
@@ -32,6 +32,21 @@ log = logging.getLogger("channel_memory.feed")
 
 VersionTuple = tuple[str, str, str]
 TRIGGER_NOT_FOUND = ("trigger_not_found", "no such trigger message")
+
+
+class ReadContext(Protocol):
+    """What a feed or tool read needs from the face that serves it: the store, the
+    settings and the clock. The HTTP application's context offers them, and so does the
+    one the MCP server is built with; the stages never import the face itself."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def clock(self) -> Clock: ...
 
 
 def limits(settings: Settings) -> Limits:
@@ -96,7 +111,7 @@ async def known_read_id(
     return read_id_for(bytes.fromhex(secret), consumer_of(principal), shown)
 
 
-async def record(ctx: AppContext, principal: Principal, versions: Sequence[VersionTuple]) -> str:
+async def record(ctx: ReadContext, principal: Principal, versions: Sequence[VersionTuple]) -> str:
     """Record that ``principal``'s consumer was shown ``versions`` complete; the read id.
 
     A busy writer or a full or read-only disk does not fail the answer: the read is

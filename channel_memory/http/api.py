@@ -1,6 +1,7 @@
-"""HTTP plumbing shared by every stage: endpoint declarations, body parsing, responses.
+"""HTTP plumbing shared by every stage's endpoints: endpoint declarations, body
+parsing, responses.
 
-Each stage declares its endpoints as :class:`Endpoint` values; the application
+Each stage's endpoints are declared as :class:`Endpoint` values; the application
 turns them into routes and the OpenAPI document, so the models that validate a
 request are the ones the document describes.
 """
@@ -29,7 +30,10 @@ M = TypeVar("M", bound=BaseModel)
 
 @dataclass(frozen=True, slots=True)
 class AppContext:
-    """What a handler needs: the store, settings, tokens, clock and the worker's hooks."""
+    """What a handler needs: the store, settings, tokens, clock and the worker's hooks.
+
+    It is what the stages ask their caller for (``feed.reads.ReadContext``,
+    ``tools.retrieval.ToolContext``): they name the parts they use, never this class."""
 
     store: Store
     settings: Settings

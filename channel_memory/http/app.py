@@ -15,21 +15,24 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
-from channel_memory.feed import peer as peer_feed
-from channel_memory.feed import routes as feed_routes
-from channel_memory.http import consumption, operations
+from channel_memory.http import (
+    consumption,
+    feed_peer,
+    feed_routes,
+    ingest_routes,
+    operations,
+    tool_peer,
+    tool_routes,
+)
 from channel_memory.http.api import AppContext, Endpoint
 from channel_memory.http.auth import ANONYMOUS, TokenTable
 from channel_memory.http.body_limit import BodyLimitMiddleware
 from channel_memory.http.openapi import openapi_document
 from channel_memory.http.telemetry import Telemetry
-from channel_memory.ingest import routes as ingest_routes
 from channel_memory.kernel.config import Settings
 from channel_memory.kernel.errors import ApiError
 from channel_memory.kernel.timefmt import Clock, wall_clock
 from channel_memory.store import StorageError, StorageLocked, Store
-from channel_memory.tools import peer as peer_tools
-from channel_memory.tools import routes as tool_routes
 from channel_memory.worker.llm import ModelClient
 from channel_memory.worker.runner import Worker, derive_settings
 
@@ -47,10 +50,10 @@ def endpoints() -> list[Endpoint]:
     return [
         operations.HEALTH,
         *ingest_routes.ENDPOINTS,
-        *peer_tools.ENDPOINTS,
+        *tool_peer.ENDPOINTS,
         *tool_routes.ENDPOINTS,
         *consumption.ENDPOINTS,
-        *peer_feed.ENDPOINTS,
+        *feed_peer.ENDPOINTS,
         *feed_routes.ENDPOINTS,
         *operations.ENDPOINTS,
     ]

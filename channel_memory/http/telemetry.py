@@ -13,7 +13,7 @@ import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from functools import wraps
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
@@ -31,38 +31,14 @@ from channel_memory.ingest.commands import (
     ResolveCoverageGap,
 )
 from channel_memory.kernel.errors import ApiError
+from channel_memory.kernel.ops import ContextOp
 from channel_memory.kernel.principal import Principal
-from channel_memory.kernel.timefmt import format_rfc3339
 from channel_memory.store.database import StorageError
 
 if TYPE_CHECKING:
     from channel_memory.ingest.service import IngestReport
 
 log = logging.getLogger("channel_memory.ops")
-
-
-@dataclass(slots=True)
-class ContextOp:
-    """The fields of one ``channel_context_op`` line (``docs/operations.md`` lists them)."""
-
-    ts: str
-    type: str
-    consumer: str
-    kind: str | None = None
-    channels: list[str] = field(default_factory=list)
-    retained: int = 0
-    returned: int = 0
-    omitted: int = 0
-    raw_bytes: int = 0
-    digest_bytes: int = 0
-    digest_blocks: int = 0
-    coverage_gaps: int = 0
-    deterministic_only: bool = True
-    status: str | None = None
-    tool_name: str | None = None
-    latency_ms: float = 0.0
-    status_code: int = 200
-    error: str | None = None
 
 
 class Telemetry:
@@ -275,10 +251,6 @@ def metered(endpoint: str, handler: IngestHandler[Ctx]) -> IngestHandler[Ctx]:
             ctx.telemetry.ingest_latency.labels(endpoint, outcome).observe(elapsed)
 
     return measured
-
-
-def now_stamp(micros: int) -> str:
-    return format_rfc3339(micros)
 
 
 Build = Callable[[dict[str, str]], list[Command]]

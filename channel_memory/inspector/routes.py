@@ -21,8 +21,8 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
 from channel_memory.feed import candidates
+from channel_memory.feed.awareness import parse_values, read_feed
 from channel_memory.feed.layout import BudgetTooSmall
-from channel_memory.feed.routes import parse_values, read_feed
 from channel_memory.http.api import AppContext
 from channel_memory.inspector import charts
 from channel_memory.inspector.feedview import ServedItem, datetime_local_to_rfc3339, served_items

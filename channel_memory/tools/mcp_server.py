@@ -33,16 +33,14 @@ from pydantic import ValidationError
 
 from channel_memory import __version__
 from channel_memory.feed import reads
-from channel_memory.feed.routes import feed_op, feed_parameters, query_of, read_feed
-from channel_memory.http.api import AppContext
-from channel_memory.http.auth import TokenTable
+from channel_memory.feed.awareness import feed_op, feed_parameters, query_of, read_feed
 from channel_memory.kernel.errors import ApiError, validation_error
 from channel_memory.kernel.jsonfmt import compact
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.wire import ErrorBody, ErrorInfo
-from channel_memory.tools import routes as tools
+from channel_memory.tools import retrieval as tools
 from channel_memory.tools.mcp_budget import bound_result
-from channel_memory.tools.routes import BlockOutput, MessagesOutput, SearchOutput
+from channel_memory.tools.retrieval import BlockOutput, MessagesOutput, SearchOutput, ToolContext
 
 log = logging.getLogger("channel_memory.mcp")
 
@@ -197,7 +195,7 @@ def trigger_allowance(wire: Mapping[str, Any]) -> int:
 # --- the tools --------------------------------------------------------------------------
 
 
-def build(ctx: AppContext, principal: Principal) -> ChannelMemoryServer:
+def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
     """An MCP server exposing the four tools for ``principal``."""
     server = ChannelMemoryServer(ctx.settings.tools.result_budget_chars)
     caller = tools.Caller(ctx, principal)
@@ -357,18 +355,24 @@ def build(ctx: AppContext, principal: Principal) -> ChannelMemoryServer:
     return server
 
 
+PrincipalFor = Callable[[str | None], Principal]
+"""The principal a bearer token stands for (everyone's when no token is configured);
+raises the 401 ``ApiError`` for a missing or unknown token. The HTTP face's token
+table offers it (``TokenTable.principal_for``)."""
+
+
 def acting_principal(
-    tokens: TokenTable, presented: str | None, everything: str | None
+    principal_for: PrincipalFor, presented: str | None, everything: str | None
 ) -> Principal:
     """The principal ``channel-memory mcp`` acts for, decided once at start.
 
     ``presented`` is the MCP token (``--token`` or ``CHANNEL_MEMORY_MCP_TOKEN``);
     without one, the all-scopes ``CHANNEL_MEMORY_TOKEN`` (``everything``) serves,
-    so a single-token deployment just works. With no token configured at all the
-    table is open and acts for everyone, as the HTTP server does on loopback
+    so a single-token deployment just works. With no token configured at all
+    ``principal_for`` answers everyone's principal, as the HTTP server does on loopback
     (stdio reaches only the process that started the server). Raises the 401 or
     403 ``ApiError`` the HTTP tools would answer: the token must hold ``read``.
     """
-    principal = tokens.principal_for(presented or everything)
+    principal = principal_for(presented or everything)
     principal.require("read")
     return principal

@@ -1,14 +1,14 @@
-"""Peer-compatible read endpoint ``POST /source-messages``."""
+"""The peer-compatible reads: exact stored versions by id and keyword search
+(``POST /source-messages`` and ``POST /search``, mounted by
+``channel_memory.http.tool_peer``)."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
 from pydantic import BaseModel, Field
-from starlette.requests import Request
-from starlette.responses import Response
 
-from channel_memory.http.api import AppContext, Endpoint, json_response, read_json
+from channel_memory.feed.reads import ReadContext
 from channel_memory.kernel.errors import ApiError
 from channel_memory.kernel.models import DEFAULT_SOURCE_KIND, RecallBlock, SourceVersion
 from channel_memory.kernel.principal import Principal
@@ -38,8 +38,11 @@ class PeerSourceMessagesResponse(StrictModel):
     not_found: list[PeerSourceRef]
 
 
-async def source_messages(request: Request, ctx: AppContext, principal: Principal) -> Response:
-    body = await read_json(request, PeerSourceMessagesRequest)
+async def peer_source_messages(
+    ctx: ReadContext, principal: Principal, body: PeerSourceMessagesRequest
+) -> PeerSourceMessagesResponse:
+    """The stored versions ``body`` names. A channel ``principal`` may not see answers
+    like an unknown one: its messages are listed in ``not_found``."""
     wanted = list(dict.fromkeys(body.message_ids))
     found = []
     if principal.may_see(body.channel_id):
@@ -58,15 +61,13 @@ async def source_messages(request: Request, ctx: AppContext, principal: Principa
     kind = (body.source_kind or "").lower() or (
         found[0].key.source_kind if found else DEFAULT_SOURCE_KIND
     )
-    return json_response(
-        PeerSourceMessagesResponse(
-            messages=[m for message_id in wanted for m in by_id.get(message_id, [])],
-            not_found=[
-                PeerSourceRef(source_kind=kind, channel_id=body.channel_id, message_id=message_id)
-                for message_id in wanted
-                if message_id not in by_id
-            ],
-        )
+    return PeerSourceMessagesResponse(
+        messages=[m for message_id in wanted for m in by_id.get(message_id, [])],
+        not_found=[
+            PeerSourceRef(source_kind=kind, channel_id=body.channel_id, message_id=message_id)
+            for message_id in wanted
+            if message_id not in by_id
+        ],
     )
 
 
@@ -93,8 +94,12 @@ class PeerSearchResponse(BaseModel):
     derived_blocks: list[BlockOut]
 
 
-async def search(request: Request, ctx: AppContext, principal: Principal) -> Response:
-    body = await read_json(request, PeerSearchRequest)
+async def peer_search(
+    ctx: ReadContext, principal: Principal, body: PeerSearchRequest
+) -> PeerSearchResponse:
+    """Current messages and sparse blocks holding every word of ``body.query`` literally,
+    in the channels ``principal`` may see. Raises ``ApiError`` 422 for a malformed
+    ``since``."""
     now = ctx.clock()
     try:
         from_us = parse_since(body.since, now)
@@ -114,42 +119,16 @@ async def search(request: Request, ctx: AppContext, principal: Principal) -> Res
             found += await block_store.search_blocks(conn, channel, match, from_us, limit)
         messages = sorted(messages, key=lambda v: (v.created_us, v.id))[-limit:]
         found = sorted(found, key=lambda b: (b.to_us, b.id))[-limit:]
-    return json_response(
-        PeerSearchResponse(
-            status="ok" if messages or found else "empty",
-            coverage=PeerSearchCoverage.model_validate(
-                {
-                    "from": format_rfc3339(from_us),
-                    "to": format_rfc3339(now),
-                    "source_message_hits": len(messages),
-                    "derived_block_hits": len(found),
-                }
-            ),
-            source_messages=[SourceMessageOut.of(v) for v in messages],
-            derived_blocks=[BlockOut.of(b, block_trust(b, principal)) for b in found],
-        )
+    return PeerSearchResponse(
+        status="ok" if messages or found else "empty",
+        coverage=PeerSearchCoverage.model_validate(
+            {
+                "from": format_rfc3339(from_us),
+                "to": format_rfc3339(now),
+                "source_message_hits": len(messages),
+                "derived_block_hits": len(found),
+            }
+        ),
+        source_messages=[SourceMessageOut.of(v) for v in messages],
+        derived_blocks=[BlockOut.of(b, block_trust(b, principal)) for b in found],
     )
-
-
-ENDPOINTS = [
-    Endpoint(
-        "POST",
-        "/source-messages",
-        source_messages,
-        "Peer-compatible: exact stored versions of messages by id "
-        "(current by default, every version with include_history).",
-        "read",
-        PeerSourceMessagesRequest,
-        PeerSourceMessagesResponse,
-    ),
-    Endpoint(
-        "POST",
-        "/search",
-        search,
-        "Peer-compatible: keyword search (literal words, all required) over current messages "
-        "and sparse blocks of the channels.",
-        "read",
-        PeerSearchRequest,
-        PeerSearchResponse,
-    ),
-]

@@ -1,4 +1,7 @@
-"""Native retrieval tools over HTTP: search, browse by handle or time, expand a block.
+"""The native retrieval tools: search, browse by handle or time, expand a block.
+
+The HTTP endpoints (``channel_memory.http.tool_routes``) and the MCP server
+(``channel_memory.tools.mcp_server``) both answer through these functions.
 
 Every result is compact JSON within ``tools.result_budget_chars``; items are
 chosen before the result is built (``limit + 1`` reads, the largest fitting
@@ -12,19 +15,17 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-from starlette.requests import Request
-from starlette.responses import Response
 
 from channel_memory.feed import reads
 from channel_memory.feed.layout import READ_ID_PLACEHOLDER
-from channel_memory.http.api import AppContext, Endpoint, QueryParameter, read_json
-from channel_memory.http.telemetry import ContextOp, now_stamp
+from channel_memory.feed.reads import ReadContext
 from channel_memory.kernel.errors import ApiError
 from channel_memory.kernel.jsonfmt import compact
 from channel_memory.kernel.models import TOMBSTONE_BLOCK, RecallBlock, SourceVersion, source_handle
+from channel_memory.kernel.ops import ContextOp, OpRecorder
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.timefmt import (
     TimeFormatError,
@@ -40,7 +41,7 @@ from channel_memory.store import sources
 from channel_memory.store.connection import Connection
 from channel_memory.tools import cursors
 from channel_memory.tools.budget import fitting_prefix, fragment_length
-from channel_memory.tools.cursors import CursorError
+from channel_memory.tools.cursors import CursorError, CursorKeys
 
 Handle = Annotated[str, Field(pattern=r"^[A-Za-z0-9._:-]{1,128}/[A-Za-z0-9._:-]{1,128}$")]
 Cursor = Annotated[str, Field(min_length=1, max_length=2048)]
@@ -145,9 +146,21 @@ class BlockOutput(_Output):
     provenance_omitted: int = Field(0, description="Provenance entries that did not fit.")
 
 
+class ToolContext(ReadContext, Protocol):
+    """What the tools need from the face that serves them: a read's store, settings and
+    clock, the cursors' signing keys, and where each call's record goes. The HTTP
+    application's context offers it; so does the one ``channel-memory mcp`` builds."""
+
+    @property
+    def cursor_keys(self) -> CursorKeys: ...
+
+    @property
+    def telemetry(self) -> OpRecorder: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Caller:
-    ctx: AppContext
+    ctx: ToolContext
     principal: Principal
 
     @property
@@ -182,7 +195,7 @@ def record(
         channels = [str(result["source_channel"])]
     caller.ctx.telemetry.record(
         ContextOp(
-            ts=now_stamp(caller.ctx.clock()),
+            ts=format_rfc3339(caller.ctx.clock()),
             type="tool",
             consumer=caller.principal.agent_id,
             channels=list(channels),
@@ -201,18 +214,6 @@ def within_budget(caller: Caller, result: dict[str, Any]) -> str:
     if len(content) > caller.budget:  # selection guarantees this never happens
         raise ApiError(500, "budget_exceeded", "a tool result outgrew its budget")
     return content
-
-
-def _respond(
-    caller: Caller,
-    tool: str,
-    started: float,
-    result: dict[str, Any],
-    channels: Sequence[str] = (),
-) -> Response:
-    content = within_budget(caller, result)
-    record(caller, tool, started, result, channels)
-    return Response(content, 200, media_type="application/json")
 
 
 async def visible(conn: Connection, principal: Principal, channels: list[str]) -> None:
@@ -283,16 +284,6 @@ def _block_hit(
         "covers_count": len(covers),
         "excerpt": search_index.excerpt(block.text, units, EXCERPT_CHARS),
     }
-
-
-async def search_channel_context(
-    request: Request, ctx: AppContext, principal: Principal
-) -> Response:
-    started = time.perf_counter()
-    body = await read_json(request, SearchRequest)
-    result = await search(ctx, principal, body)
-    caller = Caller(ctx, principal)
-    return _respond(caller, "search_channel_context", started, result, body.channels)
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,7 +367,7 @@ def _hit(
     return _message_hit(item.payload, units, principal)
 
 
-async def search(ctx: AppContext, principal: Principal, body: SearchRequest) -> dict[str, Any]:
+async def search(ctx: ToolContext, principal: Principal, body: SearchRequest) -> dict[str, Any]:
     """``search_channel_context``: hits ranked by relevance (BM25 over the channel, any
     word, stemmed, phrases exact, newest first among equals) or newest first, each
     message at most once, within the result budget."""
@@ -507,14 +498,6 @@ def _fragment(secret: bytes, version: SourceVersion, offset: int, budget: int) -
     return result(content[offset:end], next_cursor)
 
 
-async def get_channel_messages(request: Request, ctx: AppContext, principal: Principal) -> Response:
-    started = time.perf_counter()
-    body = await read_json(request, MessagesRequest)
-    result = await messages(ctx, principal, body)
-    channels = asked_channels(body.channels, body.source_handles)
-    return _respond(Caller(ctx, principal), "get_channel_messages", started, result, channels)
-
-
 def complete_versions(result: dict[str, Any]) -> list[tuple[str, str, str]]:
     """The versions a ``get_channel_messages`` result shows complete: each message with
     its content, and a fragment only when it is the whole content (from offset 0, no
@@ -531,7 +514,7 @@ def complete_versions(result: dict[str, Any]) -> list[tuple[str, str, str]]:
     return shown
 
 
-async def messages(ctx: AppContext, principal: Principal, body: MessagesRequest) -> dict[str, Any]:
+async def messages(ctx: ToolContext, principal: Principal, body: MessagesRequest) -> dict[str, Any]:
     """``get_channel_messages``: named, browsed or fragmented, within the result budget,
     with the ``read_id`` naming the versions it shows complete (recorded after the read)."""
     result = await _messages(ctx, principal, body)
@@ -539,7 +522,9 @@ async def messages(ctx: AppContext, principal: Principal, body: MessagesRequest)
     return result
 
 
-async def _messages(ctx: AppContext, principal: Principal, body: MessagesRequest) -> dict[str, Any]:
+async def _messages(
+    ctx: ToolContext, principal: Principal, body: MessagesRequest
+) -> dict[str, Any]:
     caller = Caller(ctx, principal)
     limit = caller.limit(body.limit)
     secret = await ctx.cursor_keys.secret(ctx.store)
@@ -756,13 +741,7 @@ async def _browse(
 # --- blocks -----------------------------------------------------------------------------
 
 
-async def get_block(request: Request, ctx: AppContext, principal: Principal) -> Response:
-    started = time.perf_counter()
-    result = await expand_block(ctx, principal, str(request.path_params["block_id"]))
-    return _respond(Caller(ctx, principal), "expand_digest_block", started, result)
-
-
-async def expand_block(ctx: AppContext, principal: Principal, block_id: str) -> dict[str, Any]:
+async def expand_block(ctx: ToolContext, principal: Principal, block_id: str) -> dict[str, Any]:
     """A block with its provenance (a prefix of it when long), within the result budget."""
     caller = Caller(ctx, principal)
     async with ctx.store.read() as conn:
@@ -800,42 +779,3 @@ async def expand_block(ctx: AppContext, principal: Principal, block_id: str) -> 
         status="ok", provenance=provenance[:count], provenance_omitted=len(provenance) - count
     )
     return result
-
-
-ENDPOINTS = [
-    Endpoint(
-        "POST",
-        "/v1/tools/search_channel_context",
-        search_channel_context,
-        "Keyword search (every word, literally) over current messages and sparse blocks of "
-        "the channels, newest first, within the result budget.",
-        "read",
-        SearchRequest,
-        SearchOutput,
-    ),
-    Endpoint(
-        "POST",
-        "/v1/tools/get_channel_messages",
-        get_channel_messages,
-        "Exact messages by handle or id (unknown, deleted and forgotten ones listed in "
-        "not_found), or browsed by time: after pages forwards, before alone backwards from "
-        "its anchor (after/before exclusive; results in time order), within the result "
-        "budget; large messages are read in fragments.",
-        "read",
-        MessagesRequest,
-        MessagesOutput,
-    ),
-    Endpoint(
-        "GET",
-        "/v1/blocks/{block_id}",
-        get_block,
-        "A recall block with its provenance: each cited version, current or superseded.",
-        "read",
-        response=BlockOutput,
-        parameters=(
-            QueryParameter(
-                "block_id", "The block's id.", {"type": "string"}, required=True, location="path"
-            ),
-        ),
-    ),
-]

@@ -1,4 +1,5 @@
-"""Ingest endpoints: the native batch and the peer-compatible write endpoints."""
+"""Ingest endpoints: the native batch and the peer-compatible write endpoints, the
+HTTP face of the one write path (``channel_memory.ingest.service``)."""
 
 from __future__ import annotations
 

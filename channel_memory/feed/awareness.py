@@ -1,8 +1,12 @@
-"""``GET /channel-awareness``: the budgeted feed an LLM proxy polls. Never calls an LLM."""
+"""The channel-awareness feed an LLM proxy polls: its parameters, the query they ask
+for, the read that serves it, and the record of one feed served. Never calls an LLM.
+
+``GET /channel-awareness`` (``channel_memory.http.feed_routes``), the MCP tool
+``channel_awareness`` and the inspector serve the feed through these functions.
+"""
 
 from __future__ import annotations
 
-import hashlib
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -18,21 +22,19 @@ from pydantic import (
     ValidationInfo,
 )
 from pydantic_core import PydanticCustomError
-from starlette.requests import Request
-from starlette.responses import Response
 
 from channel_memory.feed import candidates, reads
 from channel_memory.feed.candidates import ContextKind, FeedQuery
 from channel_memory.feed.layout import Body, BudgetTooSmall
-from channel_memory.http.api import AppContext, Endpoint
-from channel_memory.http.openapi import query_parameters
-from channel_memory.http.telemetry import ContextOp, now_stamp
+from channel_memory.feed.reads import ReadContext
 from channel_memory.kernel.errors import ApiError
 from channel_memory.kernel.models import ID_PATTERN, SourceVersion
+from channel_memory.kernel.ops import ContextOp
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.timefmt import (
     MICROS_PER_SECOND,
     TimeFormatError,
+    format_rfc3339,
     parse_go_duration,
     parse_rfc3339,
 )
@@ -254,7 +256,7 @@ def _refusal(exc: ValidationError, max_chars_limit: int) -> ApiError:
     return _invalid(name, wrong[name])
 
 
-def feed_parameters(values: Mapping[str, object], ctx: AppContext) -> FeedParameters:
+def feed_parameters(values: Mapping[str, object], ctx: ReadContext) -> FeedParameters:
     """The feed's parameters from name/value pairs (a query string's text, an MCP call's
     typed values). Raises ``ApiError`` 422 naming the first wrong parameter."""
     most = ctx.settings.feed.max_chars_limit
@@ -264,7 +266,7 @@ def feed_parameters(values: Mapping[str, object], ctx: AppContext) -> FeedParame
         raise _refusal(exc, most) from None
 
 
-def query_of(parameters: FeedParameters, ctx: AppContext) -> FeedQuery:
+def query_of(parameters: FeedParameters, ctx: ReadContext) -> FeedQuery:
     """The feed query the parameters ask for, the settings' defaults filled in."""
     feed = ctx.settings.feed
     kind: ContextKind = parameters.context_kind
@@ -286,14 +288,14 @@ def query_of(parameters: FeedParameters, ctx: AppContext) -> FeedQuery:
     )
 
 
-def parse_values(values: Mapping[str, object], ctx: AppContext) -> FeedQuery:
+def parse_values(values: Mapping[str, object], ctx: ReadContext) -> FeedQuery:
     """The feed query from name/value pairs (a query string, an MCP call, the inspector).
     Raises ``ApiError`` 422."""
     return query_of(feed_parameters(values, ctx), ctx)
 
 
 async def feed_trigger(
-    conn: Connection, ctx: AppContext, principal: Principal, query: FeedQuery
+    conn: Connection, ctx: ReadContext, principal: Principal, query: FeedQuery
 ) -> tuple[FeedQuery, SourceVersion | None]:
     """The query with its trigger's author, and the trigger's current version (None when
     the query names none). Raises the one ``404 trigger_not_found`` for an unknown,
@@ -326,7 +328,7 @@ async def feed_trigger(
 
 
 async def read_feed(
-    ctx: AppContext, principal: Principal, query: FeedQuery
+    ctx: ReadContext, principal: Principal, query: FeedQuery
 ) -> tuple[Body, str | None]:
     """Serve a feed in one read snapshot: 404 for unknown or invisible channels, the
     trigger's checks, 422 for a budget too small. Returns the body (its read id still a
@@ -341,12 +343,8 @@ async def read_feed(
         return body, await reads.known_read_id(conn, principal, body.complete)
 
 
-def etag_of(content: str) -> str:
-    return '"' + hashlib.sha256(content.encode()).hexdigest()[:32] + '"'
-
-
 def feed_op(
-    ctx: AppContext,
+    ctx: ReadContext,
     principal: Principal,
     query: FeedQuery,
     body: Body,
@@ -357,7 +355,7 @@ def feed_op(
     header states (``body.numbers``), so the log line and /metrics never disagree with it."""
     numbers = body.numbers
     return ContextOp(
-        ts=now_stamp(ctx.clock()),
+        ts=format_rfc3339(ctx.clock()),
         type="feed",
         consumer=principal.agent_id,
         kind=query.kind,
@@ -374,38 +372,3 @@ def feed_op(
         latency_ms=round((time.perf_counter() - started) * 1000, 3),
         status_code=status_code,
     )
-
-
-async def channel_awareness(request: Request, ctx: AppContext, principal: Principal) -> Response:
-    started = time.perf_counter()
-    query = parse_values(request.query_params, ctx)
-    body, read_id = await read_feed(ctx, principal, query)
-    asked = [t.strip() for t in request.headers.get("if-none-match", "").split(",")]
-    if read_id is not None and etag_of(body.with_read_id(read_id).content) in asked:
-        # unchanged: the read of the body the client holds stands; a 304 records nothing
-        body = body.with_read_id(read_id)
-        ctx.telemetry.record(feed_op(ctx, principal, query, body, started, 304))
-        return Response(status_code=304, headers={"ETag": etag_of(body.content), **_NO_CACHE})
-    body = body.with_read_id(await reads.record(ctx, principal, body.complete))
-    etag = etag_of(body.content)
-    ctx.telemetry.record(feed_op(ctx, principal, query, body, started, 200))
-    headers = {"ETag": etag, "Read-Id": body.numbers["read_id"], **_NO_CACHE}
-    return Response(body.content, 200, headers=headers, media_type=body.media_type)
-
-
-_NO_CACHE = {"Cache-Control": "no-cache"}
-
-
-ENDPOINTS = [
-    Endpoint(
-        "GET",
-        "/channel-awareness",
-        channel_awareness,
-        "The channels' window as raw_window+digest (or raw_window) within max_chars: hard "
-        "events verbatim, recent messages raw, older material as digest blocks; text or JSON.",
-        "read",
-        parameters=query_parameters(FeedParameters),
-        media_types=("text/plain", "application/json"),
-        extra_statuses=(304, 404),
-    ),
-]
