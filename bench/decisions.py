@@ -6,8 +6,9 @@
 
 Each line of ``tests/data/decisions/<split>.jsonl`` is a desk message with its label (a
 decision type, or null for a look-alike that is not a decision). Every line is
-classified with the rules (the shipped defaults unless ``--rules FILE``); replies are
-classified with their parent. Prints recall per decision type, per style and per
+classified with the rules (the shipped defaults unless ``--rules FILE``) and the
+decision model they name (``--no-model``: the rules alone); replies are classified
+with their parent. Prints recall per decision type, per style and per
 language, overall recall, the share of negatives kept (false positives) and the share
 of decisions recognised with the right type, and how many messages a second the rules
 classify (ordinary one-line messages, and every line of the split). ``--show-misses``
@@ -18,6 +19,7 @@ lists what went wrong.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -140,6 +142,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=["tune", "dev", "heldout", "all"], default="heldout")
     parser.add_argument("--rules", help="a rules file (default: the shipped rules)")
     parser.add_argument(
+        "--no-model",
+        action="store_true",
+        help="the rules alone, without the decision model the file names",
+    )
+    parser.add_argument(
         "--show-misses",
         action="store_true",
         help="list missed, mistyped and kept lines (tune, dev)",
@@ -151,9 +158,12 @@ def main(argv: list[str] | None = None) -> int:
             "(the held-out split is never read line by line)"
         )
     rules = load_rules(args.rules) if args.rules else default_rules()
+    if args.no_model:
+        rules = dataclasses.replace(rules, model=None)
     rows = load(args.split)
     scores = evaluate(rows, rules)
-    print(f"decision recall on {args.split} ({len(rows)} lines, rules: {rules.source})")
+    model = f" with the {rules.model.name} model" if rules.model is not None else ", no model"
+    print(f"decision recall on {args.split} ({len(rows)} lines, rules: {rules.source}{model})")
     print(report(scores))
     ordinary = [r["text"] for r in rows if r["label"] is None and r["style"] != "report"]
     print(

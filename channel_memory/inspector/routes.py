@@ -48,7 +48,7 @@ from channel_memory.kernel.trust import block_trust, trust_of
 from channel_memory.store import blocks, sources, stats
 from channel_memory.store import inspect as inspect_store
 from channel_memory.store import llm as llm_store
-from channel_memory.worker.rules import RulesError, RuleSet, load_rules, parse_rules
+from channel_memory.worker.rules import ModelDecision, RulesError, RuleSet, load_rules, parse_rules
 from channel_memory.worker.rules_report import RulesReport
 
 PREFIX = "/inspect"
@@ -311,6 +311,12 @@ def _made_by(request: Request, block: RecallBlock, current: Mapping[str, Any]) -
         rule = rules.first_match(first.content, first.tags, first.author_id, first.author_name)
         if rule is not None:
             return f"rule {rule.name!r} (event type {rule.event_type}) of {rules.source}"
+        found = rules.decide(first.content, first.tags, first.author_id, first.author_name)
+        if isinstance(found, ModelDecision):
+            return (
+                f"the decision model of {rules.source} (probability {found.probability:.2f}), "
+                f"type {block.event_type}"
+            )
     return f"event type {block.event_type}; no current rule matches its message now"
 
 

@@ -26,7 +26,14 @@ from channel_memory.kernel import groups
 from channel_memory.kernel.groups import MessageClass
 from channel_memory.kernel.models import SourceVersion
 from channel_memory.kernel.timefmt import MICROS_PER_DAY
-from channel_memory.worker.rules import STRENGTH_MAX, HardEventRule, RuleSet, strength_weight
+from channel_memory.worker.rules import (
+    STRENGTH_MAX,
+    Decision,
+    HardEventRule,
+    ModelDecision,
+    RuleSet,
+    strength_weight,
+)
 
 TELEMETRY_MAX_CHARS = 280
 TELEMETRY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -133,6 +140,37 @@ def bucket_start(micros: int, bucket_us: int) -> int:
     return micros - micros % bucket_us
 
 
+MODEL_BASE = 0.4
+"""The score a decision only the model found starts from (times its probability): below
+what a rule's match gets, so the rules' decisions keep their order ahead of it."""
+
+
+def hard_event_score(
+    decision: Decision, rules: RuleSet, content: str, parent: str | None, tagged: bool
+) -> float:
+    """How surely a hard event is a decision, 0 to 1: what orders hard events when the
+    feed cannot show them all. A bridge tag is sure (1). A rule's score is weighed by
+    how plainly the message states the decision (:meth:`RuleSet.strength`); with a
+    model, also by the model's probability that the message — or the clauses the rules
+    matched, read alone, whichever is higher (a report is judged by its decision line,
+    not by its twenty lines of commentary) — is a decision. A decision only the model
+    found starts from ``MODEL_BASE``."""
+    if tagged:
+        return 1.0
+    if isinstance(decision, ModelDecision):
+        return MODEL_BASE * decision.probability
+    plain = rules.strength(content) if isinstance(decision, HardEventRule) else STRENGTH_MAX
+    score = decision.score * strength_weight(plain)
+    if rules.model is not None:
+        probability = rules.model.probability(content, parent)
+        spans = rules.decision_spans(content)
+        if spans:
+            clauses = "\n".join(content[start:end] for start, end in spans)
+            probability = max(probability, rules.model.probability(clauses, parent))
+        score *= probability
+    return score
+
+
 def classify(
     version: SourceVersion, rules: RuleSet, bucket_us: int, parent: str | None = None
 ) -> Classified:
@@ -151,11 +189,12 @@ def classify(
     if decision is not None:
         # a bridge tag or a reply rule decides outright; the rules' own match is weighed
         # by how plainly the message states it, so the feed keeps the plainest first
-        plain = STRENGTH_MAX
-        if isinstance(decision, HardEventRule) and not decision.tags.intersection(version.tags):
-            plain = rules.strength(version.content)
+        tagged = isinstance(decision, HardEventRule) and bool(decision.tags & set(version.tags))
         return Classified(
-            groups.HARD_EVENT, decision.event_type, decision.score * strength_weight(plain), None
+            groups.HARD_EVENT,
+            decision.event_type,
+            hard_event_score(decision, rules, version.content, parent, tagged),
+            None,
         )
     bucket = str(bucket_start(version.created_us, bucket_us))
     if telemetry_kind(version.content) is not None:

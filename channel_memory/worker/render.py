@@ -143,7 +143,7 @@ def content_facts(version: SourceVersion, settings: RenderSettings, hard: bool) 
     if hard:
         long_cut = decision_cut(content, version.key.handle, settings)
         hard_text = content if len(content) <= settings.hard_event_max_chars else long_cut
-        cut = clause_cut(content, settings.rules.decision_spans(content)) or hard_text
+        cut = clause_cut(content, settings.rules.shown_spans(content)) or hard_text
     return ContentFacts(
         _informativeness(content), _first_line(content), _first_line(content, 240), hard_text, cut
     )

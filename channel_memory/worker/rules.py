@@ -38,9 +38,11 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from channel_memory.worker.model import DecisionModel, load_model
 
 _TOKEN = re.compile(r"[^\W_]+")
 """A word for the gates: letters and digits (``SL_UPDATE`` is two words, as a bot means it)."""
@@ -64,6 +66,7 @@ closing ``.``, ``!``, ``?`` or ``;`` followed by a space (``1.0849`` stays whole
 a sentence with an abbreviation: "3 Mio. EUR", "vs. Friday", "e.g. the bund")."""
 
 STRENGTH_MAX = 5
+BARE_APPROVAL_WORDS = 3
 
 
 def strength_weight(strength: int) -> float:
@@ -95,6 +98,26 @@ def _clause_parts(content: str) -> Iterator[str]:
         for part in _CLAUSE_BREAK.split(line):
             if part and not part.isspace():
                 yield part
+
+
+def _clause_spans(content: str) -> Iterator[tuple[int, int, range]]:
+    """Each non-blank clause of ``content`` as a ``(start, end)`` span, blanks trimmed,
+    with the indexes of its pieces in a ``_View`` of the same content (a run-on clause
+    is two pieces there: its head and its tail)."""
+    offset, index = 0, 0
+    for line in content.split("\n"):
+        at = 0
+        for part in _CLAUSE_BREAK.split(line):
+            start = line.index(part, at) if part else at
+            at = start + len(part)
+            stripped = part.strip()
+            if stripped:
+                pieces = 2 if len(part) > 2 * CLAUSE_EDGE_CHARS else 1
+                lead = part.index(stripped)
+                begin = offset + start + lead
+                yield begin, begin + len(stripped), range(index, index + pieces)
+                index += pieces
+        offset += len(line) + 1
 
 
 MAX_REFERENCE_DEPTH = 8
@@ -168,6 +191,9 @@ class RuleFile(BaseModel):
     rule: list[RuleSpec] = Field(default_factory=list)
     ignore: list[GuardSpec] = Field(default_factory=list)
     reply: list[ReplySpec] = Field(default_factory=list)
+    model: Literal["trading-desk"] | None = None
+    """A learned decision model that backs the rules (see ``model.py``): a message no
+    rule matches is a hard event when the model finds a decision in it."""
 
 
 class RulesError(Exception):
@@ -294,7 +320,20 @@ class ReplyRule:
     max_chars: int
 
 
-Decision = HardEventRule | ReplyRule
+@dataclass(frozen=True, slots=True)
+class ModelDecision:
+    """A decision the rule set's learned model found in a message no rule matched."""
+
+    event_type: str
+    probability: float
+    name: str = "model"
+
+    @property
+    def score(self) -> float:
+        return self.probability
+
+
+Decision = HardEventRule | ReplyRule | ModelDecision
 
 
 @dataclass(frozen=True, slots=True)
@@ -491,6 +530,7 @@ class RuleSet:
     guards: tuple[Guard, ...] = ()
     replies: tuple[ReplyRule, ...] = ()
     gates: WordGates = NO_GATES
+    model: DecisionModel | None = None
 
     def view(self, content: str) -> _View:
         return _View(content, self.guards, self.gates)
@@ -564,6 +604,24 @@ class RuleSet:
                 return reply_rule
         return None
 
+    def bare_approval(self, text: str) -> bool:
+        """Whether ``text`` is at most ``BARE_APPROVAL_WORDS`` words that a ``[[reply]]``
+        rule of the ``trade_approval`` type reads as an approval or a rejection ("go",
+        "yes", "👍 send it", "nah"): a reply's word, meaningless on its own."""
+        stripped = text.strip()
+        if not stripped or len(stripped.split()) > BARE_APPROVAL_WORDS:
+            return False
+        clauses = self.clauses(stripped)
+        if not clauses:
+            return False
+        head = clauses[0]
+        return any(
+            rule.event_type == "trade_approval"
+            and _any(rule.patterns, head.text, head.lowered)
+            and not _any(rule.unless, stripped, stripped.lower())
+            for rule in self.replies
+        )
+
     def decide(
         self,
         content: str,
@@ -572,11 +630,54 @@ class RuleSet:
         author_name: str | None = None,
         parent: str | None = None,
     ) -> Decision | None:
-        """The decision a message makes: by its own rules, else as a reply to ``parent``."""
+        """The decision a message makes: by its own rules, else as a reply to ``parent``,
+        else (with a model) as the model finds it."""
         rule = self.first_match(content, tags, author_id, author_name)
-        if rule is not None or parent is None:
+        if rule is not None:
             return rule
-        return self.reply_decision(content, parent)
+        reply = self.reply_decision(content, parent) if parent is not None else None
+        if reply is not None or self.model is None:
+            return reply
+        # the guards hold for the model as for the rules: a message that is all
+        # questions, conditionals, plans or "nothing changed" is not a decision (a reply
+        # is judged with the message it answers); and a bare approval word ("go", "yes",
+        # "send it") means something only as a reply to a proposal, which the reply rules
+        # judge
+        if parent is None and (not self.clauses(content) or self.bare_approval(content)):
+            return None
+        # a pasted token, a blob or markup gives the model nothing to read
+        if not self.model.readable(content):
+            return None
+        probability = self.model.probability(content, parent)
+        if probability < self.model.threshold:
+            return None
+        return ModelDecision(self.model.event_type(content, parent), probability)
+
+    def shown_spans(self, content: str) -> list[tuple[int, int]]:
+        """The clauses a hard event shown cut keeps: the rules' decision clauses, else
+        (a decision only the model found) the model's."""
+        return self.decision_spans(content) or self.model_spans(content)
+
+    def model_spans(self, content: str) -> list[tuple[int, int]]:
+        """With a model, the clauses of a message no rule matches that the model finds a
+        decision in (each clause scored alone), as :meth:`decision_spans` gives them;
+        when no clause reaches the threshold on its own, the one the model scores
+        highest. Empty without a model or when a rule matches."""
+        if self.model is None or self.decision_spans(content):
+            return []
+        view = self.view(content)
+        every = [
+            (start, end, not all(map(view.guarded, at)))
+            for start, end, at in _clause_spans(content)
+        ]
+        spans = [(start, end) for start, end, open_ in every if open_] or [
+            (start, end) for start, end, _ in every
+        ]
+        if not spans:
+            return []
+        scored = [self.model.probability(content[start:end]) for start, end in spans]
+        kept = [s for s, p in zip(spans, scored, strict=True) if p >= self.model.threshold]
+        return kept or [spans[max(range(len(spans)), key=lambda i: (scored[i], -i))]]
 
     def decision_spans(self, content: str) -> list[tuple[int, int]]:
         """The decision-bearing clauses of ``content`` as ``(start, end)`` character spans,
@@ -847,6 +948,9 @@ def _compile(spec: RuleFile, source: str) -> RuleSet:
         )
         for i, r in enumerate(spec.reply)
     )
+    model = load_model(spec.model) if spec.model is not None else None
+    if model is not None:
+        canonical += model.digest
     fingerprint = hashlib.sha256(canonical.encode()).hexdigest()[:16]
     words: dict[str, int] = {}
     stems: dict[str, int] = {}
@@ -856,7 +960,7 @@ def _compile(spec: RuleFile, source: str) -> RuleSet:
         for stem in rule.gate_stems:
             stems[stem] = stems.get(stem, 0) | 1 << rule.index
     gates = WordGates(words, stems, tuple(sorted({len(s) for s in stems})))
-    return RuleSet(tuple(rules), fingerprint, source, guards, replies, gates)
+    return RuleSet(tuple(rules), fingerprint, source, guards, replies, gates, model)
 
 
 def parse_rules(text: str, source: str) -> RuleSet:

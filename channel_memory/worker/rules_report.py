@@ -7,7 +7,20 @@ from dataclasses import dataclass, field
 from channel_memory.kernel.models import SourceVersion
 from channel_memory.store import Store, sources
 from channel_memory.worker.render import KEY_LINE_CHARS
-from channel_memory.worker.rules import RuleSet
+from channel_memory.worker.rules import Decision, ModelDecision, RuleSet
+
+
+def _typed(decision: Decision | None) -> str:
+    """A decision's event type as the report shows it ("" for none); one only the rule
+    set's decision model found is marked ``(model)``."""
+    if decision is None:
+        return ""
+    return (
+        f"{decision.event_type} (model)"
+        if isinstance(decision, ModelDecision)
+        else decision.event_type
+    )
+
 
 Change = tuple[SourceVersion, str, str]
 """A message with its event type under the current and the candidate rules ("" for none)."""
@@ -36,16 +49,16 @@ class RulesReport:
     def add(self, version: SourceVersion) -> None:
         self.scanned += 1
         args = (version.content, version.tags, version.author_id, version.author_name)
-        after = self.candidate.first_match(*args)
-        new = after.event_type if after else ""
+        after = self.candidate.decide(*args)
+        new = _typed(after)
         if new:
             self.matched[new] = self.matched.get(new, 0) + 1
         if self.same_rules:
             if new and len(self.examples) < self.limit:
                 self.examples.append((version, new, new))
             return
-        before = self.current.first_match(*args)
-        old = before.event_type if before else ""
+        before = self.current.decide(*args)
+        old = _typed(before)
         if old == new:
             return
         kind = "gained" if not old else "lost" if not new else "retyped"

@@ -1,0 +1,205 @@
+"""Train the decision model the shipped rules name (``worker/decision_model.json.gz``).
+
+    pip install -e '.[train]'
+    .venv/bin/python bench/train_model.py          # train, check and write the model
+    .venv/bin/python bench/train_model.py --cross  # leave-one-writer-out figures only
+
+The training data is every labelled line the project has except the held-out phrasing
+set (``tests/data/decisions/heldout.jsonl``) and the held-out desk
+(``bench/data/desk_heldout.jsonl``): the phrasing sets ``tune`` and ``dev`` (replies
+with their parent) and the first independent desk (``bench/data/desk_independent.jsonl``,
+replies with the message they answer). Two logistic regressions over the same
+features (see ``channel_memory/worker/model.py``): decision or not (classes balanced),
+and, over the decisions, which of the nine types.
+
+The file written holds each block's vocabulary and inverse document frequencies, both
+classifiers' coefficients and the threshold; after writing, the script loads it with
+the runtime scorer and checks that it gives the trainer's probabilities on every
+training line (the two compute the same thing; this proves it).
+
+``--cross`` trains on all writers but one and measures on that one (the writers are the
+separately written parts: ``tune``, the two former held-out parts in ``dev`` by their id
+prefix, and the desk): the figures that chose the features, ``C`` and the threshold.
+Needs scikit-learn (the ``train`` extra); the product itself does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import gzip
+import hashlib
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.sparse import csr_matrix, hstack
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.linear_model import LogisticRegression
+
+from channel_memory.demo.synthetic_desk import desk_events
+from channel_memory.worker import model as runtime
+from channel_memory.worker.rules import default_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+PHRASING = ROOT / "tests" / "data" / "decisions"
+DESK = ROOT / "bench" / "data" / "desk_independent.jsonl"
+CHAT = ROOT / "bench" / "data" / "conversations.jsonl"
+OUT = ROOT / "channel_memory" / "worker" / runtime.MODEL_FILE
+C = 16.0
+THRESHOLD = 0.5
+MIN_DF = {"chars": 2, "words": 1, "parent": 1}
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    text: str
+    parent: str | None
+    label: str | None
+    writer: str
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def training_lines() -> list[Line]:
+    """Every labelled line but the held-out ones, with the writer each came from."""
+    lines = []
+    for split in ("tune", "dev"):
+        for row in _jsonl(PHRASING / f"{split}.jsonl"):
+            writer = "tune" if split == "tune" else f"dev-{row['id'][0]}"
+            lines.append(Line(row["text"], row.get("parent"), row["label"], writer))
+    desk = _jsonl(DESK)
+    by_id = {row["id"]: row["content"] for row in desk}
+    for row in desk:
+        parent = by_id.get(row["reply_to"]) if row.get("reply_to") else None
+        lines.append(Line(row["content"], parent, row["decision"], "desk"))
+    # the synthetic desk (its generator knows which messages carry a decision): short
+    # commentary with levels, acknowledgements, heartbeats, reviews without a decision
+    events = desk_events()
+    rules = dataclasses.replace(default_rules(), model=None)
+    for event in events:
+        content = event["message"]["content"]
+        match = rules.first_match(content)
+        lines.append(Line(content, None, match.event_type if match else None, "synthetic"))
+    # everyday conversation (none of it a desk decision): what ordinary chatter looks like
+    for row in _jsonl(CHAT):
+        if row.get("type") == "turn":
+            lines.append(Line(row["text"], None, None, "chat"))
+    return lines
+
+
+def sources() -> dict[str, str]:
+    """The training files' SHA-256, recorded in the model (a test compares them)."""
+    files = [PHRASING / "tune.jsonl", PHRASING / "dev.jsonl", DESK, CHAT]
+    return {str(p.relative_to(ROOT)): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
+
+
+def _vectorizers() -> list[TfidfVectorizer]:
+    return [
+        TfidfVectorizer(
+            analyzer=lambda line, fn=fn: fn(line.text, line.parent),
+            min_df=MIN_DF[name],
+            sublinear_tf=True,
+        )
+        for name, fn in runtime.BLOCKS
+    ]
+
+
+def fit(
+    lines: Sequence[Line],
+) -> tuple[list[TfidfVectorizer], LogisticRegression, LogisticRegression]:
+    vectorizers = _vectorizers()
+    x = hstack([v.fit_transform(lines) for v in vectorizers]).tocsr()
+    y = np.array([line.label is not None for line in lines])
+    decision = LogisticRegression(C=C, max_iter=5000, class_weight="balanced").fit(x, y)
+    rows = np.flatnonzero(y)
+    types = LogisticRegression(C=C, max_iter=5000).fit(x[rows], [lines[i].label for i in rows])
+    return vectorizers, decision, types
+
+
+def features(vectorizers: Sequence[TfidfVectorizer], lines: Sequence[Line]) -> csr_matrix:
+    return hstack([v.transform(lines) for v in vectorizers]).tocsr()
+
+
+def _round(values: Any) -> list[float]:
+    return [float(f"{v:.7g}") for v in values]
+
+
+def model_file(
+    vectorizers: Sequence[TfidfVectorizer], decision: LogisticRegression, types: LogisticRegression
+) -> bytes:
+    blocks = []
+    for (name, _), v in zip(runtime.BLOCKS, vectorizers, strict=True):
+        terms = v.get_feature_names_out().tolist()
+        blocks.append({"name": name, "terms": terms, "idf": _round(v.idf_)})
+    data = {
+        "format": runtime.FORMAT,
+        "trained_on": sources(),
+        "threshold": THRESHOLD,
+        "blocks": blocks,
+        "decision": {"coef": _round(decision.coef_[0]), "intercept": float(decision.intercept_[0])},
+        "types": {
+            "classes": types.classes_.tolist(),
+            "coef": [_round(row) for row in types.coef_],
+            "intercept": _round(types.intercept_),
+        },
+    }
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return gzip.compress(text.encode(), compresslevel=9, mtime=0)
+
+
+def cross() -> None:
+    """Leave one writer out: train on the others, measure on it (with and without the rules)."""
+    lines = training_lines()
+    rules = default_rules()
+    for writer in sorted({line.writer for line in lines}):
+        train = [line for line in lines if line.writer != writer]
+        test = [line for line in lines if line.writer == writer]
+        vectorizers, decision, _ = fit(train)
+        p = decision.predict_proba(features(vectorizers, test))[:, 1]
+        labelled = np.array([line.label is not None for line in test])
+        ruled = np.array([rules.decide(line.text, parent=line.parent) is not None for line in test])
+        model = p >= THRESHOLD
+        both = model | ruled
+        print(
+            f"{writer:8} {len(test):4} lines: model recall {model[labelled].mean():.1%}, "
+            f"negatives kept {model[~labelled].mean():.1%}; rules {ruled[labelled].mean():.1%} / "
+            f"{ruled[~labelled].mean():.1%}; rules or model {both[labelled].mean():.1%} / "
+            f"{both[~labelled].mean():.1%}"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cross", action="store_true", help="leave-one-writer-out figures only")
+    args = parser.parse_args(argv)
+    if args.cross:
+        cross()
+        return 0
+    lines = training_lines()
+    vectorizers, decision, types = fit(lines)
+    raw = model_file(vectorizers, decision, types)
+    loaded = runtime.parse_model(raw, "trading-desk")
+    expected = decision.predict_proba(features(vectorizers, lines))[:, 1]
+    got = np.array([loaded.probability(line.text, line.parent) for line in lines])
+    worst = float(np.max(np.abs(expected - got)))
+    flipped = int(np.sum((expected >= THRESHOLD) != (got >= THRESHOLD)))
+    if worst > 1e-4 or flipped:
+        print(f"the runtime scorer disagrees with the trainer: {worst:.2e}, {flipped} flipped")
+        return 1
+    OUT.write_bytes(raw)
+    print(
+        f"wrote {OUT.relative_to(ROOT)} ({len(raw):,} bytes) from {len(lines)} lines; "
+        f"runtime and trainer agree within {worst:.1e}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,224 @@
+"""The learned decision model: a linear classifier that backs the hard-event rules.
+
+Rules recognise the decisions their authors thought of; a desk writes in more ways
+than any lexicon lists. The model is a logistic regression over the words and
+character n-grams of a message (and the words of the message it replies to), trained
+by ``bench/train_model.py`` on the labelled phrasing sets in ``tests/data/decisions``
+and a labelled desk (ADR 0031). A rule set that names it (``model = "trading-desk"``
+in the rules file, as the shipped rules do) makes a message that no rule matches a
+hard event when the model gives it a decision probability of at least the model's
+``threshold``; the model also names its type and, in a long message, the clauses that
+carry it.
+
+Scoring is deterministic and needs nothing beyond the standard library: the file holds
+each block's vocabulary with its inverse document frequency and the coefficients, and
+:meth:`DecisionModel.probability` computes what the trainer's TF-IDF and logistic
+regression compute (sublinear term frequency, each block normalised to unit length).
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import hashlib
+import itertools
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+MODEL_NAMES = ("trading-desk",)
+"""The models a rules file may name (``model = "..."``)."""
+
+MODEL_FILE = "decision_model.json.gz"
+MIN_KNOWN_WORDS = 2
+"""The model promotes no message with fewer words it knows (see ``known_words``)."""
+FORMAT = 1
+
+CAP_CHARS = 3000
+"""A message longer than twice this is read as its first and last ``CAP_CHARS``
+characters (a report's decision is in its first or last lines; the cost stays bounded)."""
+_SPACE = re.compile(r"\s+")
+_WORD = re.compile(r"\w+|[^\w\s]")
+
+
+def _prepared(text: str) -> str:
+    if len(text) > 2 * CAP_CHARS:
+        text = text[:CAP_CHARS] + " " + text[-CAP_CHARS:]
+    return _SPACE.sub(" ", text.lower())
+
+
+def char_terms(text: str, parent: str | None = None) -> list[str]:
+    """Character 2- to 5-grams of each word padded with a space on both sides (a word
+    shorter than ``n`` gives its padded self once)."""
+    terms: list[str] = []
+    for word in _prepared(text).split():
+        padded = f" {word} "
+        size = len(padded)
+        for n in range(2, 6):
+            if size < n:
+                break
+            terms.extend(padded[i : i + n] for i in range(size - n + 1))
+    return terms
+
+
+def word_terms(text: str, parent: str | None = None) -> list[str]:
+    """Words and punctuation marks, and each adjacent pair of them."""
+    words = _WORD.findall(_prepared(text))
+    return words + [f"{a} {b}" for a, b in itertools.pairwise(words)]
+
+
+def parent_terms(text: str, parent: str | None = None) -> list[str]:
+    """For a reply: each distinct word of the message it answers, and one mark that it
+    is a reply; nothing otherwise."""
+    if not parent:
+        return []
+    return ["parent", *sorted({f"parent {w}" for w in _WORD.findall(_prepared(parent))})]
+
+
+Analyzer = Callable[[str, str | None], list[str]]
+BLOCKS: tuple[tuple[str, Analyzer], ...] = (
+    ("chars", char_terms),
+    ("words", word_terms),
+    ("parent", parent_terms),
+)
+"""The feature blocks, in the order of the model file's columns."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    name: str
+    analyze: Analyzer
+    terms: dict[str, tuple[int, float, float]]
+    """Term -> (column, inverse document frequency, decision coefficient)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionModel:
+    """A loaded model: :meth:`probability` that a message carries a decision, and
+    :meth:`event_type` of the decision it carries."""
+
+    name: str
+    digest: str
+    """The model file's SHA-256 (part of the rule set's fingerprint: a new model
+    re-derives the blocks)."""
+    threshold: float
+    blocks: tuple[_Block, ...]
+    intercept: float
+    types: tuple[str, ...]
+    type_weights: tuple[tuple[dict[int, float], ...], ...]
+    """Per type, per block: column -> coefficient of the type classifier."""
+    type_intercepts: tuple[float, ...]
+
+    def _features(self, text: str, parent: str | None) -> list[dict[int, float]]:
+        """Each block's TF-IDF vector (sublinear tf, unit length) as column -> value."""
+        vectors = []
+        for block in self.blocks:
+            values: dict[int, float] = {}
+            for term, count in Counter(block.analyze(text, parent)).items():
+                entry = block.terms.get(term)
+                if entry is not None:
+                    values[entry[0]] = (1.0 + math.log(count)) * entry[1]
+            norm = math.sqrt(math.fsum(v * v for v in values.values()))
+            vectors.append({c: v / norm for c, v in values.items()} if norm else {})
+        return vectors
+
+    @staticmethod
+    def _dot(vectors: Sequence[dict[int, float]], weights: Sequence[dict[int, float]]) -> float:
+        return math.fsum(
+            value * block_weights.get(column, 0.0)
+            for vector, block_weights in zip(vectors, weights, strict=True)
+            for column, value in vector.items()
+        )
+
+    def probability(self, text: str, parent: str | None = None) -> float:
+        """The probability, 0 to 1, that ``text`` (a reply to ``parent``) is a decision.
+
+        The hot path (every message no rule matches): one lookup per distinct term
+        gives its inverse document frequency and its coefficient together."""
+        z = self.intercept
+        log = math.log
+        for block in self.blocks:
+            squares = dot = 0.0
+            lookup = block.terms.get
+            for term, count in Counter(block.analyze(text, parent)).items():
+                entry = lookup(term)
+                if entry is not None:
+                    value = (1.0 + log(count)) * entry[1]
+                    squares += value * value
+                    dot += value * entry[2]
+            if squares:
+                z += dot / math.sqrt(squares)
+        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+    def readable(self, text: str) -> bool:
+        """Whether the model has something to read in ``text``: at least
+        ``MIN_KNOWN_WORDS`` distinct words (letters or digits) it saw in training, and at
+        least a third of its distinct words. A pasted token, a blob or markup is not."""
+        words = {w for w in _WORD.findall(_prepared(text)) if w[0].isalnum()}
+        known = sum(1 for w in words if w in self.blocks[1].terms)
+        return known >= MIN_KNOWN_WORDS and 3 * known >= len(words)
+
+    def event_type(self, text: str, parent: str | None = None) -> str:
+        """The decision type the model finds most likely for ``text``."""
+        vectors = self._features(text, parent)
+        scores = [
+            b + self._dot(vectors, w)
+            for b, w in zip(self.type_intercepts, self.type_weights, strict=True)
+        ]
+        return self.types[max(range(len(scores)), key=lambda i: (scores[i], -i))]
+
+
+def _block_weights(row: Sequence[float], sizes: Sequence[int]) -> tuple[dict[int, float], ...]:
+    """One coefficient row (all blocks' columns, in order) split per block, zeros left out."""
+    out: list[dict[int, float]] = []
+    start = 0
+    for size in sizes:
+        out.append({i: w for i, w in enumerate(row[start : start + size]) if w})
+        start += size
+    return tuple(out)
+
+
+def parse_model(raw: bytes, name: str) -> DecisionModel:
+    """A model from its file's bytes (gzip-compressed JSON, see ``bench/train_model.py``)."""
+    data: dict[str, Any] = json.loads(gzip.decompress(raw))
+    if data.get("format") != FORMAT:
+        raise ValueError(f"decision model {name}: unknown format {data.get('format')!r}")
+    if [b["name"] for b in data["blocks"]] != [n for n, _ in BLOCKS]:
+        raise ValueError(f"decision model {name}: unexpected blocks")
+    sizes = [len(b["idf"]) for b in data["blocks"]]
+    decision = _block_weights(data["decision"]["coef"], sizes)
+    blocks = tuple(
+        _Block(
+            spec["name"],
+            analyze,
+            {
+                term: (i, idf, weights.get(i, 0.0))
+                for i, (term, idf) in enumerate(zip(spec["terms"], spec["idf"], strict=True))
+            },
+        )
+        for spec, (_, analyze), weights in zip(data["blocks"], BLOCKS, decision, strict=True)
+    )
+    return DecisionModel(
+        name=name,
+        digest=hashlib.sha256(raw).hexdigest(),
+        threshold=float(data["threshold"]),
+        blocks=blocks,
+        intercept=float(data["decision"]["intercept"]),
+        types=tuple(data["types"]["classes"]),
+        type_weights=tuple(_block_weights(row, sizes) for row in data["types"]["coef"]),
+        type_intercepts=tuple(float(b) for b in data["types"]["intercept"]),
+    )
+
+
+@functools.cache
+def load_model(name: str) -> DecisionModel:
+    """The shipped model ``name`` (loaded once: a model is immutable)."""
+    if name not in MODEL_NAMES:
+        raise ValueError(f"unknown decision model: {name}")
+    raw = resources.files("channel_memory.worker").joinpath(MODEL_FILE).read_bytes()
+    return parse_model(raw, name)

@@ -1,0 +1,185 @@
+"""The learned decision model that backs the shipped rules (worker/model.py, ADR 0031)."""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import hashlib
+import json
+import random
+import subprocess
+import sys
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+
+import httpx
+import pytest
+
+from channel_memory.worker.classify import MODEL_BASE, classify, hard_event_score
+from channel_memory.worker.model import MODEL_FILE, char_terms, load_model, parse_model
+from channel_memory.worker.render import clause_cut
+from channel_memory.worker.rules import (
+    HardEventRule,
+    ModelDecision,
+    RulesError,
+    default_rules,
+    parse_rules,
+)
+from tests.conftest import LiveServer, message_event, source_version
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = default_rules()
+RULES_ONLY = dataclasses.replace(RULES, model=None)
+MODEL = load_model("trading-desk")
+
+# decisions of the development data that no rule matches: only the model finds them
+MODEL_ONLY = {
+    "upgrading conviction on gold to high": "thesis_change",
+    "Entries have been blocked on the rates book pending the VaR review.": "risk_limit",
+    "On est flat sur le Bund.": "position_change",
+}
+
+
+def _model_file() -> dict[str, object]:
+    raw = resources.files("channel_memory.worker").joinpath(MODEL_FILE).read_bytes()
+    data: dict[str, object] = json.loads(gzip.decompress(raw))
+    return data
+
+
+def test_the_model_was_trained_on_the_training_files_as_they_are() -> None:
+    """New labelled lines mean training again (bench/train_model.py): the model records
+    the SHA-256 of every file it was trained on."""
+    recorded = _model_file()["trained_on"]
+    assert isinstance(recorded, dict) and recorded
+    for path, digest in recorded.items():
+        assert hashlib.sha256((ROOT / path).read_bytes()).hexdigest() == digest, path
+    # the held-out data is never trained on
+    assert not any("heldout" in path for path in recorded)
+
+
+@pytest.mark.parametrize(("text", "event_type"), sorted(MODEL_ONLY.items()))
+def test_the_model_finds_decisions_no_rule_matches(text: str, event_type: str) -> None:
+    assert RULES_ONLY.decide(text) is None
+    decision = RULES.decide(text)
+    assert isinstance(decision, ModelDecision)
+    assert decision.event_type == event_type
+    assert MODEL.threshold <= decision.probability <= 1.0
+
+
+def test_probabilities_are_deterministic_and_bounded() -> None:
+    texts = ["", "x" * 20_000, "lifted 5k AAPL 231.40", "anyone for coffee?", "🚀" * 50]
+    for text in texts:
+        p = MODEL.probability(text)
+        assert 0.0 <= p <= 1.0
+        assert MODEL.probability(text) == p
+        assert (
+            parse_model(
+                resources.files("channel_memory.worker").joinpath(MODEL_FILE).read_bytes(), "again"
+            ).probability(text)
+            == p
+        )
+    assert MODEL.probability("lifted 5k AAPL 231.40") > 0.9
+    assert MODEL.probability("anyone for coffee?") < 0.1
+
+
+def test_a_long_message_is_read_by_its_head_and_tail() -> None:
+    # bounded work: the middle of a very long message adds no terms
+    middle = "y" * 50_000
+    assert char_terms("a " + middle + " b") == char_terms("a " + "y" * 10_000 + " b")
+
+
+def test_the_guards_hold_for_the_model() -> None:
+    question = "ETH at 3,244 ahead of the ETF flows?"
+    conditional = "if gold breaks 2,400 we upgrade conviction to high"
+    for text in (question, conditional):
+        assert MODEL.probability(text) >= MODEL.threshold, text  # the model alone would
+        assert RULES.decide(text) is None, text
+
+
+def test_a_bare_approval_decides_only_as_a_reply_to_a_proposal() -> None:
+    assert MODEL.probability("go") >= MODEL.threshold  # the model alone would keep it
+    assert RULES.decide("go") is None
+    decision = RULES.decide("go", parent="pitch: long 300 SOL @ 142, stop 131")
+    assert decision is not None and decision.event_type == "trade_approval"
+    assert RULES.decide("go", parent="lunch at 1?") is None
+
+
+def test_a_model_only_decision_is_cut_to_the_clauses_the_model_finds() -> None:
+    report = "\n".join(
+        ["Weekly macro wrap"]
+        + [f"context line {i}: markets drifted, spreads unchanged" for i in range(8)]
+        + ["upgrading conviction on gold to high"]
+    )
+    assert RULES.decision_spans(report) == []
+    [(start, end)] = RULES.shown_spans(report)
+    assert report[start:end] == "upgrading conviction on gold to high"
+    assert clause_cut(report, RULES.shown_spans(report)) == "upgrading conviction on gold to high"
+    # without a model, nothing is cut
+    assert RULES_ONLY.shown_spans(report) == []
+
+
+def test_the_rules_own_decisions_come_before_model_only_ones() -> None:
+    plain = "sold 5k AAPL 189.40"
+    rule = RULES.decide(plain)
+    assert isinstance(rule, HardEventRule)
+    rule_score = hard_event_score(rule, RULES, plain, None, tagged=False)
+    for text in MODEL_ONLY:
+        found = RULES.decide(text)
+        assert isinstance(found, ModelDecision)
+        score = hard_event_score(found, RULES, text, None, tagged=False)
+        assert score == pytest.approx(MODEL_BASE * found.probability)
+        assert score < rule_score
+    classified = classify(source_version(content="On est flat sur le Bund."), RULES, 3_600_000_000)
+    assert (classified.event_type, classified.group_key) == ("position_change", None)
+    assert classified.score == pytest.approx(
+        MODEL_BASE * MODEL.probability("On est flat sur le Bund.")
+    )
+
+
+def test_a_rules_file_names_its_model() -> None:
+    rule = "[[rule]]\nname='x'\nevent_type='x'\npatterns=['rolled back']\n"
+    own = parse_rules(rule, "ops.toml")
+    assert own.model is None  # a file of one's own has no model unless it names one
+    assert own.decide("On est flat sur le Bund.") is None
+    backed = parse_rules("model = 'trading-desk'\n" + rule, "ops.toml")
+    assert backed.model is MODEL
+    assert backed.fingerprint != own.fingerprint  # a new model re-derives every block
+    with pytest.raises(RulesError, match=r"ops\.toml: model"):
+        parse_rules("model = 'crystal-ball'\n" + rule, "ops.toml")
+
+
+def test_rules_test_marks_what_only_the_model_found(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    server = make_server(worker={"enabled": False})
+    with server.client() as client:
+        response = client.post(
+            "/v1/ingest",
+            json={
+                "events": [
+                    message_event("1", "sold 5k AAPL 189.40"),
+                    message_event("2", "On est flat sur le Bund."),
+                ]
+            },
+        )
+        assert response.status_code == httpx.codes.OK
+    server.__exit__()
+    out = subprocess.run(
+        [sys.executable, "-m", "channel_memory", "rules", "test", "--db", str(server.settings.db)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    assert "  * floor/1 trade_fill: sold 5k AAPL 189.40" in out
+    assert "  * floor/2 position_change (model): On est flat sur le Bund." in out
+
+
+def test_the_model_promotes_nothing_it_cannot_read() -> None:
+    rng = random.Random(7)
+    blob = "".join(rng.choice("abcdefghijklmnopqrstuvwxyzABCDEFGH_-") for _ in range(5_000))
+    for junk in (blob, "Zqxv Wrtpl", "token: " + blob):
+        assert not MODEL.readable(junk)
+        assert RULES.decide(junk) is None
+    assert MODEL.readable("On est flat sur le Bund.")
