@@ -3,6 +3,7 @@ another desk's phrasing, shapes, guards, replies."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 import time
@@ -21,21 +22,32 @@ from tests.conftest import LiveServer, message_event, source_version
 RULES = default_rules()
 
 # The rules are developed on tune.jsonl and dev.jsonl (bench/decisions.py --split dev
-# --show-misses). heldout.jsonl is written apart and never read while writing rules. Each
-# held-out set is measured once on the final rules and then joins dev: the first (ids f…)
-# measured recall 232/279 (83.2%), negatives kept 22/164 (13.4%); the second (ids g…,
-# written by another hand) 227/283 (80.2%), negatives kept 23/170 (13.5%). The floors keep
-# that from regressing; the product's target (97%) is not met on text the rules never saw.
-HELDOUT_RECALL_FLOOR = 0.79
-HELDOUT_NEGATIVES_KEPT_CEILING = 0.15
-# tune + dev, measured on the final rules: recall 571/576 (99.1%), negatives kept 19/355
+# --show-misses), and the decision model that backs them is trained on them
+# (bench/train_model.py). heldout.jsonl is written apart and never read while writing rules
+# or training. Each held-out set is measured on the final detector and then joins dev: the
+# first (ids f…) measured 232/279 (83.2%) with the rules of its day; the second (ids g…)
+# 227/283 (80.2%), negatives kept 23/170 (13.5%). The third (ids k…, by a fifth hand),
+# measured on the rules with the model: recall 256/262 (97.7%), negatives kept 38/149
+# (25.5%); the rules alone: 216/262 (82.4%), 23/149. The floors keep that from regressing.
+HELDOUT_RECALL_FLOOR = 0.97
+HELDOUT_NEGATIVES_KEPT_CEILING = 0.27
+# tune + dev with the model (trained on them): recall 858/859, negatives kept 42/525
 DEVELOPMENT_RECALL_FLOOR = 0.98
 DEVELOPMENT_TYPE_FLOOR = 0.93
-DEVELOPMENT_NEGATIVES_KEPT_CEILING = 0.08
+DEVELOPMENT_NEGATIVES_KEPT_CEILING = 0.10
 
 
 def _type(text: str, parent: str | None = None) -> str | None:
     decision = RULES.decide(text, parent=parent)
+    return decision.event_type if decision else None
+
+
+RULES_ONLY = dataclasses.replace(RULES, model=None)
+"""The shipped rules without the decision model that backs them."""
+
+
+def _rule_type(text: str, parent: str | None = None) -> str | None:
+    decision = RULES_ONLY.decide(text, parent=parent)
     return decision.event_type if decision else None
 
 
@@ -356,8 +368,25 @@ def test_another_desks_decisions_mostly_get_their_type() -> None:
 
 
 @pytest.mark.parametrize("text", OTHER_DESK_LOOK_ALIKES)
-def test_another_desks_look_alikes_stay_ordinary(text: str) -> None:
-    assert _type(text) is None
+def test_another_desks_look_alikes_stay_ordinary_by_the_rules(text: str) -> None:
+    assert _rule_type(text) is None
+
+
+def test_the_model_keeps_few_of_another_desks_look_alikes() -> None:
+    """The model prefers recall: a short line with an instrument and a level reads like a
+    decision to it. Measured on the shipped model: 6 of these 42 look-alikes kept."""
+    kept = [text for text in OTHER_DESK_LOOK_ALIKES if _type(text) is not None]
+    assert len(OTHER_DESK_LOOK_ALIKES) >= 30
+    assert len(kept) <= 7, kept
+    # what the guards make ordinary (questions, conditionals, plans, "no change") the
+    # model cannot promote
+    for text in (
+        "who has the brent stop level from yesterday?",
+        "if NK breaks 38k we'd cut the long",
+        "might roll the brent longs next week",
+        "still long copper, no change",
+    ):
+        assert _type(text) is None, text
 
 
 def test_a_guard_applies_to_its_own_clause() -> None:
@@ -573,4 +602,4 @@ def test_gates_and_combined_scans_never_change_what_matches() -> None:
     texts += [row["text"] for split in ("tune", "dev") for row in load(split)]
     texts += [e["message"]["content"] for e in desk_events()]
     for text in texts:
-        assert _type(text) == _reference_type(text), text
+        assert _rule_type(text) == _reference_type(text), text
