@@ -109,7 +109,7 @@ def test_json_format_shape(desk: tuple[LiveServer, httpx.Client]) -> None:
     ingest_ok(
         client,
         message_event("1", "stop moved to 408", created_at=at(14)),
-        message_event("2", "recent chatter", created_at=at(19), reply_to="1"),
+        message_event("2", "what time is the call", created_at=at(19), reply_to="1"),
     )
     server.drain()
     response = feed(client, format="json", max_chars=5000)
@@ -128,7 +128,7 @@ def test_json_format_shape(desk: tuple[LiveServer, httpx.Client]) -> None:
     assert block["kind"] == "hard_event" and block["trust"] == "unverified"
     assert block["origin"] == "human"
     [message] = body["raw_recent"]
-    assert message["content"] == "recent chatter" and message["origin"] == "human"
+    assert message["content"] == "what time is the call" and message["origin"] == "human"
     assert message["trust"] == "unverified" and message["reply_to"] == "1"
 
 

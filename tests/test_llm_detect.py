@@ -296,11 +296,11 @@ def test_an_edit_removes_the_promotion_and_undoing_it_restores_it_without_a_call
         llm_pass(server)
         assert own_block(db_path, DECIDED)[0] == "hard_event"
         provider.responder = finds("nobody")
-        ingest_ok(client, edit(DECIDED, "Semis offered now, breadth fading", 5))
+        ingest_ok(client, edit(DECIDED, "coffee machine on 3 is fixed, finally", 5))
         server.drain()
         kind, _, text, processor, _, _ = own_block(db_path, DECIDED)
         assert (kind, text, processor) == (
-            "raw_excerpt", "Semis offered now, breadth fading", "deterministic"
+            "raw_excerpt", "coffee machine on 3 is fixed, finally", "deterministic"
         )  # fmt: skip
         report = llm_pass(server)  # the window changed: asked again, nothing promoted
         assert (report.promoted, len(detect_requests(provider))) == (0, 2)

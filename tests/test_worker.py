@@ -303,7 +303,8 @@ def test_author_forget_removes_the_name_from_derived_text(
         *(
             message_event(
                 str(i),
-                f"chatter {i} on the curve",
+                # plainly ordinary: "chatter 2 on the curve" reads as a decision to the model
+                f"chatter about the weather, day {i}",
                 created_at=at(i),
                 author="leaker" if i % 2 else "stays",
             )
