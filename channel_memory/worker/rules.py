@@ -42,7 +42,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from channel_memory.worker.model import DecisionModel, load_model
+from channel_memory.worker.model import CAP_CHARS, DecisionModel, load_model
 
 _TOKEN = re.compile(r"[^\W_]+")
 """A word for the gates: letters and digits (``SL_UPDATE`` is two words, as a bot means it)."""
@@ -540,6 +540,12 @@ class RuleSet:
         view = self.view(content)
         return [c for i, c in enumerate(view.clauses) if not view.guarded(i)]
 
+    def has_open_clause(self, content: str) -> bool:
+        """Whether some clause of ``content`` is not made ordinary by a guard (stops at
+        the first such clause: a long message usually has one early)."""
+        view = self.view(content)
+        return any(not view.guarded(i) for i in range(len(view.clauses)))
+
     def _gated(self, rules: Iterable[HardEventRule], view: _View) -> Iterator[HardEventRule]:
         """The rules whose gates let them try their patterns on the message."""
         return (r for r in rules if view.opens(r))
@@ -643,7 +649,7 @@ class RuleSet:
         # is judged with the message it answers); and a bare approval word ("go", "yes",
         # "send it") means something only as a reply to a proposal, which the reply rules
         # judge
-        if parent is None and (not self.clauses(content) or self.bare_approval(content)):
+        if parent is None and (not self.has_open_clause(content) or self.bare_approval(content)):
             return None
         # a pasted token, a blob or markup gives the model nothing to read
         if not self.model.readable(content):
@@ -662,13 +668,17 @@ class RuleSet:
         """With a model, the clauses of a message no rule matches that the model finds a
         decision in (each clause scored alone), as :meth:`decision_spans` gives them;
         when no clause reaches the threshold on its own, the one the model scores
-        highest. Empty without a model or when a rule matches."""
+        highest. Empty without a model or when a rule matches. In a message longer than
+        the model reads (its first and last ``CAP_CHARS``), only the clauses it read
+        are candidates: bounded work, whatever the length."""
         if self.model is None or self.decision_spans(content):
             return []
         view = self.view(content)
+        head, tail = CAP_CHARS, len(content) - CAP_CHARS
         every = [
             (start, end, not all(map(view.guarded, at)))
             for start, end, at in _clause_spans(content)
+            if start < head or end > tail
         ]
         spans = [(start, end) for start, end, open_ in every if open_] or [
             (start, end) for start, end, _ in every
