@@ -4,18 +4,23 @@
     .venv/bin/python bench/train_model.py          # train, check and write the model
     .venv/bin/python bench/train_model.py --cross  # leave-one-writer-out figures only
 
-The training data is every labelled line the project has except the held-out phrasing
-set (``tests/data/decisions/heldout.jsonl``) and the held-out desk
-(``bench/data/desk_heldout.jsonl``): the phrasing sets ``tune`` and ``dev`` (replies
-with their parent) and the first independent desk (``bench/data/desk_independent.jsonl``,
-replies with the message they answer). Two logistic regressions over the same
-features (see ``channel_memory/worker/model.py``): decision or not (classes balanced),
-and, over the decisions, which of the nine types.
+The training data is every labelled line except the held-out phrasing set
+(``tests/data/decisions/heldout.jsonl``) and the held-out desks
+(``bench/data/desk_heldout.jsonl``, ``bench/data/desk_heldout2.jsonl``): the phrasing
+sets ``tune`` and ``dev`` (replies with their parent), the first independent desk
+(``bench/data/desk_independent.jsonl``, replies with the message they answer), the
+synthetic desk (each message labelled by the shipped rules without the model, which
+recognise exactly its generator's decisions) and the everyday conversations of
+``bench/data/conversations.jsonl`` (none of them a decision). Two logistic regressions
+over the same features (see ``channel_memory/worker/model.py``): decision or not
+(classes balanced), and, over the decisions, which of the nine types.
 
 The file written holds each block's vocabulary and inverse document frequencies, both
-classifiers' coefficients and the threshold; after writing, the script loads it with
-the runtime scorer and checks that it gives the trainer's probabilities on every
-training line (the two compute the same thing; this proves it).
+classifiers' coefficients, the threshold and the SHA-256 of every file the training
+read (the data, the synthetic desk's generator and the rules that label it); after
+writing, the script loads it with the runtime scorer and checks that it gives the
+trainer's probabilities on every training line (the two compute the same thing; this
+proves it).
 
 ``--cross`` trains on all writers but one and measures on that one (the writers are the
 separately written parts: ``tune``, the two former held-out parts in ``dev`` by their id
@@ -49,6 +54,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PHRASING = ROOT / "tests" / "data" / "decisions"
 DESK = ROOT / "bench" / "data" / "desk_independent.jsonl"
 CHAT = ROOT / "bench" / "data" / "conversations.jsonl"
+GENERATOR = ROOT / "channel_memory" / "demo" / "synthetic_desk.py"
+RULES = ROOT / "channel_memory" / "worker" / "default_rules.toml"
 OUT = ROOT / "channel_memory" / "worker" / runtime.MODEL_FILE
 C = 16.0
 THRESHOLD = 0.5
@@ -96,7 +103,7 @@ def training_lines() -> list[Line]:
 
 def sources() -> dict[str, str]:
     """The training files' SHA-256, recorded in the model (a test compares them)."""
-    files = [PHRASING / "tune.jsonl", PHRASING / "dev.jsonl", DESK, CHAT]
+    files = [PHRASING / "tune.jsonl", PHRASING / "dev.jsonl", DESK, CHAT, GENERATOR, RULES]
     return {str(p.relative_to(ROOT)): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
 
 
@@ -157,7 +164,7 @@ def model_file(
 def cross() -> None:
     """Leave one writer out: train on the others, measure on it (with and without the rules)."""
     lines = training_lines()
-    rules = default_rules()
+    rules = dataclasses.replace(default_rules(), model=None)  # the rules alone
     for writer in sorted({line.writer for line in lines}):
         train = [line for line in lines if line.writer != writer]
         test = [line for line in lines if line.writer == writer]
@@ -167,6 +174,13 @@ def cross() -> None:
         ruled = np.array([rules.decide(line.text, parent=line.parent) is not None for line in test])
         model = p >= THRESHOLD
         both = model | ruled
+        if not labelled.any():
+            print(
+                f"{writer:8} {len(test):4} lines, none a decision: negatives kept by the "
+                f"model {model.mean():.1%}, by the rules {ruled.mean():.1%}, by either "
+                f"{both.mean():.1%}"
+            )
+            continue
         print(
             f"{writer:8} {len(test):4} lines: model recall {model[labelled].mean():.1%}, "
             f"negatives kept {model[~labelled].mean():.1%}; rules {ruled[labelled].mean():.1%} / "

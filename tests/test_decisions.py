@@ -27,10 +27,10 @@ RULES = default_rules()
 # or training. Each held-out set is measured on the final detector and then joins dev: the
 # first (ids f…) measured 232/279 (83.2%) with the rules of its day; the second (ids g…)
 # 227/283 (80.2%), negatives kept 23/170 (13.5%). The third (ids k…, by a fifth hand),
-# measured on the rules with the model: recall 256/262 (97.7%), negatives kept 38/149
-# (25.5%); the rules alone: 216/262 (82.4%), 23/149. The floors keep that from regressing.
+# measured on the rules with the model: recall 256/262 (97.7%), negatives kept 36/149
+# (24.2%); the rules alone: 216/262 (82.4%), 23/149. The floors keep that from regressing.
 HELDOUT_RECALL_FLOOR = 0.97
-HELDOUT_NEGATIVES_KEPT_CEILING = 0.27
+HELDOUT_NEGATIVES_KEPT_CEILING = 0.26
 # tune + dev with the model (trained on them): recall 858/859, negatives kept 42/525
 DEVELOPMENT_RECALL_FLOOR = 0.98
 DEVELOPMENT_TYPE_FLOOR = 0.93

@@ -154,7 +154,7 @@ def noise(words: int, seed: int) -> str:
 
 def chatter(prefix: str, hour: int) -> list[dict[str, Any]]:
     return [
-        message_event(f"{prefix}{i}", f"ordinary desk chatter number {i} " + "words " * 20,
+        message_event(f"{prefix}{i}", f"small talk about the weather, part {i} " + "words " * 20,
                       created_at=at(10 * i, hour))
         for i in range(4)
     ]  # fmt: skip

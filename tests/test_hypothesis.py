@@ -165,6 +165,9 @@ TEMPLATES = [
     "Same conclusion as 09:{n}: no trade",  # repeat candidate
     "flows look two-way around {n}",  # ordinary chatter
     "chatter about the curve {n}",  # ordinary chatter
+    "On est flat sur le Bund {n}",  # a decision only the decision model finds
+    "pitch: long 300 SOL @ {n}, stop 131",  # a proposal, which a reply may decide
+    "👍 send it",  # a decision when it replies to a proposal
 ]
 IDS = [str(i) for i in range(12)]
 
@@ -179,8 +182,9 @@ def operations(draw: st.DrawFn) -> list[dict[str, Any]]:
             template = draw(st.sampled_from(TEMPLATES))
             canary = f"zq{step}x"
             content = template.format(n=10 + step)
-            if template not in ("ok", "HEARTBEAT_OK"):
+            if template not in ("ok", "HEARTBEAT_OK", "👍 send it"):
                 content += f" {canary}"
+            reply = draw(st.sampled_from(IDS)) if template == "👍 send it" else None
             ops.append(
                 {
                     "type": "message",
@@ -192,6 +196,7 @@ def operations(draw: st.DrawFn) -> list[dict[str, Any]]:
                         "edited_at": f"2026-05-21T19:{step:02d}:00Z",
                         "content": content,
                         **({"thread_id": "t"} if draw(st.booleans()) and step % 3 == 0 else {}),
+                        **({"reply_to": reply} if reply not in (None, message_id) else {}),
                     },
                 }
             )

@@ -97,6 +97,19 @@ def test_the_guards_hold_for_the_model() -> None:
         assert RULES.decide(text) is None, text
 
 
+def test_the_guards_hold_for_replies_and_behind_a_preamble() -> None:
+    for text in (
+        "ETH at 3,244 ahead of the ETF flows?",
+        "if gold breaks 2,400 we upgrade conviction to high",
+        "send it",
+    ):
+        assert RULES.decide(text, parent="morning all") is None, text
+    # what the model reads must be a decision without the guarded clauses too
+    for preamble in ("fyi.", "gm.", "heads up."):
+        text = f"{preamble} if gold breaks 2,400 we upgrade conviction to high"
+        assert RULES.decide(text) is None, text
+
+
 def test_a_bare_approval_decides_only_as_a_reply_to_a_proposal() -> None:
     assert MODEL.probability("go") >= MODEL.threshold  # the model alone would keep it
     assert RULES.decide("go") is None

@@ -158,7 +158,7 @@ def hard_event_score(
     if tagged:
         return 1.0
     if isinstance(decision, ModelDecision):
-        return MODEL_BASE * decision.probability
+        return round(MODEL_BASE * decision.probability, 9)
     plain = rules.strength(content) if isinstance(decision, HardEventRule) else STRENGTH_MAX
     score = decision.score * strength_weight(plain)
     if rules.model is not None:
@@ -168,7 +168,8 @@ def hard_event_score(
             clauses = "\n".join(content[start:end] for start, end in spans)
             probability = max(probability, rules.model.probability(clauses, parent))
         score *= probability
-    return score
+    # nine digits: the same on every host whatever its maths library (a score reaches ids)
+    return round(score, 9)
 
 
 def classify(

@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, Protocol
 
 MODEL_NAMES = ("trading-desk",)
 """The models a rules file may name (``model = "..."``)."""
@@ -215,10 +215,59 @@ def parse_model(raw: bytes, name: str) -> DecisionModel:
     )
 
 
+class Scorer(Protocol):
+    """What a rule set asks of its model (a loaded :class:`DecisionModel`, or the
+    :class:`ShippedModel` handle that loads one on first use)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def digest(self) -> str: ...
+    @property
+    def threshold(self) -> float: ...
+    def probability(self, text: str, parent: str | None = None) -> float: ...
+    def event_type(self, text: str, parent: str | None = None) -> str: ...
+    def readable(self, text: str) -> bool: ...
+
+
 @functools.cache
-def load_model(name: str) -> DecisionModel:
-    """The shipped model ``name`` (loaded once: a model is immutable)."""
+def _parsed(name: str) -> DecisionModel:
+    raw = resources.files("channel_memory.worker").joinpath(MODEL_FILE).read_bytes()
+    return parse_model(raw, name)
+
+
+@dataclass(frozen=True, slots=True)
+class ShippedModel:
+    """A shipped model by name and digest; parsed on first use, once per process (the
+    parsed vocabulary takes about 90 MB: a server process that never derives never
+    loads it)."""
+
+    name: str
+    digest: str
+
+    @property
+    def loaded(self) -> DecisionModel:
+        return _parsed(self.name)
+
+    @property
+    def threshold(self) -> float:
+        return self.loaded.threshold
+
+    def probability(self, text: str, parent: str | None = None) -> float:
+        return self.loaded.probability(text, parent)
+
+    def event_type(self, text: str, parent: str | None = None) -> str:
+        return self.loaded.event_type(text, parent)
+
+    def readable(self, text: str) -> bool:
+        return self.loaded.readable(text)
+
+
+@functools.cache
+def load_model(name: str) -> ShippedModel:
+    """The shipped model ``name``: its digest now (a rule set's fingerprint needs it),
+    its parsing when it is first asked to score."""
     if name not in MODEL_NAMES:
         raise ValueError(f"unknown decision model: {name}")
     raw = resources.files("channel_memory.worker").joinpath(MODEL_FILE).read_bytes()
-    return parse_model(raw, name)
+    return ShippedModel(name, hashlib.sha256(raw).hexdigest())

@@ -42,7 +42,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from channel_memory.worker.model import CAP_CHARS, DecisionModel, load_model
+from channel_memory.worker.model import CAP_CHARS, Scorer, load_model
 
 _TOKEN = re.compile(r"[^\W_]+")
 """A word for the gates: letters and digits (``SL_UPDATE`` is two words, as a bot means it)."""
@@ -530,7 +530,7 @@ class RuleSet:
     guards: tuple[Guard, ...] = ()
     replies: tuple[ReplyRule, ...] = ()
     gates: WordGates = NO_GATES
-    model: DecisionModel | None = None
+    model: Scorer | None = None
 
     def view(self, content: str) -> _View:
         return _View(content, self.guards, self.gates)
@@ -539,12 +539,6 @@ class RuleSet:
         """The clauses of ``content`` no guard makes ordinary, with their line numbers."""
         view = self.view(content)
         return [c for i, c in enumerate(view.clauses) if not view.guarded(i)]
-
-    def has_open_clause(self, content: str) -> bool:
-        """Whether some clause of ``content`` is not made ordinary by a guard (stops at
-        the first such clause: a long message usually has one early)."""
-        view = self.view(content)
-        return any(not view.guarded(i) for i in range(len(view.clauses)))
 
     def _gated(self, rules: Iterable[HardEventRule], view: _View) -> Iterator[HardEventRule]:
         """The rules whose gates let them try their patterns on the message."""
@@ -641,53 +635,84 @@ class RuleSet:
         rule = self.first_match(content, tags, author_id, author_name)
         if rule is not None:
             return rule
+        if parent is not None and not parent.strip():
+            parent = None  # an empty message answers nothing
         reply = self.reply_decision(content, parent) if parent is not None else None
         if reply is not None or self.model is None:
             return reply
-        # the guards hold for the model as for the rules: a message that is all
-        # questions, conditionals, plans or "nothing changed" is not a decision (a reply
-        # is judged with the message it answers); and a bare approval word ("go", "yes",
-        # "send it") means something only as a reply to a proposal, which the reply rules
-        # judge
-        if parent is None and (not self.has_open_clause(content) or self.bare_approval(content)):
+        return self._model_decision(self.model, content, parent)
+
+    def _open_spans(self, content: str) -> tuple[list[tuple[int, int]], bool]:
+        """The clauses the model reads (those starting in the first or ending in the last
+        ``CAP_CHARS`` of ``content``) that no guard makes ordinary, and whether no clause
+        it reads is guarded: bounded work at any length."""
+        view = self.view(content)
+        head, tail = CAP_CHARS, len(content) - CAP_CHARS
+        spans, guarded = [], False
+        for start, end, at in _clause_spans(content):
+            if start < head or end > tail:
+                if all(map(view.guarded, at)):
+                    guarded = True
+                else:
+                    spans.append((start, end))
+        return spans, not guarded
+
+    def _model_decision(
+        self, model: Scorer, content: str, parent: str | None
+    ) -> ModelDecision | None:
+        """The model's verdict on a message no rule or reply rule decides. The guards hold
+        for the model as for the rules, replies included: a message that is all
+        questions, conditionals, plans or "nothing changed" is not a decision, and one
+        must read as a decision both whole and with only the clauses no guard makes
+        ordinary. A bare approval word ("go", "send it")
+        decides only as a reply to a message the model itself reads as a decision; a
+        pasted token, a blob or markup gives it nothing to read."""
+        if self.bare_approval(content) and (
+            parent is None or model.probability(parent) < model.threshold
+        ):
             return None
-        # a pasted token, a blob or markup gives the model nothing to read
-        if not self.model.readable(content):
+        spans, all_open = self._open_spans(content)
+        if not spans:
             return None
-        probability = self.model.probability(content, parent)
-        if probability < self.model.threshold:
+        text = "\n".join(content[start:end] for start, end in spans)
+        if not model.readable(text):
             return None
-        return ModelDecision(self.model.event_type(content, parent), probability)
+        # the message must read as a decision both whole (a header left open among
+        # guarded lines is not one) and without its guarded clauses (a preamble before
+        # a question or a conditional is not one either)
+        probability = model.probability(content, parent)
+        if not all_open and probability >= model.threshold:
+            probability = min(probability, model.probability(text, parent))
+        if probability < model.threshold:
+            return None
+        # rounded: the last bits of exp/log/sqrt may differ between C libraries, and a
+        # score can reach a block id; nine digits are the same on every host
+        return ModelDecision(model.event_type(text, parent), round(probability, 9))
 
     def shown_spans(self, content: str) -> list[tuple[int, int]]:
         """The clauses a hard event shown cut keeps: the rules' decision clauses, else
-        (a decision only the model found) the model's."""
-        return self.decision_spans(content) or self.model_spans(content)
+        (a decision only the model found) the clauses the model finds it in."""
+        return self.decision_spans(content) or self._model_spans(content)
 
     def model_spans(self, content: str) -> list[tuple[int, int]]:
-        """With a model, the clauses of a message no rule matches that the model finds a
-        decision in (each clause scored alone), as :meth:`decision_spans` gives them;
-        when no clause reaches the threshold on its own, the one the model scores
-        highest. Empty without a model or when a rule matches. In a message longer than
-        the model reads (its first and last ``CAP_CHARS``), only the clauses it read
-        are candidates: bounded work, whatever the length."""
-        if self.model is None or self.decision_spans(content):
+        """With a model, for a message no rule matches: the clauses the model reads that
+        no guard makes ordinary and that it finds a decision in, each scored alone, as
+        :meth:`decision_spans` gives them. Empty without a model, when a rule matches,
+        or when no clause reaches the threshold alone (the decision is in how they read
+        together: the hard event is shown whole)."""
+        if self.decision_spans(content):
             return []
-        view = self.view(content)
-        head, tail = CAP_CHARS, len(content) - CAP_CHARS
-        every = [
-            (start, end, not all(map(view.guarded, at)))
-            for start, end, at in _clause_spans(content)
-            if start < head or end > tail
-        ]
-        spans = [(start, end) for start, end, open_ in every if open_] or [
-            (start, end) for start, end, _ in every
-        ]
-        if not spans:
+        return self._model_spans(content)
+
+    def _model_spans(self, content: str) -> list[tuple[int, int]]:
+        if self.model is None:
             return []
-        scored = [self.model.probability(content[start:end]) for start, end in spans]
-        kept = [s for s, p in zip(spans, scored, strict=True) if p >= self.model.threshold]
-        return kept or [spans[max(range(len(spans)), key=lambda i: (scored[i], -i))]]
+        threshold = self.model.threshold
+        return [
+            (start, end)
+            for start, end in self._open_spans(content)[0]
+            if self.model.probability(content[start:end]) >= threshold
+        ]
 
     def decision_spans(self, content: str) -> list[tuple[int, int]]:
         """The decision-bearing clauses of ``content`` as ``(start, end)`` character spans,

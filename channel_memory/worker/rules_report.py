@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from channel_memory.kernel.models import SourceVersion
+from channel_memory.kernel.models import MessageKey, SourceVersion
 from channel_memory.store import Store, sources
+from channel_memory.worker.derive import parent_id
 from channel_memory.worker.render import KEY_LINE_CHARS
 from channel_memory.worker.rules import Decision, ModelDecision, RuleSet
 
@@ -20,6 +22,15 @@ def _typed(decision: Decision | None) -> str:
         if isinstance(decision, ModelDecision)
         else decision.event_type
     )
+
+
+def _verdict(rules: RuleSet, version: SourceVersion, parent: str | None) -> Decision | None:
+    """What the worker decides for ``version``: on its own, else as a reply to ``parent``."""
+    args = (version.content, version.tags, version.author_id, version.author_name)
+    found = rules.decide(*args)
+    if found is None and parent is not None:
+        found = rules.decide(*args, parent=parent)
+    return found
 
 
 Change = tuple[SourceVersion, str, str]
@@ -46,19 +57,18 @@ class RulesReport:
     def same_rules(self) -> bool:
         return self.current is self.candidate
 
-    def add(self, version: SourceVersion) -> None:
+    def add(self, version: SourceVersion, parent: str | None = None) -> None:
+        """Count one message; ``parent`` is the content of the message it replies to
+        (as the worker reads it: see ``derive.parent_id``), if any."""
         self.scanned += 1
-        args = (version.content, version.tags, version.author_id, version.author_name)
-        after = self.candidate.decide(*args)
-        new = _typed(after)
+        new = _typed(_verdict(self.candidate, version, parent))
         if new:
             self.matched[new] = self.matched.get(new, 0) + 1
         if self.same_rules:
             if new and len(self.examples) < self.limit:
                 self.examples.append((version, new, new))
             return
-        before = self.current.decide(*args)
-        old = _typed(before)
+        old = _typed(_verdict(self.current, version, parent))
         if old == new:
             return
         kind = "gained" if not old else "lost" if not new else "retyped"
@@ -113,6 +123,32 @@ async def compare_rules(
             page = await sources.current_page(conn, after, 2000)
         if not page:
             return report
+        parents = await _parents(store, page, (report.current, report.candidate))
         for version in page:
-            report.add(version)
+            report.add(version, parents.get(version.key))
         after = page[-1].id
+
+
+async def _parents(
+    store: Store, page: Sequence[SourceVersion], rule_sets: Sequence[RuleSet]
+) -> dict[MessageKey, str]:
+    """The content of the message each version of ``page`` replies to, when either rule
+    set would read it (``derive.parent_id``) and it is current and not deleted."""
+    wanted: dict[tuple[str, str], dict[MessageKey, str]] = {}
+    for version in page:
+        for rules in rule_sets:
+            target = parent_id(version, rules)
+            if target is not None:
+                wanted.setdefault((version.key.source_kind, version.key.channel_id), {})[
+                    version.key
+                ] = target
+                break
+    out: dict[MessageKey, str] = {}
+    async with store.read() as conn:
+        for (kind, channel), targets in sorted(wanted.items()):
+            found = await sources.current_versions(conn, kind, channel, targets.values())
+            for key, target in targets.items():
+                parent = found.get(target)
+                if parent is not None and not parent.deleted:
+                    out[key] = parent.content
+    return out
