@@ -159,11 +159,11 @@ def hard_event_score(
         return 1.0
     if isinstance(decision, ModelDecision):
         return round(MODEL_BASE * decision.probability, 9)
-    plain = rules.strength(content) if isinstance(decision, HardEventRule) else STRENGTH_MAX
+    spans = rules.decision_spans(content)
+    plain = rules.strength(content, spans) if isinstance(decision, HardEventRule) else STRENGTH_MAX
     score = decision.score * strength_weight(plain)
     if rules.model is not None:
         probability = rules.model.probability(content, parent)
-        spans = rules.decision_spans(content)
         if spans:
             clauses = "\n".join(content[start:end] for start, end in spans)
             probability = max(probability, rules.model.probability(clauses, parent))

@@ -160,7 +160,8 @@ class DecisionModel:
         ``MIN_KNOWN_WORDS`` distinct words (letters or digits) it saw in training, and at
         least a third of its distinct words. A pasted token, a blob or markup is not."""
         words = {w for w in _WORD.findall(_prepared(text)) if w[0].isalnum()}
-        known = sum(1 for w in words if w in self.blocks[1].terms)
+        vocabulary = next(b.terms for b in self.blocks if b.analyze is word_terms)
+        known = sum(1 for w in words if w in vocabulary)
         return known >= MIN_KNOWN_WORDS and 3 * known >= len(words)
 
     def event_type(self, text: str, parent: str | None = None) -> str:

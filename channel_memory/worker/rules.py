@@ -694,17 +694,9 @@ class RuleSet:
         (a decision only the model found) the clauses the model finds it in."""
         return self.decision_spans(content) or self._model_spans(content)
 
-    def model_spans(self, content: str) -> list[tuple[int, int]]:
-        """With a model, for a message no rule matches: the clauses the model reads that
-        no guard makes ordinary and that it finds a decision in, each scored alone, as
-        :meth:`decision_spans` gives them. Empty without a model, when a rule matches,
-        or when no clause reaches the threshold alone (the decision is in how they read
-        together: the hard event is shown whole)."""
-        if self.decision_spans(content):
-            return []
-        return self._model_spans(content)
-
     def _model_spans(self, content: str) -> list[tuple[int, int]]:
+        """The clauses the model reads that no guard makes ordinary and that it finds a
+        decision in, each scored alone (none: the hard event is shown whole)."""
         if self.model is None:
             return []
         threshold = self.model.threshold
@@ -724,33 +716,19 @@ class RuleSet:
             kept.update(view.matches(rule))
         if not kept:
             return []
-        spans: list[tuple[int, int]] = []
-        index, offset = 0, 0
-        for line in content.split("\n"):
-            at = 0
-            for part in _CLAUSE_BREAK.split(line):
-                start = line.index(part, at) if part else at
-                at = start + len(part)
-                if not part or part.isspace():
-                    continue
-                pieces = 2 if len(part) > 2 * CLAUSE_EDGE_CHARS else 1
-                if kept.intersection(range(index, index + pieces)):
-                    stripped = part.strip()
-                    lead = part.index(stripped)
-                    spans.append((offset + start + lead, offset + start + lead + len(stripped)))
-                index += pieces
-            offset += len(line) + 1
-        return spans
+        return [(start, end) for start, end, at in _clause_spans(content) if kept.intersection(at)]
 
-    def strength(self, content: str) -> int:
+    def strength(self, content: str, spans: list[tuple[int, int]] | None = None) -> int:
         """How plainly ``content`` states its decision, 0 to 5: one point each for a
         number in a decision clause (a size, a level, an id), an actor in one (first
         person, an instruction, or a machine record of ``key=value`` fields), a
         ticker-like symbol in one (``RXM6``, ``USDJPY``, ``SAP``), a short message (at
         most ``SHORT_MESSAGE_CHARS``), and a decision in the first clause or in at least
         half of the message's clauses. A report that mentions an action in one of
-        its twenty sentences scores low; "sold 5k AAPL 189.40" scores high."""
-        spans = self.decision_spans(content)
+        its twenty sentences scores low; "sold 5k AAPL 189.40" scores high. ``spans``:
+        the message's :meth:`decision_spans`, when the caller has them already."""
+        if spans is None:
+            spans = self.decision_spans(content)
         if not spans:
             return 0
         clauses = [content[start:end] for start, end in spans]
