@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from channel_memory.feed.reads import consumer_of, limits
-from channel_memory.http.api import AppContext, Endpoint, json_response, read_json
+from channel_memory.http.api import AppContext, Endpoint, json_response, read_json, writer_busy
 from channel_memory.kernel.errors import ApiError
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.wire import StrictModel
@@ -54,12 +54,7 @@ async def settle_read(request: Request, ctx: AppContext, principal: Principal) -
                 limits=limits(ctx.settings),
             )
     except WriterBusy:
-        raise ApiError(
-            503,
-            "writer_busy",
-            "the writer is saturated; retry shortly",
-            headers={"Retry-After": "1"},
-        ) from None
+        raise writer_busy() from None
     if settled is None:
         # unknown, expired and another consumer's read: one answer, byte for byte
         raise ApiError(_NOT_FOUND.status, _NOT_FOUND.code, _NOT_FOUND.message)

@@ -8,7 +8,7 @@ from dataclasses import replace
 from starlette.requests import Request
 from starlette.responses import Response
 
-from channel_memory.http.api import AppContext, Endpoint, json_response, read_json
+from channel_memory.http.api import AppContext, Endpoint, json_response, read_json, writer_busy
 from channel_memory.http.telemetry import counting, metered
 from channel_memory.ingest.bounds import TimeBounds, content_too_long
 from channel_memory.ingest.commands import AddCoverageGap, Command, ForgetMessages
@@ -78,12 +78,7 @@ async def _run(
             422, exc.code, f"{exc.message} (event {exc.index}, field {exc.field})", [detail]
         ) from None
     except WriterBusy:
-        raise ApiError(
-            503,
-            "writer_busy",
-            "the writer is saturated; retry shortly",
-            headers={"Retry-After": "1"},
-        ) from None
+        raise writer_busy() from None
     ctx.telemetry.ingest_applied(commands, report)
     ctx.wake()
     return report
