@@ -88,6 +88,20 @@ def bodies(total: int, size: int) -> list[bytes]:
     ]
 
 
+def baseline_rows(payload: bytes) -> list[tuple[str, str, str, str, str]]:
+    """The rows both baselines insert for one batch: channel, id, author, time, content."""
+    return [
+        (
+            e["channel_id"],
+            e["message"]["id"],
+            e["message"]["author_name"],
+            e["message"]["created_at"],
+            e["message"]["content"],
+        )
+        for e in json.loads(payload)["events"]
+    ]
+
+
 def baseline(folder: Path, payloads: list[bytes]) -> float:
     conn = sqlite3.connect(folder / "baseline.db", isolation_level=None)
     conn.execute("PRAGMA journal_mode = WAL")
@@ -99,16 +113,7 @@ def baseline(folder: Path, payloads: list[bytes]) -> float:
     started = time.perf_counter()
     total = 0
     for payload in payloads:
-        rows = [
-            (
-                e["channel_id"],
-                e["message"]["id"],
-                e["message"]["author_name"],
-                e["message"]["created_at"],
-                e["message"]["content"],
-            )
-            for e in json.loads(payload)["events"]
-        ]
+        rows = baseline_rows(payload)
         conn.execute("BEGIN IMMEDIATE")
         conn.executemany("INSERT INTO m VALUES (?, ?, ?, ?, ?)", rows)
         conn.execute("COMMIT")
@@ -130,16 +135,7 @@ async def pg_baseline(url: str, payloads: list[bytes]) -> float:
         started = time.perf_counter()
         total = 0
         for payload in payloads:
-            rows = [
-                (
-                    e["channel_id"],
-                    e["message"]["id"],
-                    e["message"]["author_name"],
-                    e["message"]["created_at"],
-                    e["message"]["content"],
-                )
-                for e in json.loads(payload)["events"]
-            ]
+            rows = baseline_rows(payload)
             async with conn.transaction():
                 await conn.executemany("INSERT INTO m VALUES ($1, $2, $3, $4, $5)", rows)
             total += len(rows)
