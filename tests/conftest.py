@@ -7,6 +7,8 @@ import asyncio
 import concurrent.futures
 import socket
 import sqlite3
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
@@ -221,6 +223,22 @@ def message_event(
         message["edited_at"] = edited_at
     message.update(extra)
     return {"type": "message", "channel_id": channel, "message": message}
+
+
+def rules_test_output(make_server: Callable[..., LiveServer], *events: dict[str, Any]) -> str:
+    """What ``channel-memory rules test`` (the current rules, no file) prints for a store
+    that holds ``events`` (ingested with the worker off, the server stopped first)."""
+    server = make_server(worker={"enabled": False})
+    with server.client() as client:
+        assert client.post("/v1/ingest", json={"events": list(events)}).status_code == 200
+    server.__exit__()
+    return subprocess.run(
+        [sys.executable, "-m", "channel_memory", "rules", "test", "--db", str(server.settings.db)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
 
 
 def source_version(

@@ -17,7 +17,7 @@ from channel_memory.demo.synthetic_desk import desk_events
 from channel_memory.kernel.models import SourceVersion
 from channel_memory.worker.classify import classify
 from channel_memory.worker.rules import RulesError, default_rules, parse_rules
-from tests.conftest import LiveServer, message_event, source_version
+from tests.conftest import LiveServer, message_event, rules_test_output, source_version
 
 RULES = default_rules()
 
@@ -556,27 +556,12 @@ def test_bench_refuses_to_show_heldout_misses() -> None:
 def test_rules_test_without_a_file_shows_what_the_current_rules_match(
     make_server: Callable[..., LiveServer],
 ) -> None:
-    server = make_server(worker={"enabled": False})
-    with server.client() as client:
-        client.post(
-            "/v1/ingest",
-            json={
-                "events": [
-                    message_event("1", "We're out of the USDJPY position."),
-                    message_event("2", "should we move the stop?"),
-                    message_event("3", "lunch?"),
-                ]
-            },
-        )
-    server.__exit__()
-    result = subprocess.run(
-        [sys.executable, "-m", "channel_memory", "rules", "test", "--db", str(server.settings.db)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
+    out = rules_test_output(
+        make_server,
+        message_event("1", "We're out of the USDJPY position."),
+        message_event("2", "should we move the stop?"),
+        message_event("3", "lunch?"),
     )
-    out = result.stdout
     assert "messages scanned: 3" in out
     assert "matches: position_change 1" in out
     assert "  * floor/1 position_change: We're out of the USDJPY position." in out

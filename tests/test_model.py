@@ -7,13 +7,10 @@ import gzip
 import hashlib
 import json
 import random
-import subprocess
-import sys
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
-import httpx
 import pytest
 
 from channel_memory.worker.classify import MODEL_BASE, classify, hard_event_score
@@ -26,7 +23,7 @@ from channel_memory.worker.rules import (
     default_rules,
     parse_rules,
 )
-from tests.conftest import LiveServer, message_event, source_version
+from tests.conftest import LiveServer, message_event, rules_test_output, source_version
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = default_rules()
@@ -165,26 +162,11 @@ def test_a_rules_file_names_its_model() -> None:
 def test_rules_test_marks_what_only_the_model_found(
     make_server: Callable[..., LiveServer],
 ) -> None:
-    server = make_server(worker={"enabled": False})
-    with server.client() as client:
-        response = client.post(
-            "/v1/ingest",
-            json={
-                "events": [
-                    message_event("1", "sold 5k AAPL 189.40"),
-                    message_event("2", "On est flat sur le Bund."),
-                ]
-            },
-        )
-        assert response.status_code == httpx.codes.OK
-    server.__exit__()
-    out = subprocess.run(
-        [sys.executable, "-m", "channel_memory", "rules", "test", "--db", str(server.settings.db)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
+    out = rules_test_output(
+        make_server,
+        message_event("1", "sold 5k AAPL 189.40"),
+        message_event("2", "On est flat sur le Bund."),
+    )
     assert "  * floor/1 trade_fill: sold 5k AAPL 189.40" in out
     assert "  * floor/2 position_change (model): On est flat sur le Bund." in out
 
