@@ -588,7 +588,10 @@ def _fit_messages(
                 mode="json"
             )
             locator = {"source_handle": version.key.handle, "content_chars": len(version.content)}
-        cost = len(compact(item)) + 1 + (len(compact(locator)) + 1 if locator else 0)
+        # a comma before every item but a list's first
+        cost = len(compact(item)) + (1 if messages else 0)
+        if locator:
+            cost += len(compact(locator)) + (1 if locators else 0)
         if used + cost > budget:
             break
         used += cost
@@ -639,16 +642,18 @@ async def _named(
         found += await sources.versions_of(conn, channel, ids, include_history=body.include_history)
     order = {key: i for i, key in enumerate(wanted)}
     found.sort(key=lambda v: (order[(v.key.channel_id, v.key.message_id)], v.observed_seq))
-    if len(wanted) == 1 and len(found) == 1 and start == 0 and not body.include_history:
-        trust = trust_of(found[0].origin, found[0].author_id, principal)
-        role = role_of(found[0].origin, found[0].author_id, principal)
-        whole = ToolMessageOut.of_tool(found[0], trust, role).model_dump(mode="json")
-        if len(compact({**_envelope(limit), "messages": [whole]})) > caller.budget:
-            return _fragment(secret, found[0], 0, caller.budget)
     readable = {(v.key.channel_id, v.key.message_id) for v in found}
     # unknown, deleted and forgotten messages look alike: named, never described
     missing = [source_handle(c, m) for c, m in wanted if (c, m) not in readable]
     envelope = {**_envelope(limit), **not_found_listing(missing if start == 0 else [], caller)}
+    if len(wanted) == 1 and len(found) == 1 and start == 0 and not body.include_history:
+        trust = trust_of(found[0].origin, found[0].author_id, principal)
+        role = role_of(found[0].origin, found[0].author_id, principal)
+        whole = ToolMessageOut.of_tool(found[0], trust, role).model_dump(mode="json")
+        # measured in the envelope the listing below fills: a message that fits here
+        # fits there, one that does not comes in fragments
+        if len(compact({**envelope, "messages": [whole]})) > caller.budget:
+            return _fragment(secret, found[0], 0, caller.budget)
     page = found[start : start + limit + 1]
     fetched = page[:limit]
     messages, locators = _fit_messages(fetched, principal, caller.budget, envelope)
