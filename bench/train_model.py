@@ -52,7 +52,8 @@ from channel_memory.worker.rules import default_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 PHRASING = ROOT / "tests" / "data" / "decisions"
-DESK = ROOT / "bench" / "data" / "desk_independent.jsonl"
+DESKS = [ROOT / "bench" / "data" / "desk_independent.jsonl"]
+"""The labelled desks trained on (each its own writer for ``--cross``)."""
 CHAT = ROOT / "bench" / "data" / "conversations.jsonl"
 GENERATOR = ROOT / "channel_memory" / "demo" / "synthetic_desk.py"
 RULES = ROOT / "channel_memory" / "worker" / "default_rules.toml"
@@ -81,11 +82,12 @@ def training_lines() -> list[Line]:
         for row in _jsonl(PHRASING / f"{split}.jsonl"):
             writer = "tune" if split == "tune" else f"dev-{row['id'][0]}"
             lines.append(Line(row["text"], row.get("parent"), row["label"], writer))
-    desk = _jsonl(DESK)
-    by_id = {row["id"]: row["content"] for row in desk}
-    for row in desk:
-        parent = by_id.get(row["reply_to"]) if row.get("reply_to") else None
-        lines.append(Line(row["content"], parent, row["decision"], "desk"))
+    for path in DESKS:
+        desk = _jsonl(path)
+        by_id = {row["id"]: row["content"] for row in desk}
+        for row in desk:
+            parent = by_id.get(row["reply_to"]) if row.get("reply_to") else None
+            lines.append(Line(row["content"], parent, row["decision"], path.stem))
     # the synthetic desk (its generator knows which messages carry a decision): short
     # commentary with levels, acknowledgements, heartbeats, reviews without a decision
     events = desk_events()
@@ -103,7 +105,7 @@ def training_lines() -> list[Line]:
 
 def sources() -> dict[str, str]:
     """The training files' SHA-256, recorded in the model (a test compares them)."""
-    files = [PHRASING / "tune.jsonl", PHRASING / "dev.jsonl", DESK, CHAT, GENERATOR, RULES]
+    files = [PHRASING / "tune.jsonl", PHRASING / "dev.jsonl", *DESKS, CHAT, GENERATOR, RULES]
     return {str(p.relative_to(ROOT)): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
 
 

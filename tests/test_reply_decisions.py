@@ -91,6 +91,43 @@ def test_a_short_reply_to_a_proposal_is_a_hard_event_that_answers_it(
     assert "answers" not in block_of(client, "1")
 
 
+REASONED_NO = (
+    "no. not selling dollar-yen fifteen minutes before Tokyo CPI with a deputy governor "
+    "speaking at 01:30. if the inputs still hold afterwards it'll regenerate."
+)
+"""A rejection with its reasons: longer than a short reply, its verdict is its first word."""
+
+
+def test_a_verdict_with_its_reasons_is_a_decision_that_answers_the_proposal(
+    desk: tuple[LiveServer, httpx.Client],
+) -> None:
+    server, client = desk
+    review = (
+        "USDCAD signal review: hit rate 41% over 30 days, the approval queue saw 14 cards. "
+        + "Context only, nothing proposed. " * 3
+    )
+    ingest_ok(
+        client,
+        message_event("1", PROPOSAL, created_at=at(0)),
+        reply("2", REASONED_NO, "1", 1),
+        message_event("3", review, created_at=at(2)),
+        reply("4", "👍 noted. " + "pls add the numbers to the weekly pack. " * 3, "3", 3),
+        reply("5", "no idea what the fill was, checking with ops. " * 3, "1", 4),
+    )
+    server.drain()
+    block = block_of(client, "2")
+    assert (block["kind"], block["event_type"], block["answers"]) == (
+        "hard_event",
+        "trade_approval",
+        "floor/1",
+    )
+    assert block["text"] == REASONED_NO
+    # longer than a short reply: a thumbs-up with more to say under a review is no
+    # approval; neither is a reply that opens with "no" but is no verdict
+    for ordinary in ("4", "5"):
+        assert block_of(client, ordinary)["kind"] != "hard_event", ordinary
+
+
 def test_yes_to_a_question_that_proposes_no_trade_stays_an_acknowledgement(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:

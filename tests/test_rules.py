@@ -54,6 +54,16 @@ authors = ["u-oncall"]
         ("flattened everything", "position_change"),
         ("trimmed half of NVDA", "position_change"),
         ("Thesis invalidated: rates broke out", "thesis_change"),
+        # a change of where a flow goes is a routing decision
+        ("Moving my GBP and SEK flow to Citi Velocity for the rest of the day", "route_decision"),
+        ("switching all our EUR orders over to LMAX", "route_decision"),
+        # a limit record changing levels with units is a change, whatever else stays unchanged
+        (
+            "[LIMIT] profile=OVERNIGHT applied | FX net open 150m → 80m | "
+            "crypto gross 25m (unchanged) | futures DV01 120k → 90k",
+            "risk_limit",
+        ),
+        ("crypto gross 25m (unchanged), FX net open unchanged at 80m", None),
         ("Market review: Position: flat. Risk view: balanced.", None),
         ("the market closed higher today", None),
         ("can you check the stop?", None),

@@ -49,7 +49,7 @@ from channel_memory.worker.render import (
     content_facts,
     render,
 )
-from channel_memory.worker.rules import RuleSet
+from channel_memory.worker.rules import REASONED_REPLY_CHARS, RuleSet
 
 RENDER_VERSION = "8"
 """Bump when rendering changes, so every block is rebuilt with the new text."""
@@ -100,15 +100,16 @@ def parent_id(version: SourceVersion, rules: RuleSet) -> str | None:
 
     That is its ``reply_to`` target, else the root of its thread (a thread reply
     carries the root's id as ``thread_id``). None for a deletion, for a message
-    outside any reply chain, and for one longer than every reply rule allows: its
-    class cannot depend on another message, so no other message's change re-derives it.
+    outside any reply chain, and for one longer than every reply rule allows (and than
+    a verdict with its reasons, ``REASONED_REPLY_CHARS``): its class cannot depend on
+    another message, so no other message's change re-derives it.
     """
     if version.deleted or not rules.replies:
         return None
     target = version.reply_to or version.thread_id
     if target is None or target == version.key.message_id:
         return None
-    limit = max(r.max_chars for r in rules.replies)
+    limit = max(REASONED_REPLY_CHARS, *(r.max_chars for r in rules.replies))
     if len(version.content) > limit and len(version.content.strip()) > limit:
         return None
     return target

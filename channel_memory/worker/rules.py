@@ -67,6 +67,13 @@ a sentence with an abbreviation: "3 Mio. EUR", "vs. Friday", "e.g. the bund").""
 
 STRENGTH_MAX = 5
 BARE_APPROVAL_WORDS = 3
+_VERDICT = re.compile("^([^.,;:!?\n\u2014\u2013]{1,40})[.,;:!\u2014\u2013]\\s{0,3}\\S")
+"""A reply's leading verdict: a few words up to the first stop, comma or dash, with
+more text after it ("no. not selling …", "denied, too correlated …")."""
+REASONED_REPLY_CHARS = 480
+"""The longest reply a verdict with its reasons may be (see :meth:`RuleSet.reply_decision`)."""
+APPROVAL = "trade_approval"
+"""The event type of an approval or a rejection (a reply's verdict on a proposal)."""
 
 
 def strength_weight(strength: int) -> float:
@@ -575,11 +582,16 @@ class RuleSet:
     def reply_decision(self, reply: str, parent: str) -> ReplyRule | None:
         """The ``[[reply]]`` decision a short ``reply`` to ``parent`` makes, if any.
 
-        The reply must be at most the rule's ``max_chars``, and its first clause that no
-        guard makes ordinary must match one of the rule's patterns; the parent must be a
-        hard event of one of ``parent_types`` or its text must match ``parent_patterns``.
-        A reply that is a question, or whose parent is not such a message, decides nothing
-        (it stays an acknowledgement or an ordinary message).
+        The reply must be at most the rule's ``max_chars`` and its first clause must match
+        one of the rule's patterns; or, for an approval or a rejection, it is a verdict
+        with its reasons: at most ``REASONED_REPLY_CHARS`` long, opening with at most
+        ``BARE_APPROVAL_WORDS`` words and a stop, comma or dash ("no. not selling yen
+        before CPI …"), and the verdict matches. The parent must be a hard event of one
+        of ``parent_types`` or its text must match ``parent_patterns`` (for a verdict
+        with its reasons, with a model, it must then also read to the model as a
+        decision of one of ``parent_types``: a review that mentions an approval is no
+        proposal). A reply that is a question, or whose parent is not such a message,
+        decides nothing (it stays an acknowledgement or an ordinary message).
         """
         text = reply.strip()
         if not text or not self.replies:
@@ -592,17 +604,35 @@ class RuleSet:
         # the parent is often a question ("where do we route it?"): its patterns are
         # searched in its whole text, guards aside
         parent_lowered = parent.lower()
+        verdict = _VERDICT.match(text) if len(text) <= REASONED_REPLY_CHARS else None
+        if verdict is not None and len(verdict.group(1).split()) > BARE_APPROVAL_WORDS:
+            verdict = None
         for reply_rule in self.replies:
-            if len(text) > reply_rule.max_chars:
+            short = len(text) <= reply_rule.max_chars
+            if short:
+                opening, lowered = head.text, head.lowered
+            elif verdict is not None and reply_rule.event_type == APPROVAL:
+                opening, lowered = verdict.group(1), verdict.group(1).lower()
+            else:
                 continue
-            if not _any(reply_rule.patterns, head.text, head.lowered):
+            if not _any(reply_rule.patterns, opening, lowered):
                 continue
             if _any(reply_rule.unless, text, text.lower()):
                 continue
-            by_type = parent_rule is not None and parent_rule.event_type in reply_rule.parent_types
-            if by_type or _any(reply_rule.parent_patterns, parent, parent_lowered):
+            if parent_rule is not None and parent_rule.event_type in reply_rule.parent_types:
+                return reply_rule
+            if not _any(reply_rule.parent_patterns, parent, parent_lowered):
+                continue
+            if short or self._reads_as(parent, reply_rule.parent_types):
                 return reply_rule
         return None
+
+    def _reads_as(self, text: str, types: frozenset[str]) -> bool:
+        """Whether the model (if any) reads ``text`` as a decision of one of ``types``."""
+        model = self.model
+        if model is None:
+            return True
+        return model.probability(text) >= model.threshold and model.event_type(text) in types
 
     def bare_approval(self, text: str) -> bool:
         """Whether ``text`` is at most ``BARE_APPROVAL_WORDS`` words that a ``[[reply]]``
@@ -616,7 +646,7 @@ class RuleSet:
             return False
         head = clauses[0]
         return any(
-            rule.event_type == "trade_approval"
+            rule.event_type == APPROVAL
             and _any(rule.patterns, head.text, head.lowered)
             and not _any(rule.unless, stripped, stripped.lower())
             for rule in self.replies
