@@ -9,9 +9,10 @@ sections are chronological.
 
 Hard events are cut to their decision lines (the ones that save the most first)
 before any is omitted. When even cut they do not all fit, as many as fit are
-served, by the rule's score per character (a greedy knapsack), newest first
-among equals, so a long report that merely mentions an action does not push out
-several short decisions; the room left then restores whole texts, the smallest
+served, by the rule's score per character (a greedy knapsack), so a long report
+that merely mentions an action does not push out several short decisions, and an
+echo (the same event reported again, :mod:`channel_memory.feed.echoes`) after the
+first reports; the room left then restores whole texts, the smallest
 restorations first. The omitted ones
 are named by handle, newest first, then counted ("and K more").
 
@@ -67,6 +68,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from channel_memory.feed.echoes import ECHO_WEIGHT, echo_keys
 from channel_memory.kernel.jsonfmt import compact
 from channel_memory.kernel.models import (
     DECISION_REPEAT,
@@ -667,8 +669,15 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
     # as many as fit, the most decision per character first: the score (the rule's,
     # weighed by how plainly and how surely the message states a decision) over the
     # characters the item takes, so a long report that merely mentions an action does
-    # not push out several short decisions, nor a long record two short plain ones
-    for item in sorted(items, key=lambda i: (-i.score / cut[i.key], i.key)):
+    # not push out several short decisions, nor a long record two short plain ones; an
+    # echo (the same event reported again) after the first reports
+    echoes = echo_keys(items)
+
+    def density(item: FeedItem) -> float:
+        weight = ECHO_WEIGHT if item.key in echoes else 1.0
+        return item.score * weight / cut[item.key]
+
+    for item in sorted(items, key=lambda i: (-density(i), i.key)):
         if cut[item.key] <= left:
             chosen.hard.append(item)
             left -= cut[item.key]
@@ -990,22 +999,46 @@ def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
     if len(minimal) > limit:  # the header fits, its notes do not
         head = minimal.split("\n", 1)[0] + "\n" + _trigger_part(c, fmt)
         return Body(head, media, minimal_numbers, complete=minimal_complete)
-    # Start from the header alone; any overshoot (notes, longer numbers) shrinks the budget.
-    budget = max_chars - needed
-    for _ in range(64):
+
+    def attempt(budget: int) -> tuple[Selection, str, dict[str, Any]] | None:
+        """The selection for ``budget``, drawn; None when the body would overshoot."""
         chosen = select(c, budget, fmt, style, sizes)
         if c.kind == "raw_window+digest":
             chosen.hard_unnamed = c.hard_total - len(chosen.hard)
         content, numbers = draw(chosen)
         if len(content) > limit:
-            budget -= len(content) - limit
-            continue
-        if chosen.hard_unnamed:
-            _name_omitted_hard(c, chosen, limit - len(content), fmt)
+            overshoot[0] = len(content) - limit
+            return None
+        return chosen, content, numbers
+
+    # Start from the header alone. An overshoot (notes, section lines, longer numbers)
+    # shrinks the budget by itself; when that still overshoots (a selection's sizes
+    # leave out the section lines, so the same selection can overshoot again), search
+    # for the largest budget that fits: shrinking one overshoot at a time could take
+    # hundreds of passes.
+    overshoot = [0]
+    budget = max_chars - needed
+    found = attempt(budget)
+    if found is None:
+        budget -= overshoot[0]
+        found = attempt(budget)
+    if found is None:
+        low, high = 0, budget - 1
+        while low <= high:  # the largest budget that fits
+            middle = (low + high) // 2
+            trial = attempt(middle)
+            if trial is None:
+                high = middle - 1
+            else:
+                found, low = trial, middle + 1
+    if found is None:
+        return Body(minimal, media, minimal_numbers, complete=minimal_complete)
+    chosen, content, numbers = found
+    if chosen.hard_unnamed:
+        _name_omitted_hard(c, chosen, limit - len(content), fmt)
+        content, numbers = draw(chosen)
+        while len(content) > limit and chosen.hard_named:
+            chosen.hard_named.pop()
+            chosen.hard_unnamed += 1
             content, numbers = draw(chosen)
-            while len(content) > limit and chosen.hard_named:
-                chosen.hard_named.pop()
-                chosen.hard_unnamed += 1
-                content, numbers = draw(chosen)
-        return Body(content, media, numbers, _used_up(c, chosen), complete_versions(c, chosen))
-    return Body(minimal, media, minimal_numbers, complete=minimal_complete)
+    return Body(content, media, numbers, _used_up(c, chosen), complete_versions(c, chosen))
