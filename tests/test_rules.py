@@ -64,6 +64,10 @@ authors = ["u-oncall"]
             "risk_limit",
         ),
         ("crypto gross 25m (unchanged), FX net open unchanged at 80m", None),
+        # a machine record is typed by its header, key=value fields straight after it or not
+        ("FILL ord=FX-88310 | USDMXN | SELL 5,000,000 | px=18.93 | stop cancelled", "trade_fill"),
+        ("CXL ACK ord=FX-88301 | EURPLN BUY 6,000,000 LMT 4.2580", "trade_confirmation"),
+        ("TRADE CONFIRM | LP=RBC | USDCAD | we SELL 20,000,000 @ 1.38144", "trade_confirmation"),
         ("Market review: Position: flat. Risk view: balanced.", None),
         ("the market closed higher today", None),
         ("can you check the stop?", None),

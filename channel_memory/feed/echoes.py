@@ -36,6 +36,8 @@ _NUMBER = re.compile(
 )
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _EUROPEAN = re.compile(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?")
+_AMBIGUOUS = re.compile(r"\d{1,3}[.,]\d{3}")
+"""One group of three digits after a single separator: thousands, or three decimals."""
 
 
 class Reported(Protocol):
@@ -51,24 +53,42 @@ class Reported(Protocol):
     def text(self) -> str: ...
 
 
-def numbers(text: str) -> frozenset[float]:
-    """The sizes and prices ``text`` states, as values: ``15k`` and ``15,000`` are one
-    number, ``129,40`` and ``129.40`` another; clock times, dates and identifiers' digits
-    are left out."""
+def readings(text: str) -> frozenset[frozenset[float]]:
+    """The sizes and prices ``text`` states, each as the values it can be read as:
+    ``15k`` and ``15,000`` are one number, ``129,40`` and ``129.40`` another; a number
+    that reads both ways (``107.120``, ``4.180``: a price with three decimals, or a
+    thousands separator) is both; clock times, dates and identifiers' digits are left
+    out."""
     found = set()
     for match in _NUMBER.finditer(_CLOCK.sub(" ", text)):
         digits, suffix = match.group(1), match.group(2)
-        if _THOUSANDS.fullmatch(digits):
-            value = float(digits.replace(",", ""))
+        if _AMBIGUOUS.fullmatch(digits):
+            values = [
+                float(digits.replace(",", "").replace(".", "")),
+                float(digits.replace(",", ".")),
+            ]
+        elif _THOUSANDS.fullmatch(digits):
+            values = [float(digits.replace(",", ""))]
         elif _EUROPEAN.fullmatch(digits):
-            value = float(digits.replace(".", "").replace(",", "."))
+            values = [float(digits.replace(".", "").replace(",", "."))]
         else:
-            value = float(digits.replace(",", "."))
-        if suffix:
-            value *= 1_000 if suffix in "kK" else 1_000_000
-        if value:
-            found.add(float(f"{value:.6g}"))  # 6 significant digits: 1.16280 == 1.1628
+            values = [float(digits.replace(",", "."))]
+        scale = 1 if not suffix else 1_000 if suffix in "kK" else 1_000_000
+        # 6 significant digits: 1.16280 and 1.1628 are one value
+        read = frozenset(float(f"{value * scale:.6g}") for value in values if value)
+        if read:
+            found.add(read)
     return frozenset(found)
+
+
+def numbers(text: str) -> frozenset[float]:
+    """Every value the numbers of ``text`` can be read as (see :func:`readings`)."""
+    return frozenset(value for read in readings(text) for value in read)
+
+
+def _shared(mine: frozenset[frozenset[float]], theirs: frozenset[float]) -> int:
+    """How many of one message's numbers the other states (each number counted once)."""
+    return sum(1 for read in mine if read & theirs)
 
 
 def echo_keys(items: Sequence[Reported]) -> frozenset[str]:
@@ -80,7 +100,7 @@ def echo_keys(items: Sequence[Reported]) -> frozenset[str]:
         if len(later.text) > ECHO_MAX_CHARS:
             continue
         kind = _KIND.get(later.event_type or "", later.event_type)
-        mine = found.setdefault(later.key, numbers(later.text))
+        mine = readings(later.text)
         if len(mine) < ECHO_SHARED_NUMBERS:
             continue
         for earlier in reversed(ordered[:n]):
@@ -88,8 +108,10 @@ def echo_keys(items: Sequence[Reported]) -> frozenset[str]:
                 break
             if _KIND.get(earlier.event_type or "", earlier.event_type) != kind:
                 continue
-            theirs = found.setdefault(earlier.key, numbers(earlier.text))
-            if len(mine & theirs) >= ECHO_SHARED_NUMBERS:
+            theirs = found.get(earlier.key)
+            if theirs is None:
+                theirs = found[earlier.key] = numbers(earlier.text)
+            if _shared(mine, theirs) >= ECHO_SHARED_NUMBERS:
                 echoes.add(later.key)
                 break
     return frozenset(echoes)
