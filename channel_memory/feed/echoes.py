@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Protocol
 
 ECHO_WINDOW_US = 30 * 60 * 1_000_000
@@ -25,6 +26,8 @@ ECHO_MAX_CHARS = 400
 """The longest message that can be an echo: a record or a one-line restatement."""
 ECHO_WEIGHT = 0.25
 """The factor an echo's score gets when the feed orders hard events."""
+READINGS_CACHED = 4096
+"""Texts whose numbers are kept read: a feed polled again reads the same hard events."""
 _KIND = {"position_change": "trade_fill"}
 """Event types that report the same kind of event."""
 
@@ -53,6 +56,7 @@ class Reported(Protocol):
     def text(self) -> str: ...
 
 
+@lru_cache(maxsize=READINGS_CACHED)
 def readings(text: str) -> frozenset[frozenset[float]]:
     """The sizes and prices ``text`` states, each as the values it can be read as:
     ``15k`` and ``15,000`` are one number, ``129,40`` and ``129.40`` another; a number
@@ -81,6 +85,7 @@ def readings(text: str) -> frozenset[frozenset[float]]:
     return frozenset(found)
 
 
+@lru_cache(maxsize=READINGS_CACHED)
 def numbers(text: str) -> frozenset[float]:
     """Every value the numbers of ``text`` can be read as (see :func:`readings`)."""
     return frozenset(value for read in readings(text) for value in read)

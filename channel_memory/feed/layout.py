@@ -505,6 +505,14 @@ class Sizes:
         self.fmt = fmt
         self.style = style
         self._known: dict[tuple[str, bool, bool], int] = {}
+        self._echoes: frozenset[str] | None = None
+
+    def echoes(self, hard: Sequence[FeedItem]) -> frozenset[str]:
+        """The keys of the hard events that echo an earlier one (computed once: every
+        fitting pass offers the same hard events)."""
+        if self._echoes is None:
+            self._echoes = echo_keys(hard)
+        return self._echoes
 
     def of(self, item: FeedItem, cut: bool, raw_tier: bool) -> int:
         """The item's size, shown cut (hard events) or whole, in the raw tier or not."""
@@ -671,7 +679,7 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
     # characters the item takes, so a long report that merely mentions an action does
     # not push out several short decisions, nor a long record two short plain ones; an
     # echo (the same event reported again) after the first reports
-    echoes = echo_keys(items)
+    echoes = sizes.echoes(c.hard)
 
     def density(item: FeedItem) -> float:
         weight = ECHO_WEIGHT if item.key in echoes else 1.0
