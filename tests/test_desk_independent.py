@@ -165,11 +165,12 @@ def test_long_messages_need_their_decision_lines_or_their_whole_text() -> None:
 # 8,192 and nine in ten at 6,000. Not met yet: the rules still make about 70 of the 165
 # ordinary messages hard events, and those crowd the budget. A decision counts verbatim
 # when its labelled span (``decision_text``, chosen by the labeller) appears whole in an
-# item showing its message. These floors are the figures measured with today's rules and
-# feed, so that neither can regress unnoticed.
+# item showing its message. These floors are the figures measured with today's rules, model
+# and feed (one below, for the last digit of a score), so that neither can regress unnoticed.
 RECOGNISED_FLOOR = 53
-# with the decision model (trained on this desk): 28, 41, 47
-VERBATIM_FLOOR = {6_000: 27, 8_192: 40, 12_000: 46}
+# with the decision model (trained on this desk), hard events by score per character and
+# echoes after first reports: 33, 41, 46
+VERBATIM_FLOOR = {6_000: 32, 8_192: 40, 12_000: 45}
 
 
 def test_labelled_decisions_become_hard_events(report: dict[str, Any]) -> None:
@@ -200,9 +201,10 @@ def test_the_feed_keeps_its_budget_and_accounts_for_every_hard_event(
 HELDOUT_DESK = Path(__file__).resolve().parent.parent / "bench" / "data" / "desk_heldout.jsonl"
 # A second desk by another hand, measured once when the rules were final (52 of 60 recognised;
 # 18, 25 and 38 verbatim at 6,000, 8,192 and 12,000); never trained on. With the decision
-# model: 59 recognised; 18, 28, 39 verbatim. Floors, so that neither regresses.
+# model: 59 recognised; 18, 28, 39 verbatim; with the second round (score per character,
+# echoes, the model trained on three more desks): 24, 33, 41. Floors, so that neither regresses.
 HELDOUT_RECOGNISED_FLOOR = 59
-HELDOUT_VERBATIM_FLOOR = {6_000: 17, 8_192: 27, 12_000: 38}
+HELDOUT_VERBATIM_FLOOR = {6_000: 23, 8_192: 32, 12_000: 40}
 
 
 def test_the_heldout_desk_is_a_labelled_day_with_spans() -> None:
@@ -229,9 +231,10 @@ def test_the_heldout_desk_keeps_its_measured_figures() -> None:
 HELDOUT2_DESK = HELDOUT_DESK.with_name("desk_heldout2.jsonl")
 # A third desk by a fifth hand, measured on the rules with the decision model and never
 # trained on: 58 of 61 recognised (the rules alone: 53); 18, 28 and 37 verbatim at 6,000,
-# 8,192 and 12,000 (the rules alone: 18, 25, 37).
-HELDOUT2_RECOGNISED_FLOOR = 58
-HELDOUT2_VERBATIM_FLOOR = {6_000: 17, 8_192: 27, 12_000: 36}
+# 8,192 and 12,000 (the rules alone: 18, 25, 37). Since then a development desk (its misses
+# were read; never trained on): 61 recognised; 31, 38, 44 verbatim.
+HELDOUT2_RECOGNISED_FLOOR = 61
+HELDOUT2_VERBATIM_FLOOR = {6_000: 30, 8_192: 37, 12_000: 43}
 
 
 def test_the_second_heldout_desk_keeps_its_measured_figures() -> None:
@@ -243,3 +246,47 @@ def test_the_second_heldout_desk_keeps_its_measured_figures() -> None:
     for row in report["budgets"]:
         assert row["served"] <= row["max_chars"] and row["hard_events_accounted"], row
         assert row["verbatim"] >= HELDOUT2_VERBATIM_FLOOR[row["max_chars"]], row["max_chars"]
+
+
+# --- the fresh held-out desk and the training desks -----------------------------------------
+
+HELDOUT3_DESK = HELDOUT_DESK.with_name("desk_heldout3.jsonl")
+# A desk by another hand, written for the second round of this work and held out: never
+# read line by line, never trained on or tuned against. On arrival (score per character
+# and echoes in, the model not yet trained on the other three new desks): 58 of 62
+# recognised, 95 ordinary messages made hard events; 24, 33, 40 verbatim. After the round
+# (the model trained on them and the short-chatter set, threshold 0.45 by leave-one-writer-out):
+# 59 recognised, 81 ordinary messages made hard events; 28, 34, 43 verbatim.
+HELDOUT3_RECOGNISED_FLOOR = 59
+HELDOUT3_VERBATIM_FLOOR = {6_000: 27, 8_192: 33, 12_000: 42}
+LABELLED_DESKS = [
+    ("desk_train2.jsonl", 230, 61),
+    ("desk_train3.jsonl", 229, 62),
+    ("desk_train4.jsonl", 229, 62),
+    ("desk_heldout3.jsonl", 229, 62),
+]
+
+
+@pytest.mark.parametrize(("name", "messages", "decisions"), LABELLED_DESKS)
+def test_the_new_desks_are_labelled_days_with_spans(
+    name: str, messages: int, decisions: int
+) -> None:
+    rows = load_independent(HELDOUT_DESK.with_name(name))
+    assert len(rows) == messages and sum(1 for r in rows if r["decision"]) == decisions
+    by_id = {r["id"]: r for r in rows}
+    for row in rows:
+        span = row["decision_text"]
+        assert (span is None) == (row["decision"] is None) and (
+            span is None or span in row["content"]
+        )
+        if row["decision"] == "trade_approval":  # an approval answers a proposal
+            assert by_id[row["reply_to"]]["decision"] == "trade_proposal"
+
+
+def test_the_fresh_heldout_desk_keeps_its_measured_figures() -> None:
+    report = asyncio.run(independent_report(path=HELDOUT3_DESK))
+    assert report["decisions"] == 62
+    assert report["recognised"] >= HELDOUT3_RECOGNISED_FLOOR
+    for row in report["budgets"]:
+        assert row["served"] <= row["max_chars"] and row["hard_events_accounted"], row
+        assert row["verbatim"] >= HELDOUT3_VERBATIM_FLOOR[row["max_chars"]], row["max_chars"]

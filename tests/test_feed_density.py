@@ -353,12 +353,14 @@ def _independent_body(max_chars: int) -> str:
 def test_metadata_costs_few_characters_per_item() -> None:
     """On the independent desk (real author names, many hard events), an item's metadata
     line costs at most 52 characters on average (it was about 65), and at most 39 besides
-    the author's name as given (it was about 47). Measured with every hard event shown, so
+    the author's name as given (it was about 47). Measured with every item shown whole, so
     the figure is the format's, not that of whichever items a budget picks (the role
     marker, " other" on the agents' and apps' items, costs about 2 of it)."""
-    text = _independent_body(50_000)
+    text = _independent_body(200_000)
     metas = _META.findall(text)
-    assert len([m for m in metas if " hard:" in m]) == 126  # every hard event of the desk
+    # every hard event of the desk is shown (none omitted), well over a hundred of them
+    assert "[omitted hard events" not in text
+    assert len([m for m in metas if " hard:" in m]) >= 100
     # " cut" says an item's text is shortened to its decision clauses: content, not overhead
     cut = [4 if m.endswith(" cut]") else 0 for m in metas]
     per_item = sum(len(m) + 1 - c for m, c in zip(metas, cut, strict=True)) / len(metas)
@@ -370,7 +372,7 @@ def test_metadata_costs_few_characters_per_item() -> None:
     besides = sum(sizes) / len(sizes)
     assert per_item <= 52, per_item
     assert besides <= 39, besides
-    assert len(text) <= 50_000
+    assert len(text) <= 200_000 and " cut: first " not in text
 
 
 # --- hard events under a budget -------------------------------------------------------------

@@ -87,8 +87,8 @@ def test_a_long_message_is_read_by_its_head_and_tail() -> None:
 
 
 def test_the_guards_hold_for_the_model() -> None:
-    question = "ETH at 3,244 ahead of the ETF flows?"
-    conditional = "if gold breaks 2,400 we upgrade conviction to high"
+    question = "lifted 5k AAPL 231.40?"
+    conditional = "if 1.0850 goes we sell 20m EURUSD"
     for text in (question, conditional):
         assert MODEL.probability(text) >= MODEL.threshold, text  # the model alone would
         assert RULES.decide(text) is None, text
@@ -96,15 +96,16 @@ def test_the_guards_hold_for_the_model() -> None:
 
 def test_the_guards_hold_for_replies_and_behind_a_preamble() -> None:
     for text in (
-        "ETH at 3,244 ahead of the ETF flows?",
-        "if gold breaks 2,400 we upgrade conviction to high",
+        "lifted 5k AAPL 231.40?",
+        "if 1.0850 goes we sell 20m EURUSD",
         "send it",
     ):
         assert RULES.decide(text, parent="morning all") is None, text
     # what the model reads must be a decision without the guarded clauses too
     for preamble in ("fyi.", "gm.", "heads up."):
-        text = f"{preamble} if gold breaks 2,400 we upgrade conviction to high"
-        assert RULES.decide(text) is None, text
+        for guarded in ("if 1.0850 goes we sell 20m EURUSD", "lifted 5k AAPL 231.40?"):
+            text = f"{preamble} {guarded}"
+            assert RULES.decide(text) is None, text
 
 
 def test_a_bare_approval_decides_only_as_a_reply_to_a_proposal() -> None:
