@@ -41,6 +41,25 @@ def test_clock_times_dates_and_identifiers_are_not_numbers() -> None:
     assert numbers("FILL | ORD-88213 | BOT 40,000,000 avg 2,841.5") == {40e6, 2_841.5}
 
 
+def test_reading_numbers_is_linear_in_a_long_digit_run() -> None:
+    # every repetition in the number pattern is bounded: a run of 200,000 digits (a
+    # pasted blob) is a linear scan; an unbounded pattern backtracked quadratically
+    assert readings("7" * 200_000 + "x") == frozenset()
+    # a run longer than any size or price is not a number; the price after it still is
+    assert readings("sold " + "7" * 40 + " at 1.0850") == {frozenset({1.085})}
+
+
+def test_many_reports_of_the_same_numbers_are_compared_with_a_few_recent_ones() -> None:
+    # 3,000 fills of 100 lots at 42.5 within minutes: each one after the first is an
+    # echo, found among the latest reports of its values, not by comparing every pair
+    items = [
+        Report(f"k{n:04d}", "trade_fill", n * 50_000, "FILL | BOT 100 avg 42.5")
+        for n in range(3_000)
+    ]
+    found = echo_keys(items)
+    assert found == {r.key for r in items[1:]}
+
+
 def test_a_number_that_reads_both_ways_is_both_but_counts_once() -> None:
     # a Schatz price with three decimals, or a German thousands separator
     assert numbers("px=107.120") == {107.12, 107_120.0}

@@ -6,14 +6,17 @@ A hard event is an *echo* when an earlier hard event of the same kind (a fill an
 position change count as one kind), at most ``ECHO_WINDOW_US`` before it, shares at least
 ``ECHO_SHARED_NUMBERS`` of its numbers (sizes and prices, read with thousands separators,
 decimal commas and ``k``/``m`` suffixes; clock times, dates and the digits of identifiers
-such as ``ORD-88213`` do not count), and it is at most ``ECHO_MAX_CHARS`` long (a report
-that recaps a fill among other things is not an echo of it). Pure and deterministic:
-the same items give the same echoes on every host.
+such as ``ORD-88213`` do not count; a text is read up to ``READ_CHARS``), and it is at
+most ``ECHO_MAX_CHARS`` long (a report that recaps a fill among other things is not an
+echo of it). Pure and deterministic: the same items give the same echoes on every host
+and in any order; the work is bounded (each value is looked up among its
+``ECHO_CANDIDATES`` latest reports, every repetition in the number pattern is bounded).
 """
 
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Protocol
@@ -24,6 +27,10 @@ ECHO_SHARED_NUMBERS = 2
 """How many numbers an echo shares with the report it restates (a size and a price)."""
 ECHO_MAX_CHARS = 400
 """The longest message that can be an echo: a record or a one-line restatement."""
+ECHO_CANDIDATES = 32
+"""The most recent reports of each value an echo is looked for among: bounded work."""
+READ_CHARS = 2_000
+"""How much of a first report its numbers are read from (a long report's head)."""
 ECHO_WEIGHT = 0.25
 """The factor an echo's score gets when the feed orders hard events."""
 READINGS_CACHED = 4096
@@ -34,11 +41,14 @@ _KIND = {"position_change": "trade_fill"}
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?\b|\b\d{4}-\d{2}-\d{2}(?:T[\d:.]{0,15}Z?)?")
 _NUMBER = re.compile(
     r"(?<![\w/-])"
-    r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:\.\d{3})+(?:,\d+)?|\d*[.,]?\d+)"
+    r"(\d{1,3}(?:,\d{3}){1,5}(?:\.\d{1,8})?|\d{1,3}(?:\.\d{3}){1,5}(?:,\d{1,8})?"
+    r"|\d{0,15}[.,]?\d{1,15})"
     r"(?:\s?([kKmM])(?![a-zA-Z]))?(?![\w-])"
 )
-_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
-_EUROPEAN = re.compile(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?")
+"""Every repetition bounded: a run of a million digits costs a linear scan, not a
+quadratic backtrack."""
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3}){1,5}(?:\.\d{1,8})?")
+_EUROPEAN = re.compile(r"\d{1,3}(?:\.\d{3}){1,5}(?:,\d{1,8})?")
 _AMBIGUOUS = re.compile(r"\d{1,3}[.,]\d{3}")
 """One group of three digits after a single separator: thousands, or three decimals."""
 
@@ -64,7 +74,7 @@ def readings(text: str) -> frozenset[frozenset[float]]:
     thousands separator) is both; clock times, dates and identifiers' digits are left
     out."""
     found = set()
-    for match in _NUMBER.finditer(_CLOCK.sub(" ", text)):
+    for match in _NUMBER.finditer(_CLOCK.sub(" ", text[:READ_CHARS])):
         digits, suffix = match.group(1), match.group(2)
         if _AMBIGUOUS.fullmatch(digits):
             values = [
@@ -91,32 +101,39 @@ def numbers(text: str) -> frozenset[float]:
     return frozenset(value for read in readings(text) for value in read)
 
 
-def _shared(mine: frozenset[frozenset[float]], theirs: frozenset[float]) -> int:
-    """How many of one message's numbers the other states (each number counted once)."""
-    return sum(1 for read in mine if read & theirs)
-
-
 def echo_keys(items: Sequence[Reported]) -> frozenset[str]:
-    """The keys of the items that echo an earlier one (see the module docstring)."""
+    """The keys of the items that echo an earlier one (see the module docstring).
+
+    Earlier reports are found through the values they state (from each value to the
+    ``ECHO_CANDIDATES`` latest reports that state it), so the work grows with the reports
+    that share a number, not with every pair of hard events.
+    """
     ordered = sorted(items, key=lambda i: (i.first_us, i.key))
-    found: dict[str, frozenset[float]] = {}
+    by_value: dict[float, deque[Reported]] = {}
     echoes = set()
-    for n, later in enumerate(ordered):
-        if len(later.text) > ECHO_MAX_CHARS:
-            continue
-        kind = _KIND.get(later.event_type or "", later.event_type)
-        mine = readings(later.text)
-        if len(mine) < ECHO_SHARED_NUMBERS:
-            continue
-        for earlier in reversed(ordered[:n]):
-            if later.first_us - earlier.first_us > ECHO_WINDOW_US:
-                break
-            if _KIND.get(earlier.event_type or "", earlier.event_type) != kind:
-                continue
-            theirs = found.get(earlier.key)
-            if theirs is None:
-                theirs = found[earlier.key] = numbers(earlier.text)
-            if _shared(mine, theirs) >= ECHO_SHARED_NUMBERS:
+    for later in ordered:
+        kind = _kind(later)
+        if len(later.text) <= ECHO_MAX_CHARS:
+            shared: dict[str, int] = {}
+            for read in readings(later.text):
+                candidates = {
+                    earlier.key
+                    for value in read
+                    for earlier in by_value.get(value, ())
+                    if later.first_us - earlier.first_us <= ECHO_WINDOW_US
+                    and _kind(earlier) == kind
+                }
+                for key in candidates:  # each of my numbers counts once per report
+                    shared[key] = shared.get(key, 0) + 1
+            if any(count >= ECHO_SHARED_NUMBERS for count in shared.values()):
                 echoes.add(later.key)
-                break
+        for value in numbers(later.text):
+            recent = by_value.get(value)
+            if recent is None:
+                recent = by_value[value] = deque(maxlen=ECHO_CANDIDATES)
+            recent.append(later)
     return frozenset(echoes)
+
+
+def _kind(item: Reported) -> str | None:
+    return _KIND.get(item.event_type or "", item.event_type)

@@ -671,7 +671,7 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
     if everything_loaded and total <= left:
         chosen.hard = items
         return left - total
-    # Even cut they do not fit: by score, then newest first, each one that fits.
+    # Even cut they do not fit: by score per character (echoes a quarter), each one that fits.
     chosen.cut = {i.key for i in items}
     left -= HARD_NOTE_RESERVE + min(240, left // 8)  # the note, and a few handles in it
     # as many as fit, the most decision per character first: the score (the rule's,
