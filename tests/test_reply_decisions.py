@@ -113,6 +113,13 @@ def test_a_verdict_with_its_reasons_is_a_decision_that_answers_the_proposal(
         message_event("3", review, created_at=at(2)),
         reply("4", "👍 noted. " + "pls add the numbers to the weekly pack. " * 3, "3", 3),
         reply("5", "no idea what the fill was, checking with ops. " * 3, "1", 4),
+        # a verdict word opening a phrase, a hedge or a question after it: no verdict
+        *[
+            reply(f"h{n}", opening + " context on the book and the tape." * 4, "1", 5 + n)
+            for n, opening in enumerate(
+                ["no idea,", "No worries,", "ok, let me think about it.", "k. so what's the stop?"]
+            )
+        ],
     )
     server.drain()
     block = block_of(client, "2")
@@ -124,7 +131,7 @@ def test_a_verdict_with_its_reasons_is_a_decision_that_answers_the_proposal(
     assert block["text"] == REASONED_NO
     # longer than a short reply: a thumbs-up with more to say under a review is no
     # approval; neither is a reply that opens with "no" but is no verdict
-    for ordinary in ("4", "5"):
+    for ordinary in ("4", "5", "h0", "h1", "h2", "h3"):
         assert block_of(client, ordinary)["kind"] != "hard_event", ordinary
 
 

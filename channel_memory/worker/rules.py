@@ -234,6 +234,12 @@ class Pattern:
     def search(self, content: str, lowered: str) -> bool:
         return self.regex.search(lowered if self.on_lowered else content) is not None
 
+    def whole(self, content: str, lowered: str) -> bool:
+        """Whether the pattern matches all of ``content`` from its start."""
+        text = lowered if self.on_lowered else content
+        found = self.regex.match(text)
+        return found is not None and found.end() == len(text)
+
 
 def _combined(patterns: Sequence[Pattern]) -> tuple[Pattern, ...]:
     """The patterns as one alternation per text they run on: one scan instead of many.
@@ -542,6 +548,11 @@ class RuleSet:
     def view(self, content: str) -> _View:
         return _View(content, self.guards, self.gates)
 
+    @property
+    def reply_chars(self) -> int:
+        """The longest short reply any ``[[reply]]`` rule reads (0 without reply rules)."""
+        return max((r.max_chars for r in self.replies), default=0)
+
     def clauses(self, content: str) -> list[Clause]:
         """The clauses of ``content`` no guard makes ordinary, with their line numbers."""
         view = self.view(content)
@@ -604,18 +615,17 @@ class RuleSet:
         # the parent is often a question ("where do we route it?"): its patterns are
         # searched in its whole text, guards aside
         parent_lowered = parent.lower()
-        verdict = _VERDICT.match(text) if len(text) <= REASONED_REPLY_CHARS else None
-        if verdict is not None and len(verdict.group(1).split()) > BARE_APPROVAL_WORDS:
-            verdict = None
+        verdict = self._verdict(text)
         for reply_rule in self.replies:
             short = len(text) <= reply_rule.max_chars
             if short:
-                opening, lowered = head.text, head.lowered
-            elif verdict is not None and reply_rule.event_type == APPROVAL:
-                opening, lowered = verdict.group(1), verdict.group(1).lower()
-            else:
+                if not _any(reply_rule.patterns, head.text, head.lowered):
+                    continue
+            elif verdict is None or reply_rule.event_type != APPROVAL:
                 continue
-            if not _any(reply_rule.patterns, opening, lowered):
+            elif not any(p.whole(verdict, verdict.lower()) for p in reply_rule.patterns):
+                # the verdict is all approval or rejection ("no", "denied", "👍 send it"),
+                # not a phrase that opens with such a word ("no idea", "ok, let me think")
                 continue
             if _any(reply_rule.unless, text, text.lower()):
                 continue
@@ -626,6 +636,22 @@ class RuleSet:
             if short or self._reads_as(parent, reply_rule.parent_types):
                 return reply_rule
         return None
+
+    def _verdict(self, text: str) -> str | None:
+        """A reply's leading verdict when the reply is a verdict with its reasons: at most
+        ``REASONED_REPLY_CHARS`` long, at most ``BARE_APPROVAL_WORDS`` words before the
+        first stop, comma or dash, and reasons after it that do not open with a question,
+        a conditional, a plan or "nothing changed" ("ok, let me think about it …" and
+        "k. so what's the stop then?" decide nothing)."""
+        if len(text) > REASONED_REPLY_CHARS:
+            return None
+        found = _VERDICT.match(text)
+        if found is None or len(found.group(1).split()) > BARE_APPROVAL_WORDS:
+            return None
+        view = self.view(text[found.end(1) + 1 :])
+        if view.clauses and view.guarded(0):
+            return None  # "ok, let me think about it", "k. so what's the stop then?"
+        return found.group(1).strip()
 
     def _reads_as(self, text: str, types: frozenset[str]) -> bool:
         """Whether the model (if any) reads ``text`` as a decision of one of ``types``."""
@@ -670,6 +696,10 @@ class RuleSet:
         reply = self.reply_decision(content, parent) if parent is not None else None
         if reply is not None or self.model is None:
             return reply
+        # the model reads a parent only under a short reply (the reply rules' length):
+        # a longer reply is a message of its own, whatever it opens with
+        if parent is not None and len(content.strip()) > self.reply_chars:
+            parent = None
         return self._model_decision(self.model, content, parent)
 
     def _open_spans(self, content: str) -> tuple[list[tuple[int, int]], bool]:
