@@ -10,11 +10,12 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -85,11 +86,27 @@ def sign_in(browser: WebDriver, server: LiveServer, token: str) -> None:
     assert browser.current_url == server.url + "/inspect/"
 
 
+def _gone(page: WebElement) -> Callable[[WebDriver], bool]:
+    """Whether ``page`` has left the document. Chromium sometimes answers a query about
+    an element of the page just left with "Node with given id does not belong to the
+    document" instead of a stale-element error: that means gone as well."""
+
+    def check(_: WebDriver) -> bool:
+        try:
+            return bool(staleness_of(page)(_))
+        except WebDriverException as error:
+            if "does not belong to the document" in str(error):
+                return True
+            raise
+
+    return check
+
+
 def follow(browser: WebDriver, element: WebElement) -> None:
     """Click something that loads a new page, and wait until the new page is there."""
     page = browser.find_element(By.TAG_NAME, "html")
     element.click()
-    WebDriverWait(browser, 20).until(staleness_of(page))
+    WebDriverWait(browser, 20).until(_gone(page))
     WebDriverWait(browser, 20).until(
         lambda b: b.execute_script("return document.readyState") == "complete"
     )
