@@ -264,6 +264,7 @@ LABELLED_DESKS = [
     ("desk_train3.jsonl", 229, 62),
     ("desk_train4.jsonl", 229, 62),
     ("desk_heldout3.jsonl", 229, 62),
+    ("desk_heldout4.jsonl", 228, 63),
 ]
 
 
@@ -290,3 +291,18 @@ def test_the_fresh_heldout_desk_keeps_its_measured_figures() -> None:
     for row in report["budgets"]:
         assert row["served"] <= row["max_chars"] and row["hard_events_accounted"], row
         assert row["verbatim"] >= HELDOUT3_VERBATIM_FLOOR[row["max_chars"]], row["max_chars"]
+
+
+HELDOUT4_DESK = HELDOUT_DESK.with_name("desk_heldout4.jsonl")
+# A desk by yet another hand, written after the round's last change and measured once, on the
+# final code: 63 of 63 recognised, 78 ordinary messages made hard events; 35, 45 and 52
+# verbatim at 6,000, 8,192 and 12,000. Floors, so that neither regresses.
+HELDOUT4_VERBATIM_FLOOR = {6_000: 34, 8_192: 44, 12_000: 51}
+
+
+def test_the_last_heldout_desk_keeps_its_measured_figures() -> None:
+    report = asyncio.run(independent_report(path=HELDOUT4_DESK))
+    assert report["decisions"] == 63 and report["recognised"] == 63
+    for row in report["budgets"]:
+        assert row["served"] <= row["max_chars"] and row["hard_events_accounted"], row
+        assert row["verbatim"] >= HELDOUT4_VERBATIM_FLOOR[row["max_chars"]], row["max_chars"]
