@@ -1008,15 +1008,12 @@ def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
         head = minimal.split("\n", 1)[0] + "\n" + _trigger_part(c, fmt)
         return Body(head, media, minimal_numbers, complete=minimal_complete)
 
-    def attempt(budget: int) -> tuple[Selection, str, dict[str, Any]] | None:
-        """The selection for ``budget``, drawn; None when the body would overshoot."""
+    def attempt(budget: int) -> tuple[Selection, str, dict[str, Any]]:
+        """The selection for ``budget``, drawn."""
         chosen = select(c, budget, fmt, style, sizes)
         if c.kind == "raw_window+digest":
             chosen.hard_unnamed = c.hard_total - len(chosen.hard)
         content, numbers = draw(chosen)
-        if len(content) > limit:
-            overshoot[0] = len(content) - limit
-            return None
         return chosen, content, numbers
 
     # Start from the header alone. An overshoot (notes, section lines, longer numbers)
@@ -1024,18 +1021,18 @@ def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
     # leave out the section lines, so the same selection can overshoot again), search
     # for the largest budget that fits: shrinking one overshoot at a time could take
     # hundreds of passes.
-    overshoot = [0]
     budget = max_chars - needed
-    found = attempt(budget)
-    if found is None:
-        budget -= overshoot[0]
-        found = attempt(budget)
+    trial = attempt(budget)
+    if len(trial[1]) > limit:
+        budget -= len(trial[1]) - limit
+        trial = attempt(budget)
+    found = trial if len(trial[1]) <= limit else None
     if found is None:
         low, high = 0, budget - 1
         while low <= high:  # the largest budget that fits
             middle = (low + high) // 2
             trial = attempt(middle)
-            if trial is None:
+            if len(trial[1]) > limit:
                 high = middle - 1
             else:
                 found, low = trial, middle + 1

@@ -109,7 +109,7 @@ def parent_id(version: SourceVersion, rules: RuleSet) -> str | None:
     target = version.reply_to or version.thread_id
     if target is None or target == version.key.message_id:
         return None
-    limit = max(REASONED_REPLY_CHARS, *(r.max_chars for r in rules.replies))
+    limit = max(REASONED_REPLY_CHARS, rules.reply_chars)
     if len(version.content) > limit and len(version.content.strip()) > limit:
         return None
     return target
