@@ -217,13 +217,19 @@ def test_the_heldout_desk_is_a_labelled_day_with_spans() -> None:
         )
 
 
+def _keeps_budget_and_floors(report: dict[str, Any], floors: dict[int, int]) -> None:
+    """Every budget is kept, every hard event accounted for, and the decisions shown
+    verbatim at each budget reach its floor."""
+    for row in report["budgets"]:
+        assert row["served"] <= row["max_chars"] and row["hard_events_accounted"], row
+        assert row["verbatim"] >= floors[row["max_chars"]], row["max_chars"]
+
+
 def test_the_heldout_desk_keeps_its_measured_figures() -> None:
     report = asyncio.run(independent_report(path=HELDOUT_DESK))
     assert report["decisions"] == 60
     assert report["recognised"] >= HELDOUT_RECOGNISED_FLOOR
-    for row in report["budgets"]:
-        assert row["served"] <= row["max_chars"] and row["hard_events_accounted"], row
-        assert row["verbatim"] >= HELDOUT_VERBATIM_FLOOR[row["max_chars"]], row["max_chars"]
+    _keeps_budget_and_floors(report, HELDOUT_VERBATIM_FLOOR)
 
 
 # --- the second held-out desk (bench/data/desk_heldout2.jsonl) -------------------------------
@@ -243,9 +249,7 @@ def test_the_second_heldout_desk_keeps_its_measured_figures() -> None:
     assert all((r["decision_text"] or "") in r["content"] for r in rows)
     report = asyncio.run(independent_report(path=HELDOUT2_DESK))
     assert report["recognised"] >= HELDOUT2_RECOGNISED_FLOOR
-    for row in report["budgets"]:
-        assert row["served"] <= row["max_chars"] and row["hard_events_accounted"], row
-        assert row["verbatim"] >= HELDOUT2_VERBATIM_FLOOR[row["max_chars"]], row["max_chars"]
+    _keeps_budget_and_floors(report, HELDOUT2_VERBATIM_FLOOR)
 
 
 # --- the fresh held-out desk and the training desks -----------------------------------------
@@ -288,9 +292,7 @@ def test_the_fresh_heldout_desk_keeps_its_measured_figures() -> None:
     report = asyncio.run(independent_report(path=HELDOUT3_DESK))
     assert report["decisions"] == 62
     assert report["recognised"] >= HELDOUT3_RECOGNISED_FLOOR
-    for row in report["budgets"]:
-        assert row["served"] <= row["max_chars"] and row["hard_events_accounted"], row
-        assert row["verbatim"] >= HELDOUT3_VERBATIM_FLOOR[row["max_chars"]], row["max_chars"]
+    _keeps_budget_and_floors(report, HELDOUT3_VERBATIM_FLOOR)
 
 
 HELDOUT4_DESK = HELDOUT_DESK.with_name("desk_heldout4.jsonl")
@@ -303,6 +305,4 @@ HELDOUT4_VERBATIM_FLOOR = {6_000: 34, 8_192: 44, 12_000: 51}
 def test_the_last_heldout_desk_keeps_its_measured_figures() -> None:
     report = asyncio.run(independent_report(path=HELDOUT4_DESK))
     assert report["decisions"] == 63 and report["recognised"] == 63
-    for row in report["budgets"]:
-        assert row["served"] <= row["max_chars"] and row["hard_events_accounted"], row
-        assert row["verbatim"] >= HELDOUT4_VERBATIM_FLOOR[row["max_chars"]], row["max_chars"]
+    _keeps_budget_and_floors(report, HELDOUT4_VERBATIM_FLOOR)

@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from channel_memory.demo.synthetic_desk import DAY_US
 from channel_memory.feed.echoes import ECHO_WINDOW_US, echo_keys, numbers, readings
 from channel_memory.feed.layout import Candidates, FeedItem, render
 from channel_memory.kernel.timefmt import parse_rfc3339
 from tests.conftest import LiveServer, at, ingest_ok, message_event
+from tests.test_feed_density import _window as empty_window
 
 
 @pytest.mark.parametrize(
@@ -155,15 +155,9 @@ def _hard(key: str, minute: int, event_type: str, text: str, score: float) -> Fe
 
 
 def _window(hard: list[FeedItem]) -> Candidates:
-    to = parse_rfc3339(at(59, 9))
+    """A window of these hard events (newest first, as the reader offers them)."""
     newest = sorted(hard, key=lambda i: i.first_us, reverse=True)
-    return Candidates(
-        kind="raw_window+digest", channels=("floor",), since_us=DAY_US, from_us=to - DAY_US,
-        to_us=to, raw_recent_us=6 * 3_600_000_000, available=len(hard),
-        range_us=(to - DAY_US, to), status="ok", coverage_gaps=0, hard=newest,
-        hard_total=len(hard), hard_more_handles=[], raw=[], sparse=[], older=[],
-        older_total=0, limit=10,
-    )  # fmt: skip
+    return replace(empty_window([]), hard=newest, hard_total=len(hard), available=len(hard))
 
 
 FIRST_REPORTS = [

@@ -22,6 +22,8 @@ PROPOSAL = "[PROPOSED] buy 200 NVDA at 131.20, stop 128"
 LUNCH = "lunch at 1?"
 SECRET = "[PROPOSED] sell 5000 ZQX9 at 97.125, stop 97.5"
 """A parent whose words must never reach the reply's block once it is gone."""
+APPROVES_THE_PROPOSAL = ("hard_event", "trade_approval", "floor/1")
+"""A reply's block (kind, event type, what it answers) when it decides on message 1."""
 
 
 @pytest.fixture
@@ -123,11 +125,7 @@ def test_a_verdict_with_its_reasons_is_a_decision_that_answers_the_proposal(
     )
     server.drain()
     block = block_of(client, "2")
-    assert (block["kind"], block["event_type"], block["answers"]) == (
-        "hard_event",
-        "trade_approval",
-        "floor/1",
-    )
+    assert (block["kind"], block["event_type"], block["answers"]) == APPROVES_THE_PROPOSAL
     assert block["text"] == REASONED_NO
     # longer than a short reply: a thumbs-up with more to say under a review is no
     # approval; neither is a reply that opens with "no" but is no verdict
@@ -174,11 +172,7 @@ def test_the_proposal_arriving_after_its_reply_makes_the_reply_a_decision(
     ingest_ok(client, message_event("1", PROPOSAL, created_at=at(0)))
     server.drain()
     block = block_of(client, "2")
-    assert (block["kind"], block["event_type"], block["answers"]) == (
-        "hard_event",
-        "trade_approval",
-        "floor/1",
-    )
+    assert (block["kind"], block["event_type"], block["answers"]) == APPROVES_THE_PROPOSAL
 
 
 def test_the_proposal_edited_into_a_question_turns_the_reply_back_into_an_ack(
