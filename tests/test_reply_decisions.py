@@ -133,6 +133,26 @@ def test_a_verdict_with_its_reasons_is_a_decision_that_answers_the_proposal(
         assert block_of(client, ordinary)["kind"] != "hard_event", ordinary
 
 
+def test_a_short_reply_opening_with_no_but_no_verdict_decides_nothing(
+    desk: tuple[LiveServer, httpx.Client],
+) -> None:
+    server, client = desk
+    ordinary = ["no idea what the fill was", "no fill yet, will chase", "no news from ops on it"]
+    verdicts = ["no, too big", "no.", "nope, not before CPI"]
+    ingest_ok(
+        client,
+        message_event("1", PROPOSAL, created_at=at(0)),
+        *[reply(f"o{n}", text, "1", 1 + n) for n, text in enumerate(ordinary)],
+        *[reply(f"v{n}", text, "1", 5 + n) for n, text in enumerate(verdicts)],
+    )
+    server.drain()
+    for n in range(len(ordinary)):
+        assert block_of(client, f"o{n}")["kind"] != "hard_event", ordinary[n]
+    for n in range(len(verdicts)):
+        block = block_of(client, f"v{n}")
+        assert (block["kind"], block["event_type"], block["answers"]) == APPROVES_THE_PROPOSAL
+
+
 def test_yes_to_a_question_that_proposes_no_trade_stays_an_acknowledgement(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:

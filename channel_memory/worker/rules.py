@@ -700,7 +700,18 @@ class RuleSet:
         # a longer reply is a message of its own, whatever it opens with
         if parent is not None and len(content.strip()) > self.reply_chars:
             parent = None
+        if parent is not None and self._no_verdict(content):
+            return None  # the reply rules say it is none ("no idea what the fill was")
         return self._model_decision(self.model, content, parent)
+
+    def _no_verdict(self, reply: str) -> bool:
+        """Whether a reply rule's ``unless`` says a short reply is no verdict."""
+        text = reply.strip()
+        lowered = text.lower()
+        return any(
+            len(text) <= rule.max_chars and _any(rule.unless, text, lowered)
+            for rule in self.replies
+        )
 
     def _open_spans(self, content: str) -> tuple[list[tuple[int, int]], bool]:
         """The clauses the model reads (those starting in the first or ending in the last
