@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from channel_memory.worker.classify import MODEL_BASE, classify, hard_event_score
+from channel_memory.worker.derive import DeriveSettings, analyse
 from channel_memory.worker.model import MODEL_FILE, char_terms, load_model, parse_model
 from channel_memory.worker.render import clause_cut
 from channel_memory.worker.rules import (
@@ -114,6 +115,26 @@ def test_a_bare_approval_decides_only_as_a_reply_to_a_proposal() -> None:
     decision = RULES.decide("go", parent="pitch: long 300 SOL @ 142, stop 131")
     assert decision is not None and decision.event_type == "trade_approval"
     assert RULES.decide("go", parent="lunch at 1?") is None
+
+
+PITCH = "proposal: sell 12 BTCG7 at 103,600 as an overnight hedge"
+
+
+def test_a_decision_by_reply_ranks_by_its_reply_rule_not_by_the_model() -> None:
+    settings = DeriveSettings(RULES, 3_600_000_000, 8, 1200)
+    parent = source_version("p", PITCH)
+    # a verdict with its reasons the model finds unlike a decision, and one its own rule
+    # matches (a sale in its reasons): each ranks as the reply rule scores it
+    for text in (
+        "👍 do it, 12 is fine. Dana's asleep, I'll tell her in the morning.",
+        "no. not selling 800 puts into a hawkish Fed afternoon, let it expire.",
+    ):
+        reply = source_version("r", text, reply_to="p")
+        analysis = analyse(reply, settings, parent)
+        assert analysis.classified.cls == "hard_event" and analysis.answers == "floor/p"
+        assert analysis.classified.score == 1.0, text
+        alone = classify(reply, RULES, 3_600_000_000)
+        assert alone.score < 1.0  # without its parent: its own rule times the model, or none
 
 
 def test_a_model_only_decision_is_cut_to_the_clauses_the_model_finds() -> None:

@@ -31,6 +31,7 @@ from channel_memory.worker.rules import (
     Decision,
     HardEventRule,
     ModelDecision,
+    ReplyRule,
     RuleSet,
     strength_weight,
 )
@@ -154,11 +155,16 @@ def hard_event_score(
     model, also by the model's probability that the message — or the clauses the rules
     matched, read alone, whichever is higher (a report is judged by its decision line,
     not by its twenty lines of commentary) — is a decision. A decision only the model
-    found starts from ``MODEL_BASE``."""
+    found starts from ``MODEL_BASE``. A decision by reply (a verdict under a proposal)
+    scores its reply rule's score."""
     if tagged:
         return 1.0
     if isinstance(decision, ModelDecision):
         return round(MODEL_BASE * decision.probability, 9)
+    if isinstance(decision, ReplyRule):
+        # structure decides (a verdict under a proposal), which the model cannot see in
+        # "👍 do it, 12 is fine" nor in a rejection's reasons
+        return round(decision.score, 9)
     spans = rules.decision_spans(content)
     plain = rules.strength(content, spans) if isinstance(decision, HardEventRule) else STRENGTH_MAX
     score = decision.score * strength_weight(plain)

@@ -40,7 +40,7 @@ from channel_memory.store import sources
 from channel_memory.store.blocks import DerivedRow
 from channel_memory.store.connection import Connection
 from channel_memory.worker import llm_detect
-from channel_memory.worker.classify import Classified, classify
+from channel_memory.worker.classify import Classified, classify, hard_event_score
 from channel_memory.worker.render import (
     BlockPlan,
     ContentFacts,
@@ -51,7 +51,7 @@ from channel_memory.worker.render import (
 )
 from channel_memory.worker.rules import REASONED_REPLY_CHARS, RuleSet
 
-RENDER_VERSION = "9"
+RENDER_VERSION = "10"
 """Bump when rendering changes, so every block is rebuilt with the new text."""
 
 
@@ -164,9 +164,14 @@ def analyse(
     if parent is not None and not parent.deleted and classified.cls != groups.TOMBSTONE:
         if classified.cls == groups.HARD_EVENT:
             # a decision by itself ("denied, too correlated") keeps its own type, and
-            # still names the proposal it decides on
-            if rules.reply_decision(version.content, parent.content) is not None:
+            # still names the proposal it decides on; it ranks as surely as a decision
+            # by reply, whatever its own rule and the model make of its reasons
+            reply = rules.reply_decision(version.content, parent.content)
+            if reply is not None:
                 answers = parent.key.handle
+                sure = hard_event_score(reply, rules, version.content, parent.content, False)
+                if sure > classified.score:
+                    classified = replace(classified, score=sure)
         else:
             by_reply = classify(version, rules, bucket, parent=parent.content)
             if by_reply.cls == groups.HARD_EVENT:
