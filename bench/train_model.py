@@ -48,7 +48,7 @@ from sklearn.linear_model import LogisticRegression
 
 from channel_memory.demo.synthetic_desk import desk_events
 from channel_memory.worker import model as runtime
-from channel_memory.worker.rules import default_rules
+from channel_memory.worker.rules import clause_bounds, default_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 PHRASING = ROOT / "tests" / "data" / "decisions"
@@ -59,6 +59,9 @@ DESKS = [
         "desk_train2.jsonl",
         "desk_train3.jsonl",
         "desk_train4.jsonl",
+        "desk_train5.jsonl",
+        "desk_train6.jsonl",
+        "desk_train7.jsonl",
     )
 ]
 """The labelled desks trained on (each its own writer for ``--cross``)."""
@@ -68,7 +71,13 @@ RULES = ROOT / "channel_memory" / "worker" / "default_rules.toml"
 OUT = ROOT / "channel_memory" / "worker" / runtime.MODEL_FILE
 C = 16.0
 THRESHOLD = 0.45
-MIN_DF = {"chars": 2, "words": 1, "parent": 1}
+MIN_DF = {"chars": 3, "words": 2, "parent": 2}
+CLAUSE_C = 1.0
+CLAUSE_THRESHOLD = 0.7
+"""A clause the selector rates at least this is kept besides its best one."""
+CLAUSE_FOLDS = 3
+"""The clause selector learns from decision probabilities of models that did not see
+the desk (out of fold), as the shipped model will not have seen a new desk."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,8 +158,69 @@ def _round(values: Any) -> list[float]:
     return [float(f"{v:.7g}") for v in values]
 
 
+@dataclass(frozen=True, slots=True)
+class ClauseRows:
+    """The clause selector's training rows: every clause of every labelled decision of
+    the desks, its features, and whether it overlaps the labelled decision span."""
+
+    features: np.ndarray
+    labels: np.ndarray
+
+
+def clause_rows(
+    desks: Sequence[Path], probability: dict[str, Any] | None = None
+) -> tuple[list[tuple[str, list[tuple[int, int]], frozenset[tuple[int, int]]]], ClauseRows]:
+    """The decisions of ``desks`` cut into clauses, with their rows; ``probability``:
+    the decision probability of each clause's text (else left 0, to be filled)."""
+    rules = default_rules()
+    messages = []
+    labels = []
+    for path in desks:
+        for row in _jsonl(path):
+            if row["decision"] is None:
+                continue
+            content, span = row["content"], row["decision_text"]
+            start = content.find(span)
+            clauses = clause_bounds(content)
+            messages.append((content, clauses, frozenset(rules.decision_spans(content))))
+            labels += [int(a < start + len(span) and b > start) for a, b in clauses]
+    lookup = probability or {}
+    rows = [
+        row
+        for content, clauses, decided in messages
+        for row in runtime.clause_features(
+            content, clauses, range(len(clauses)), decided, lambda t: lookup.get(t, 0.0)
+        )
+    ]
+    return messages, ClauseRows(np.array(rows), np.array(labels))
+
+
+def fit_clauses(lines: Sequence[Line]) -> LogisticRegression:
+    """The clause selector: a logistic regression over :func:`runtime.clause_features`,
+    its decision probabilities out of fold (each desk scored by a model trained without
+    the desks of its fold)."""
+    folds = [DESKS[k::CLAUSE_FOLDS] for k in range(CLAUSE_FOLDS)]
+    features_all, labels_all = [], []
+    for fold in folds:
+        held = {path.stem for path in fold}
+        vectorizers, decision, _ = fit([line for line in lines if line.writer not in held])
+        messages, _ = clause_rows(fold)
+        texts = sorted({content[a:b] for content, clauses, _ in messages for a, b in clauses})
+        probs = decision.predict_proba(
+            features(vectorizers, [Line(t, None, None, "") for t in texts])
+        )[:, 1]
+        _, rows = clause_rows(fold, dict(zip(texts, probs.tolist(), strict=True)))
+        features_all.append(rows.features)
+        labels_all.append(rows.labels)
+    x, y = np.vstack(features_all), np.concatenate(labels_all)
+    return LogisticRegression(C=CLAUSE_C, max_iter=5000, class_weight="balanced").fit(x, y)
+
+
 def model_file(
-    vectorizers: Sequence[TfidfVectorizer], decision: LogisticRegression, types: LogisticRegression
+    vectorizers: Sequence[TfidfVectorizer],
+    decision: LogisticRegression,
+    types: LogisticRegression,
+    clauses: LogisticRegression,
 ) -> bytes:
     blocks = []
     for (name, _), v in zip(runtime.BLOCKS, vectorizers, strict=True):
@@ -166,6 +236,11 @@ def model_file(
             "classes": types.classes_.tolist(),
             "coef": [_round(row) for row in types.coef_],
             "intercept": _round(types.intercept_),
+        },
+        "clauses": {
+            "coef": _round(clauses.coef_[0]),
+            "intercept": float(clauses.intercept_[0]),
+            "threshold": CLAUSE_THRESHOLD,
         },
     }
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
@@ -209,7 +284,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     lines = training_lines()
     vectorizers, decision, types = fit(lines)
-    raw = model_file(vectorizers, decision, types)
+    selector = fit_clauses(lines)
+    raw = model_file(vectorizers, decision, types, selector)
     loaded = runtime.parse_model(raw, "trading-desk")
     expected = decision.predict_proba(features(vectorizers, lines))[:, 1]
     got = np.array([loaded.probability(line.text, line.parent) for line in lines])
@@ -217,6 +293,26 @@ def main(argv: list[str] | None = None) -> int:
     flipped = int(np.sum((expected >= THRESHOLD) != (got >= THRESHOLD)))
     if worst > 1e-4 or flipped:
         print(f"the runtime scorer disagrees with the trainer: {worst:.2e}, {flipped} flipped")
+        return 1
+    # the clause selector: the runtime's scores are the trainer's on the same features
+    messages, _ = clause_rows(DESKS)
+    probability = {
+        content[a:b]: loaded.probability(content[a:b])
+        for content, clauses, _ in messages
+        for a, b in clauses
+    }
+    _, rows = clause_rows(DESKS, probability)
+    expected_clauses = selector.predict_proba(rows.features)[:, 1]
+    got_clauses = np.array(
+        [
+            score
+            for content, clauses, decided in messages
+            for score in loaded.clause_scores(content, clauses, range(len(clauses)), decided)
+        ]
+    )
+    worst_clause = float(np.max(np.abs(expected_clauses - got_clauses)))
+    if worst_clause > 1e-4:
+        print(f"the runtime clause selector disagrees with the trainer: {worst_clause:.2e}")
         return 1
     OUT.write_bytes(raw)
     print(

@@ -3,6 +3,8 @@ how plainly a message states it, and which clause types it (pure functions)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -10,6 +12,7 @@ from channel_memory.worker.render import ELLIPSIS, clause_cut
 from channel_memory.worker.rules import (
     STRENGTH_MAX,
     _clause_parts,
+    clause_bounds,
     default_rules,
     parse_rules,
     strength_weight,
@@ -109,6 +112,72 @@ def test_every_piece_of_a_cut_is_verbatim_text_of_the_message(
     # every decision clause is in the cut
     for a, b in spans:
         assert text[a:b] in cut
+
+
+WRAP = """EOD wrap, rates desk, Tuesday
+
+What we did today, for the record:
+- bought 20k SAP GY at 231.50 on the open
+- sold 5m EURUSD at 1.0850 after the data
+- moved the Bund stop to 131.40
+
+Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Thursday.
+
+One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
+"""A report whose recap lines the rules match, its own decision in its last line."""
+
+
+def test_the_clause_selector_keeps_a_reports_own_decision_not_its_recap() -> None:
+    rules_only = dataclasses.replace(RULES, model=None)
+    # the rules alone keep every clause they match: the recap and the decision
+    recap = clause_cut(WRAP, rules_only.shown_spans(WRAP))
+    assert recap is not None and "bought 20k SAP" in recap
+    # the selector keeps the clause that states this message's decision
+    assert clause_cut(WRAP, RULES.shown_spans(WRAP)) == (
+        "One change from me before I go: I am cutting the desk gross limit to 200m from 250m."
+    )
+
+
+def test_the_clause_selector_keeps_the_opening_decision_of_a_short_message() -> None:
+    text = (
+        "Proposal: buy 300 FGBL at 129.40, stop 129.05, target 130.10. Data has been soft "
+        "all week and the curve is steep."
+    )
+    assert clause_cut(text, RULES.shown_spans(text)) == (
+        f"Proposal: buy 300 FGBL at 129.40, stop 129.05, target 130.10. {ELLIPSIS}"
+    )
+
+
+@settings(deadline=None, max_examples=150)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "we sold 5 ES at 6700.",
+                "stop to BE",
+                "flows were light.",
+                "CPI at 8:30?",
+                "Proposal: buy 20k SAP at 231.50.",
+                "I am cutting the gross limit to 200m.",
+                "",
+                "Markets quiet, Bund 131.20.",
+            ]
+        ),
+        min_size=1,
+        max_size=10,
+    ),
+    st.lists(st.sampled_from([" ", "\n", "\n\n"]), min_size=10, max_size=10),
+)
+def test_the_selected_clauses_are_clauses_of_the_message_in_order(
+    pieces: list[str], seps: list[str]
+) -> None:
+    text = "".join(p + s for p, s in zip(pieces, seps, strict=False))
+    shown = RULES.shown_spans(text)
+    assert shown == sorted(set(shown))
+    assert set(shown) <= set(clause_bounds(text))
+    # a message with a decision clause shows at least one clause cut; none shows whole
+    if RULES.decision_spans(text):
+        assert shown
 
 
 def test_plain_decisions_are_stronger_than_mentions_in_reports() -> None:

@@ -15,7 +15,15 @@ import pytest
 
 from channel_memory.worker.classify import MODEL_BASE, classify, hard_event_score
 from channel_memory.worker.derive import DeriveSettings, analyse
-from channel_memory.worker.model import MODEL_FILE, char_terms, load_model, parse_model
+from channel_memory.worker.model import (
+    BLOCKS,
+    CLAUSE_FEATURES,
+    FORMAT,
+    MODEL_FILE,
+    char_terms,
+    load_model,
+    parse_model,
+)
 from channel_memory.worker.render import clause_cut
 from channel_memory.worker.rules import (
     HardEventRule,
@@ -79,6 +87,26 @@ def test_probabilities_are_deterministic_and_bounded() -> None:
         )
     assert MODEL.probability("lifted 5k AAPL 231.40") > 0.9
     assert MODEL.probability("anyone for coffee?") < 0.1
+
+
+def test_a_model_file_whose_clause_selector_does_not_fit_is_refused() -> None:
+    blocks = [{"name": name} for name, _ in BLOCKS]
+    for size in (CLAUSE_FEATURES - 1, CLAUSE_FEATURES + 1):
+        broken = {
+            "format": FORMAT,
+            "blocks": blocks,
+            "clauses": {"coef": [0.0] * size, "intercept": 0.0, "threshold": 0.5},
+        }
+        with pytest.raises(ValueError, match="clause features"):
+            parse_model(gzip.compress(json.dumps(broken).encode()), "broken")
+
+
+def test_clause_selection_stays_bounded_on_a_very_long_report() -> None:
+    # only clauses in the head and tail the model reads are scored: a report of 2,000
+    # decision lines costs what its head and tail cost
+    report = "\n".join(f"- sold {n} ES at 6700" for n in range(2_000))
+    shown = RULES.shown_spans(report)
+    assert shown and all(a < 3000 or b > len(report) - 3000 for a, b in shown)
 
 
 def test_a_long_message_is_read_by_its_head_and_tail() -> None:

@@ -37,7 +37,8 @@ MODEL_NAMES = ("trading-desk",)
 MODEL_FILE = "decision_model.json.gz"
 MIN_KNOWN_WORDS = 2
 """The model promotes no message with fewer words it knows (see ``known_words``)."""
-FORMAT = 1
+FORMAT = 2
+"""Format 2 adds the clause selector (``clauses``: :func:`clause_features` weights)."""
 
 CAP_CHARS = 3000
 """A message longer than twice this is read as its first and last ``CAP_CHARS``
@@ -80,6 +81,54 @@ def parent_terms(text: str, parent: str | None = None) -> list[str]:
     return ["parent", *sorted({f"parent {w}" for w in _WORD.findall(_prepared(parent))})]
 
 
+def clause_features(
+    content: str,
+    clauses: Sequence[tuple[int, int]],
+    scored: Sequence[int],
+    decided: frozenset[tuple[int, int]],
+    probability: Callable[[str], float],
+) -> list[list[float]]:
+    """The features the clause selector weighs for each clause ``scored`` (ascending indexes into
+    ``clauses``, every clause of ``content`` in order as ``(start, end)`` spans): the
+    model's probability that the clause alone is a decision; whether a rule matched it
+    (``decided``); whether it is the first clause, the last, and where it sits among
+    the clauses; its length and the message's (logarithms); how many clauses the
+    message has; whether it is on the message's last line with a clause; whether it
+    starts a line; and how far down the message's lines it is. A decision is most
+    often the opening clause of a short message and the closing line of a long
+    report: the weights, learned from labelled decision spans, say how much each counts.
+    """
+    count = len(clauses)
+    lines = content.count("\n") + 1
+    last_line = content.count("\n", 0, clauses[-1][0]) if clauses else 0
+    total = math.log(1 + len(content))
+    out = []
+    line = at = 0
+    for index in sorted(scored):
+        start, end = clauses[index]
+        line += content.count("\n", at, start)  # linear over the message, however long
+        at = start
+        out.append(
+            [
+                probability(content[start:end]),
+                float((start, end) in decided),
+                float(index == 0),
+                float(index == count - 1),
+                index / max(1, count - 1),
+                math.log(1 + end - start),
+                total,
+                math.log(count),
+                float(line == last_line),
+                float(start == 0 or content[start - 1] == "\n"),
+                line / max(1, lines - 1),
+            ]
+        )
+    return out
+
+
+CLAUSE_FEATURES = 11
+"""How many features :func:`clause_features` gives per clause."""
+
 Analyzer = Callable[[str, str | None], list[str]]
 BLOCKS: tuple[tuple[str, Analyzer], ...] = (
     ("chars", char_terms),
@@ -113,6 +162,30 @@ class DecisionModel:
     type_weights: tuple[tuple[dict[int, float], ...], ...]
     """Per type, per block: column -> coefficient of the type classifier."""
     type_intercepts: tuple[float, ...]
+    clause_weights: tuple[float, ...]
+    """The clause selector's coefficients, one per :func:`clause_features` feature."""
+    clause_intercept: float
+    clause_threshold: float
+    """A clause scoring at least this is kept besides the best one."""
+
+    def clause_scores(
+        self,
+        content: str,
+        clauses: Sequence[tuple[int, int]],
+        scored: Sequence[int],
+        decided: frozenset[tuple[int, int]],
+    ) -> list[float]:
+        """For each clause ``scored``, the probability that it states the message's
+        decision (see :func:`clause_features`)."""
+        rows = clause_features(content, clauses, scored, decided, self.probability)
+        return [
+            1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+            for z in (
+                self.clause_intercept
+                + math.fsum(w * x for w, x in zip(self.clause_weights, row, strict=True))
+                for row in rows
+            )
+        ]
 
     def _features(self, text: str, parent: str | None) -> list[dict[int, float]]:
         """Each block's TF-IDF vector (sublinear tf, unit length) as column -> value."""
@@ -191,6 +264,9 @@ def parse_model(raw: bytes, name: str) -> DecisionModel:
         raise ValueError(f"decision model {name}: unknown format {data.get('format')!r}")
     if [b["name"] for b in data["blocks"]] != [n for n, _ in BLOCKS]:
         raise ValueError(f"decision model {name}: unexpected blocks")
+    clauses = data["clauses"]
+    if len(clauses["coef"]) != CLAUSE_FEATURES:
+        raise ValueError(f"decision model {name}: unexpected clause features")
     sizes = [len(b["idf"]) for b in data["blocks"]]
     decision = _block_weights(data["decision"]["coef"], sizes)
     blocks = tuple(
@@ -213,6 +289,9 @@ def parse_model(raw: bytes, name: str) -> DecisionModel:
         types=tuple(data["types"]["classes"]),
         type_weights=tuple(_block_weights(row, sizes) for row in data["types"]["coef"]),
         type_intercepts=tuple(float(b) for b in data["types"]["intercept"]),
+        clause_weights=tuple(float(w) for w in clauses["coef"]),
+        clause_intercept=float(clauses["intercept"]),
+        clause_threshold=float(clauses["threshold"]),
     )
 
 
@@ -229,6 +308,15 @@ class Scorer(Protocol):
     def probability(self, text: str, parent: str | None = None) -> float: ...
     def event_type(self, text: str, parent: str | None = None) -> str: ...
     def readable(self, text: str) -> bool: ...
+    @property
+    def clause_threshold(self) -> float: ...
+    def clause_scores(
+        self,
+        content: str,
+        clauses: Sequence[tuple[int, int]],
+        scored: Sequence[int],
+        decided: frozenset[tuple[int, int]],
+    ) -> list[float]: ...
 
 
 @functools.cache
@@ -262,6 +350,19 @@ class ShippedModel:
 
     def readable(self, text: str) -> bool:
         return self.loaded.readable(text)
+
+    @property
+    def clause_threshold(self) -> float:
+        return self.loaded.clause_threshold
+
+    def clause_scores(
+        self,
+        content: str,
+        clauses: Sequence[tuple[int, int]],
+        scored: Sequence[int],
+        decided: frozenset[tuple[int, int]],
+    ) -> list[float]:
+        return self.loaded.clause_scores(content, clauses, scored, decided)
 
 
 @functools.cache

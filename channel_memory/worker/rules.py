@@ -127,6 +127,12 @@ def _clause_spans(content: str) -> Iterator[tuple[int, int, range]]:
         offset += len(line) + 1
 
 
+def clause_bounds(content: str) -> list[tuple[int, int]]:
+    """Every non-blank clause of ``content`` (a line, or a sentence of one) as a
+    ``(start, end)`` span, blanks trimmed, in order."""
+    return [(start, end) for start, end, _ in _clause_spans(content)]
+
+
 MAX_REFERENCE_DEPTH = 8
 CLAUSE_EDGE_CHARS = 1000
 """A clause longer than twice this is matched on its first and last this many characters."""
@@ -761,9 +767,25 @@ class RuleSet:
         return ModelDecision(model.event_type(text, parent), round(probability, 9))
 
     def shown_spans(self, content: str) -> list[tuple[int, int]]:
-        """The clauses a hard event shown cut keeps: the rules' decision clauses, else
-        (a decision only the model found) the clauses the model finds it in."""
-        return self.decision_spans(content) or self._model_spans(content)
+        """The clauses a hard event shown cut keeps: with a model, the clause its clause
+        selector finds most likely to state the decision and any other it rates at least
+        its ``clause_threshold``; without one, the rules' decision clauses. None when
+        neither the rules nor the model find a decision clause (shown whole)."""
+        decided = self.decision_spans(content)
+        model = self.model
+        if model is None:
+            return decided
+        if not decided and not self._model_spans(content):
+            return []
+        clauses = clause_bounds(content)
+        head, tail = CAP_CHARS, len(content) - CAP_CHARS
+        scored = [i for i, (start, end) in enumerate(clauses) if start < head or end > tail]
+        scores = model.clause_scores(content, clauses, scored, frozenset(decided))
+        best = max(range(len(scored)), key=lambda i: (scores[i], -i))
+        threshold = model.clause_threshold
+        return [
+            clauses[index] for n, index in enumerate(scored) if n == best or scores[n] >= threshold
+        ]
 
     def _model_spans(self, content: str) -> list[tuple[int, int]]:
         """The clauses the model reads that no guard makes ordinary and that it finds a
