@@ -8,12 +8,15 @@ The training data is every labelled line except the held-out phrasing set
 (``tests/data/decisions/heldout.jsonl``) and the held-out desks
 (``bench/data/desk_heldout*.jsonl``): the phrasing sets ``tune`` and ``dev`` (replies
 with their parent), the labelled desks of :data:`DESKS` (the first independent desk and
-three desks written later by three other hands, replies with the message they answer),
+six desks written later by six other hands, replies with the message they answer),
 the synthetic desk (each message labelled by the shipped rules without the model, which
 recognise exactly its generator's decisions) and the everyday conversations of
 ``bench/data/conversations.jsonl`` (none of them a decision). Two logistic regressions
 over the same features (see ``channel_memory/worker/model.py``): decision or not
-(classes balanced), and, over the decisions, which of the nine types.
+(classes balanced), and, over the decisions, which of the nine types. A third, small
+one is the clause selector: over :func:`channel_memory.worker.model.clause_features`
+of every clause of every labelled desk decision, whether the clause overlaps the
+labelled span (``decision_text``), with decision probabilities out of fold.
 
 The file written holds each block's vocabulary and inverse document frequencies, both
 classifiers' coefficients, the threshold and the SHA-256 of every file the training
