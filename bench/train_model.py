@@ -184,6 +184,8 @@ def clause_rows(
                 continue
             content, span = row["content"], row["decision_text"]
             start = content.find(span)
+            if start < 0:
+                raise ValueError(f"{path.name} {row['id']}: decision_text is not in its content")
             clauses = clause_bounds(content)
             messages.append((content, clauses, frozenset(rules.decision_spans(content))))
             labels += [int(a < start + len(span) and b > start) for a, b in clauses]
@@ -242,7 +244,7 @@ def model_file(
         },
         "clauses": {
             "coef": _round(clauses.coef_[0]),
-            "intercept": float(clauses.intercept_[0]),
+            "intercept": _round(clauses.intercept_)[0],
             "threshold": CLAUSE_THRESHOLD,
         },
     }

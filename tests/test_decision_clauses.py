@@ -125,6 +125,8 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
+PINNED_WRAP_SCORES = [0.1311, 0.0049, 0.2801, 0.3988, 0.4192, 0.0119, 0.0049, 0.9297]
+"""The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 
 def test_the_clause_selector_keeps_a_reports_own_decision_not_its_recap() -> None:
@@ -146,6 +148,34 @@ def test_the_clause_selector_keeps_the_opening_decision_of_a_short_message() -> 
     assert clause_cut(text, RULES.shown_spans(text)) == (
         f"Proposal: buy 300 FGBL at 129.40, stop 129.05, target 130.10. {ELLIPSIS}"
     )
+
+
+MIDDLE_NOTES = "\n".join(
+    f"Markets note {n}: curve steeper, vols bid into the data, nothing new from clients."
+    for n in range(45)
+)
+
+
+def test_a_decision_in_the_middle_of_a_long_message_is_still_what_its_cut_shows() -> None:
+    # beyond the head and tail the model reads, the rules' decision clause stays a candidate
+    text = f"{MIDDLE_NOTES}\nDecision: we sold 50 ES at 6700, flat into the close.\n{MIDDLE_NOTES}"
+    assert len(text) > 6_000
+    assert clause_cut(text, RULES.shown_spans(text)) == (
+        "Decision: we sold 50 ES at 6700, flat into the close."
+    )
+    # nothing but blank lines around it: the one clause there is
+    lonely = "\n" * 3001 + "sold 5 ES at 6700" + "\n" * 3001
+    assert [lonely[a:b] for a, b in RULES.shown_spans(lonely)] == ["sold 5 ES at 6700"]
+
+
+def test_the_shipped_selectors_scores_are_what_it_was_trained_to_give() -> None:
+    # clause_features is shared by the trainer and the runtime: an edit of it without
+    # training again would skew what the weights read (retraining updates these figures)
+    assert RULES.model is not None
+    clauses = clause_bounds(WRAP)
+    decided = frozenset(RULES.decision_spans(WRAP))
+    scores = RULES.model.clause_scores(WRAP, clauses, range(len(clauses)), decided)
+    assert [round(x, 4) for x in scores] == PINNED_WRAP_SCORES
 
 
 @settings(deadline=None, max_examples=150)

@@ -165,6 +165,24 @@ def test_a_decision_by_reply_ranks_by_its_reply_rule_not_by_the_model() -> None:
         assert alone.score < 1.0  # without its parent: its own rule times the model, or none
 
 
+def test_a_yes_under_chatter_ranks_below_decisions_however_its_parent_reads() -> None:
+    # "team lunch at 1, ok?" passes the approval rule's parent patterns; only a rule typing
+    # the parent as a proposal makes the reply sure
+    settings = DeriveSettings(RULES, 3_600_000_000, 8, 1200)
+    chatter = analyse(
+        source_version("r", "yes", reply_to="p"),
+        settings,
+        source_version("p", "team lunch at 1, ok?"),
+    )
+    approval = analyse(
+        source_version("r", "yes", reply_to="p"), settings, source_version("p", PITCH)
+    )
+    plain = classify(source_version(content="sold 5k AAPL 189.40"), RULES, 3_600_000_000)
+    assert chatter.classified.cls == approval.classified.cls == "hard_event"
+    assert approval.classified.score == 1.0
+    assert chatter.classified.score < 0.2 < plain.score
+
+
 def test_a_model_only_decision_is_cut_to_the_clauses_the_model_finds() -> None:
     report = "\n".join(
         ["Weekly macro wrap"]

@@ -153,6 +153,20 @@ def test_a_short_reply_opening_with_no_but_no_verdict_decides_nothing(
         assert (block["kind"], block["event_type"], block["answers"]) == APPROVES_THE_PROPOSAL
 
 
+@pytest.mark.parametrize(
+    "answer",
+    ["No rush — do it", "no rush, take it", "no news, go", "no word yet. approved though"],
+)
+def test_a_verdict_after_a_phrase_that_opens_with_no_is_still_an_approval(
+    desk: tuple[LiveServer, httpx.Client], answer: str
+) -> None:
+    server, client = desk
+    ingest_ok(client, message_event("1", PROPOSAL, created_at=at(0)), reply("2", answer, "1", 1))
+    server.drain()
+    block = block_of(client, "2")
+    assert (block["kind"], block["event_type"], block["answers"]) == APPROVES_THE_PROPOSAL
+
+
 def test_yes_to_a_question_that_proposes_no_trade_stays_an_acknowledgement(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:

@@ -156,15 +156,23 @@ def hard_event_score(
     matched, read alone, whichever is higher (a report is judged by its decision line,
     not by its twenty lines of commentary) — is a decision. A decision only the model
     found starts from ``MODEL_BASE``. A decision by reply (a verdict under a proposal)
-    scores its reply rule's score."""
+    scores its reply rule's score, times the model's probability of its parent when no
+    rule types the parent as one of the reply rule's ``parent_types``."""
     if tagged:
         return 1.0
     if isinstance(decision, ModelDecision):
         return round(MODEL_BASE * decision.probability, 9)
     if isinstance(decision, ReplyRule):
         # structure decides (a verdict under a proposal), which the model cannot see in
-        # "👍 do it, 12 is fine" nor in a rejection's reasons
-        return round(decision.score, 9)
+        # "👍 do it, 12 is fine" nor in a rejection's reasons; how sure it is, is how
+        # surely the parent is a proposal: sure when a rule types it so, else as surely as
+        # the model reads it as a decision ("team lunch at 1, ok?" is not)
+        sure = 1.0
+        if parent is not None and rules.model is not None:
+            typed = rules.first_match(parent)
+            if typed is None or typed.event_type not in decision.parent_types:
+                sure = rules.model.probability(parent)
+        return round(decision.score * sure, 9)
     spans = rules.decision_spans(content)
     plain = rules.strength(content, spans) if isinstance(decision, HardEventRule) else STRENGTH_MAX
     score = decision.score * strength_weight(plain)

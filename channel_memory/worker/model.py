@@ -104,7 +104,7 @@ def clause_features(
     total = math.log(1 + len(content))
     out = []
     line = at = 0
-    for index in sorted(scored):
+    for index in scored:
         start, end = clauses[index]
         line += content.count("\n", at, start)  # linear over the message, however long
         at = start
@@ -124,6 +124,10 @@ def clause_features(
             ]
         )
     return out
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
 CLAUSE_FEATURES = 11
@@ -178,13 +182,16 @@ class DecisionModel:
         """For each clause ``scored``, the probability that it states the message's
         decision (see :func:`clause_features`)."""
         rows = clause_features(content, clauses, scored, decided, self.probability)
+        # nine digits: the same choice on every host whatever its maths library
         return [
-            1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
-            for z in (
-                self.clause_intercept
-                + math.fsum(w * x for w, x in zip(self.clause_weights, row, strict=True))
-                for row in rows
+            round(
+                _sigmoid(
+                    self.clause_intercept
+                    + math.fsum(w * x for w, x in zip(self.clause_weights, row, strict=True))
+                ),
+                9,
             )
+            for row in rows
         ]
 
     def _features(self, text: str, parent: str | None) -> list[dict[int, float]]:
@@ -226,7 +233,7 @@ class DecisionModel:
                     dot += value * entry[2]
             if squares:
                 z += dot / math.sqrt(squares)
-        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+        return _sigmoid(z)
 
     def readable(self, text: str) -> bool:
         """Whether the model has something to read in ``text``: at least

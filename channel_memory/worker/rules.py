@@ -127,11 +127,21 @@ def _clause_spans(content: str) -> Iterator[tuple[int, int, range]]:
         offset += len(line) + 1
 
 
+def in_reach(start: int, end: int, length: int) -> bool:
+    """Whether a clause ``start``..``end`` of a message of ``length`` characters is one the
+    model reads: it starts in the first or ends in the last ``CAP_CHARS`` characters."""
+    return start < CAP_CHARS or end > length - CAP_CHARS
+
+
 def clause_bounds(content: str) -> list[tuple[int, int]]:
     """Every non-blank clause of ``content`` (a line, or a sentence of one) as a
     ``(start, end)`` span, blanks trimmed, in order."""
     return [(start, end) for start, end, _ in _clause_spans(content)]
 
+
+SELECTOR_DECIDED = 8
+"""How many of a message's first and last rule-matched clauses the clause selector also
+weighs when they lie beyond what the model reads."""
 
 MAX_REFERENCE_DEPTH = 8
 CLAUSE_EDGE_CHARS = 1000
@@ -711,11 +721,17 @@ class RuleSet:
         return self._model_decision(self.model, content, parent)
 
     def _no_verdict(self, reply: str) -> bool:
-        """Whether a reply rule's ``unless`` says a short reply is no verdict."""
+        """Whether a reply rule reads a short reply's opening as its verdict and its
+        ``unless`` says it is none ("no idea what the fill was")."""
         text = reply.strip()
-        lowered = text.lower()
+        clauses = self.clauses(text)
+        if not clauses:
+            return False
+        head, lowered = clauses[0], text.lower()
         return any(
-            len(text) <= rule.max_chars and _any(rule.unless, text, lowered)
+            len(text) <= rule.max_chars
+            and _any(rule.patterns, head.text, head.lowered)
+            and _any(rule.unless, text, lowered)
             for rule in self.replies
         )
 
@@ -724,10 +740,9 @@ class RuleSet:
         ``CAP_CHARS`` of ``content``) that no guard makes ordinary, and whether no clause
         it reads is guarded: bounded work at any length."""
         view = self.view(content)
-        head, tail = CAP_CHARS, len(content) - CAP_CHARS
         spans, guarded = [], False
         for start, end, at in _clause_spans(content):
-            if start < head or end > tail:
+            if in_reach(start, end, len(content)):
                 if all(map(view.guarded, at)):
                     guarded = True
                 else:
@@ -770,7 +785,12 @@ class RuleSet:
         """The clauses a hard event shown cut keeps: with a model, the clause its clause
         selector finds most likely to state the decision and any other it rates at least
         its ``clause_threshold``; without one, the rules' decision clauses. None when
-        neither the rules nor the model find a decision clause (shown whole)."""
+        neither the rules nor the model find a decision clause (shown whole).
+
+        The candidates are the clauses the model reads (see :func:`in_reach`) and the
+        first and last ``SELECTOR_DECIDED`` clauses a rule matched wherever they are, so
+        a decision in the middle of a long message stays one: bounded work at any length.
+        """
         decided = self.decision_spans(content)
         model = self.model
         if model is None:
@@ -778,8 +798,12 @@ class RuleSet:
         if not decided and not self._model_spans(content):
             return []
         clauses = clause_bounds(content)
-        head, tail = CAP_CHARS, len(content) - CAP_CHARS
-        scored = [i for i, (start, end) in enumerate(clauses) if start < head or end > tail]
+        wanted = {*decided[:SELECTOR_DECIDED], *decided[-SELECTOR_DECIDED:]}
+        scored = [
+            i
+            for i, (start, end) in enumerate(clauses)
+            if in_reach(start, end, len(content)) or (start, end) in wanted
+        ]
         scores = model.clause_scores(content, clauses, scored, frozenset(decided))
         best = max(range(len(scored)), key=lambda i: (scores[i], -i))
         threshold = model.clause_threshold
