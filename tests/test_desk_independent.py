@@ -276,6 +276,7 @@ LABELLED_DESKS = [
     ("desk_train6.jsonl", 232, 62),
     ("desk_train7.jsonl", 229, 62),
     ("desk_heldout5.jsonl", 222, 63),
+    ("desk_heldout6.jsonl", 237, 62),
 ]
 
 
@@ -318,9 +319,10 @@ def test_the_last_heldout_desk_keeps_its_measured_figures() -> None:
 
 HELDOUT5_DESK = HELDOUT_DESK.with_name("desk_heldout5.jsonl")
 # A desk by another hand, written for the third round, never read line by line, never
-# trained or tuned on, and measured once on the round's final code: 62 of 63 recognised,
-# 69 ordinary messages made hard events; 24, 31 and 44 verbatim at 6,000, 8,192 and 12,000
-# (the code at the start of the round, in the same sitting: 61, 71; 22, 31, 41).
+# trained or tuned on, and measured once before the round's review fixes: 62 of 63
+# recognised, 69 ordinary messages made hard events; 24, 31 and 44 verbatim at 6,000, 8,192
+# and 12,000 (the code at the start of the round, in the same sitting: 61, 71; 22, 31, 41).
+# The same after the fixes.
 HELDOUT5_RECOGNISED_FLOOR = 62
 HELDOUT5_VERBATIM_FLOOR = {6_000: 23, 8_192: 30, 12_000: 43}
 
@@ -330,3 +332,19 @@ def test_the_third_rounds_heldout_desk_keeps_its_measured_figures() -> None:
     assert report["decisions"] == 63
     assert report["recognised"] >= HELDOUT5_RECOGNISED_FLOOR
     _keeps_budget_and_floors(report, HELDOUT5_VERBATIM_FLOOR)
+
+
+HELDOUT6_DESK = HELDOUT_DESK.with_name("desk_heldout6.jsonl")
+# A desk by yet another hand, written after the round's last change, never read line by
+# line, never trained or tuned on, measured once on the final code: 59 of 62 recognised,
+# 72 ordinary messages made hard events; 32, 39 and 49 verbatim (the code at the start of
+# the round, in the same sitting: 60, 72; 28, 34, 47).
+HELDOUT6_RECOGNISED_FLOOR = 59
+HELDOUT6_VERBATIM_FLOOR = {6_000: 31, 8_192: 38, 12_000: 48}
+
+
+def test_the_last_written_heldout_desk_keeps_its_measured_figures() -> None:
+    report = asyncio.run(independent_report(path=HELDOUT6_DESK))
+    assert report["decisions"] == 62
+    assert report["recognised"] >= HELDOUT6_RECOGNISED_FLOOR
+    _keeps_budget_and_floors(report, HELDOUT6_VERBATIM_FLOOR)
