@@ -73,31 +73,33 @@ def test_no_cut_without_a_decision_clause_or_when_nothing_is_saved() -> None:
     )
 
 
+def messages(pieces: list[str], seps: list[str], most: int) -> st.SearchStrategy[str]:
+    """Messages of 1 to ``most`` of ``pieces``, each followed by one of ``seps``."""
+    return st.tuples(
+        st.lists(st.sampled_from(pieces), min_size=1, max_size=most),
+        st.lists(st.sampled_from(seps), min_size=most, max_size=most),
+    ).map(lambda parts: "".join(p + s for p, s in zip(*parts, strict=False)))
+
+
 @settings(deadline=None, max_examples=200)
 @given(
-    st.lists(
-        st.sampled_from(
-            [
-                "we sold 5 ES at 6700.",
-                "stop to BE",
-                "flows were light.",
-                "CPI at 8:30?",
-                "more later",
-                "Mio. EUR",
-                "",
-                "  ",
-                "sold 3 NQ;",
-            ]
-        ),
-        min_size=1,
-        max_size=8,
-    ),
-    st.lists(st.sampled_from([" ", "\n", "  ", " \n"]), min_size=8, max_size=8),
+    messages(
+        [
+            "we sold 5 ES at 6700.",
+            "stop to BE",
+            "flows were light.",
+            "CPI at 8:30?",
+            "more later",
+            "Mio. EUR",
+            "",
+            "  ",
+            "sold 3 NQ;",
+        ],
+        [" ", "\n", "  ", " \n"],
+        8,
+    )
 )
-def test_every_piece_of_a_cut_is_verbatim_text_of_the_message(
-    pieces: list[str], seps: list[str]
-) -> None:
-    text = "".join(p + s for p, s in zip(pieces, seps, strict=False))
+def test_every_piece_of_a_cut_is_verbatim_text_of_the_message(text: str) -> None:
     spans = FILL_ONLY.decision_spans(text)
     for a, b in spans:
         assert text[a:b] and text[a:b] == text[a:b].strip()
@@ -180,28 +182,22 @@ def test_the_shipped_selectors_scores_are_what_it_was_trained_to_give() -> None:
 
 @settings(deadline=None, max_examples=150)
 @given(
-    st.lists(
-        st.sampled_from(
-            [
-                "we sold 5 ES at 6700.",
-                "stop to BE",
-                "flows were light.",
-                "CPI at 8:30?",
-                "Proposal: buy 20k SAP at 231.50.",
-                "I am cutting the gross limit to 200m.",
-                "",
-                "Markets quiet, Bund 131.20.",
-            ]
-        ),
-        min_size=1,
-        max_size=10,
-    ),
-    st.lists(st.sampled_from([" ", "\n", "\n\n"]), min_size=10, max_size=10),
+    messages(
+        [
+            "we sold 5 ES at 6700.",
+            "stop to BE",
+            "flows were light.",
+            "CPI at 8:30?",
+            "Proposal: buy 20k SAP at 231.50.",
+            "I am cutting the gross limit to 200m.",
+            "",
+            "Markets quiet, Bund 131.20.",
+        ],
+        [" ", "\n", "\n\n"],
+        10,
+    )
 )
-def test_the_selected_clauses_are_clauses_of_the_message_in_order(
-    pieces: list[str], seps: list[str]
-) -> None:
-    text = "".join(p + s for p, s in zip(pieces, seps, strict=False))
+def test_the_selected_clauses_are_clauses_of_the_message_in_order(text: str) -> None:
     shown = RULES.shown_spans(text)
     assert shown == sorted(set(shown))
     assert set(shown) <= set(clause_bounds(text))
