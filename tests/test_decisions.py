@@ -399,6 +399,42 @@ def test_a_guard_applies_to_its_own_clause() -> None:
     assert _type(report + "\nDecision: flat USDJPY before NFP") == "position_change"
 
 
+# A guard word in a decision's own clause ("still", "sits", "stop in", "holiday") does not
+# make it ordinary when the clause also states the change; the guard still holds alone.
+@pytest.mark.parametrize(
+    ("text", "event_type"),
+    [
+        (
+            "moving the ETH stop up to 3,180 — still leaves it room under Tuesday's low",
+            "stop_or_target_change",
+        ),
+        (
+            "[OMS][OCO] TP1 EXECUTED | ETH-USD SELL 4 @ 3,420.00 | tp2 3,500 still ACTIVE",
+            "stop_or_target_change",
+        ),
+        ("VOD LN: stop in at 72.40, target 78.00 into results.", "stop_or_target_change"),
+        ("stop zcz6 4.42 / tp1 4.61 / tp2 4.70, same as the card", "stop_or_target_change"),
+        (
+            "Rolled the CHF hedge: the March forward now sits in June. Notional unchanged.",
+            "position_change",
+        ),
+        ("take the EM basket down by 15m now, use the program desk", "position_change"),
+        ("bringing the gilt short down from 40 to 25 lots before the auction", "position_change"),
+        ("stop on the gold long to BE 2,351, not carrying this into a holiday.", "any"),
+        ("stop still at 1.0790, nothing moved", None),
+        ("stop still at 1.0790, hasn't moved", None),
+        ("the stop still sits at 1.0790 and tp1 1.0920 is untouched", None),
+        ("can you stop in at my desk at 3?", None),
+        ("I'm on holiday next week, Sam covers the book", None),
+        ("holiday cover rota is up, fill in your dates", None),
+    ],
+)
+def test_guard_words_beside_a_change_keep_the_decision(text: str, event_type: str | None) -> None:
+    found = _rule_type(text)
+    assert found is not None if event_type == "any" else found == event_type
+    assert (_type(text) is not None) == (event_type is not None)
+
+
 PROPOSAL = "pitch: long 300 SOL @ 142, stop 131"
 
 
