@@ -624,3 +624,28 @@ def test_gates_and_combined_scans_never_change_what_matches() -> None:
     texts += [e["message"]["content"] for e in desk_events()]
     for text in texts:
         assert _rule_type(text) == _reference_type(text), text
+
+
+@pytest.mark.parametrize(("reasons", "decides"), [("true", False), ("false", True)])
+def test_a_guard_marked_reasons_false_leaves_a_verdicts_reasons_alone(
+    reasons: str, decides: bool
+) -> None:
+    rules = parse_rules(
+        f"""
+[[ignore]]
+name = "standing"
+patterns = ['\\bstill\\b']
+reasons = {reasons}
+
+[[reply]]
+name = "verdict"
+event_type = "trade_approval"
+patterns = ['^\\W{{0,3}}(?:yes|no)\\b']
+parent_patterns = ['\\bproposal\\b']
+max_chars = 10
+""",
+        "desk.toml",
+    )
+    answer = "no. we are still long enough, bring it back later"
+    decided = rules.decide(answer, parent="proposal: buy 10 ES at 6700")
+    assert (decided is not None and decided.event_type == "trade_approval") is decides

@@ -167,6 +167,34 @@ def test_a_verdict_after_a_phrase_that_opens_with_no_is_still_an_approval(
     assert (block["kind"], block["event_type"], block["answers"]) == APPROVES_THE_PROPOSAL
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # the verdict and reasons that describe how things stand, in one clause
+        "no. not into the Fed — it's still there on Thursday, bring it back then",
+        "nah. the central bank has been sitting on that level for weeks and the points "
+        "are cheap for a reason. pass",
+        "no. half the market is on holiday, bring it back Monday",
+    ],
+)
+def test_a_verdict_whose_reasons_describe_how_things_stand_is_a_rejection(
+    desk: tuple[LiveServer, httpx.Client], answer: str
+) -> None:
+    server, client = desk
+    ingest_ok(
+        client,
+        message_event("1", PROPOSAL, created_at=at(0)),
+        reply("2", answer, "1", 1),
+        message_event("3", LUNCH, created_at=at(2)),
+        reply("4", answer, "3", 3),
+    )
+    server.drain()
+    block = block_of(client, "2")
+    assert (block["kind"], block["event_type"], block["answers"]) == APPROVES_THE_PROPOSAL
+    # the same words under a question that proposes no trade decide nothing
+    assert block_of(client, "4")["kind"] != "hard_event"
+
+
 def test_yes_to_a_question_that_proposes_no_trade_stays_an_acknowledgement(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:

@@ -183,6 +183,10 @@ class GuardSpec(BaseModel):
     name: Annotated[str, Field(min_length=1, max_length=64)]
     patterns: list[str] = Field(min_length=1)
     unless: list[str] = Field(default_factory=list)
+    reasons: bool = True
+    """Whether it also makes a verdict's reasons ordinary ("ok, let me think about it"):
+    false for a guard that only describes how things stand, as reasons do ("no. we are
+    still long enough")."""
 
 
 class ReplySpec(BaseModel):
@@ -292,6 +296,8 @@ class Guard:
     name: str
     patterns: tuple[Pattern, ...]
     unless: tuple[Pattern, ...]
+    reasons: bool = True
+    """Whether it also holds for the reasons after a reply's verdict (see ``GuardSpec``)."""
 
     def applies(self, clause: str, lowered: str) -> bool:
         return _any(self.patterns, clause, lowered) and not _any(self.unless, clause, lowered)
@@ -624,24 +630,29 @@ class RuleSet:
         if not text or not self.replies:
             return None
         clauses = self.clauses(text)
-        if not clauses:
+        verdict = self._verdict(text)
+        if not clauses and verdict is None:
             return None
-        head = clauses[0]
+        # a verdict and its reasons may be one clause a guard makes ordinary ("no. not
+        # into Powell, it's still there on Thursday"): the verdict is read apart
+        head = clauses[0] if clauses else None
         parent_rule = self.first_match(parent)
         # the parent is often a question ("where do we route it?"): its patterns are
         # searched in its whole text, guards aside
         parent_lowered = parent.lower()
-        verdict = self._verdict(text)
         for reply_rule in self.replies:
-            short = len(text) <= reply_rule.max_chars
-            if short:
-                if not _any(reply_rule.patterns, head.text, head.lowered):
-                    continue
-            elif verdict is None or reply_rule.event_type != APPROVAL:
-                continue
-            elif not any(p.whole(verdict, verdict.lower()) for p in reply_rule.patterns):
+            short = (
+                len(text) <= reply_rule.max_chars
+                and head is not None
+                and _any(reply_rule.patterns, head.text, head.lowered)
+            )
+            if not short and not (
+                verdict is not None
+                and reply_rule.event_type == APPROVAL
                 # the verdict is all approval or rejection ("no", "denied", "👍 send it"),
                 # not a phrase that opens with such a word ("no idea", "ok, let me think")
+                and any(p.whole(verdict, verdict.lower()) for p in reply_rule.patterns)
+            ):
                 continue
             if _any(reply_rule.unless, text, text.lower()):
                 continue
@@ -664,8 +675,10 @@ class RuleSet:
         found = _VERDICT.match(text)
         if found is None or len(found.group(1).split()) > BARE_APPROVAL_WORDS:
             return None
-        view = self.view(text[found.end(1) + 1 :])
-        if view.clauses and view.guarded(0):
+        reasons = _View(
+            text[found.end(1) + 1 :], tuple(g for g in self.guards if g.reasons), self.gates
+        )
+        if reasons.clauses and reasons.guarded(0):
             return None  # "ok, let me think about it", "k. so what's the stop then?"
         return found.group(1).strip()
 
@@ -1062,6 +1075,7 @@ def _compile(spec: RuleFile, source: str) -> RuleSet:
             g.name,
             _patterns(g.patterns, spec, f"{source}: ignore.{i}.patterns")[0],
             _patterns(g.unless, spec, f"{source}: ignore.{i}.unless")[0],
+            g.reasons,
         )
         for i, g in enumerate(spec.ignore)
     )
