@@ -649,3 +649,25 @@ max_chars = 10
     answer = "no. we are still long enough, bring it back later"
     decided = rules.decide(answer, parent="proposal: buy 10 ES at 6700")
     assert (decided is not None and decided.event_type == "trade_approval") is decides
+
+
+@pytest.mark.parametrize(
+    ("text", "event_type"),
+    [
+        ("got them: 40 copper 3M at 10,835, market dipped back", "trade_fill"),
+        ("pulled my resting TU bid at 104-01¾, no reason to keep it in", "trade_confirmation"),
+        ("cancelled the 1.0780 offer, too far away now", "trade_confirmation"),
+        ("Ich sperre neue NG-Einstiege, bis Tunde online ist.", "risk_limit"),
+        ("Ich ändere meine Sicht auf den Schatz.", "thesis_change"),
+        ("Ich ändere nichts an der Sicht, Bund bleibt short.", None),
+        ("je ne change rien à la thèse sur BNP", None),
+        ("should I cancel my resting 240.50 bid for 100 JPM?", None),
+        ("got it, thanks", None),
+        ("Wir sperren heute die Küche, neue Kaffeemaschine kommt.", None),
+    ],
+)
+def test_fills_cancels_blocks_and_views_in_more_floor_phrasings(
+    text: str, event_type: str | None
+) -> None:
+    assert _rule_type(text) == event_type
+    assert _type(text) == event_type
