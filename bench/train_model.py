@@ -50,8 +50,10 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
 from channel_memory.demo.synthetic_desk import desk_events
+from channel_memory.ingest.events import origin_for
 from channel_memory.worker import model as runtime
-from channel_memory.worker.rules import clause_bounds, default_rules
+from channel_memory.worker.classify import rank_features_of
+from channel_memory.worker.rules import RuleSet, clause_bounds, default_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 PHRASING = ROOT / "tests" / "data" / "decisions"
@@ -78,6 +80,7 @@ MIN_DF = {"chars": 3, "words": 2, "parent": 2}
 CLAUSE_C = 1.0
 CLAUSE_THRESHOLD = 0.7
 """A clause the selector rates at least this is kept besides its best one."""
+RANK_C = 1.0
 CLAUSE_FOLDS = 3
 """The clause selector learns from decision probabilities of models that did not see
 the desk (out of fold), as the shipped model will not have seen a new desk."""
@@ -200,15 +203,42 @@ def clause_rows(
     return messages, ClauseRows(np.array(rows), np.array(labels))
 
 
-def fit_clauses(lines: Sequence[Line]) -> LogisticRegression:
-    """The clause selector: a logistic regression over :func:`runtime.clause_features`,
-    its decision probabilities out of fold (each desk scored by a model trained without
-    the desks of its fold)."""
+def rank_rows(desks: Sequence[Path], rules: RuleSet) -> tuple[np.ndarray, np.ndarray]:
+    """Every hard event of ``desks`` as the worker finds it (by its own rules and model,
+    else as a reply to its parent), its :func:`rank_features_of`, and whether it is a
+    labelled decision (an echo of an earlier report is labelled none)."""
+    x, y = [], []
+    for path in desks:
+        desk = _jsonl(path)
+        by_id = {row["id"]: row for row in desk}
+        for row in desk:
+            parent = by_id[row["reply_to"]]["content"] if row.get("reply_to") else None
+            author = (row["author_id"], row["author_name"])
+            found, read_with = rules.decide(row["content"], (), *author), None
+            if found is None and parent is not None:
+                found = rules.decide(row["content"], (), *author, parent)
+                read_with = parent
+            if found is None:
+                continue
+            origin = origin_for(row["author_kind"], None)
+            features_ = rank_features_of(
+                found, rules, row["content"], read_with, origin, parent is not None
+            )
+            x.append(features_)
+            y.append(int(row["decision"] is not None))
+    return np.array(x), np.array(y)
+
+
+def fit_selectors(lines: Sequence[Line]) -> tuple[LogisticRegression, LogisticRegression]:
+    """The clause selector (a logistic regression over :func:`runtime.clause_features`)
+    and the hard-event ranker (one over :func:`runtime.rank_features`), both from
+    decision probabilities out of fold: each desk is read by a model trained without
+    the desks of its fold."""
     folds = [DESKS[k::CLAUSE_FOLDS] for k in range(CLAUSE_FOLDS)]
-    features_all, labels_all = [], []
+    features_all, labels_all, ranked_all, ranks_all = [], [], [], []
     for fold in folds:
         held = {path.stem for path in fold}
-        vectorizers, decision, _ = fit([line for line in lines if line.writer not in held])
+        vectorizers, decision, types = fit([line for line in lines if line.writer not in held])
         messages, _ = clause_rows(fold)
         texts = sorted({content[a:b] for content, clauses, _ in messages for a, b in clauses})
         probs = decision.predict_proba(
@@ -217,16 +247,28 @@ def fit_clauses(lines: Sequence[Line]) -> LogisticRegression:
         _, rows = clause_rows(fold, dict(zip(texts, probs.tolist(), strict=True)))
         features_all.append(rows.features)
         labels_all.append(rows.labels)
+        # the ranker reads hard events as the worker finds them with this fold's model
+        raw = model_file(vectorizers, decision, types, None, None)
+        folded = dataclasses.replace(default_rules(), model=runtime.parse_model(raw, "fold"))
+        ranked, ranks = rank_rows(fold, folded)
+        ranked_all.append(ranked)
+        ranks_all.append(ranks)
     x, y = np.vstack(features_all), np.concatenate(labels_all)
-    return LogisticRegression(C=CLAUSE_C, max_iter=5000, class_weight="balanced").fit(x, y)
+    selector = LogisticRegression(C=CLAUSE_C, max_iter=5000, class_weight="balanced").fit(x, y)
+    x, y = np.vstack(ranked_all), np.concatenate(ranks_all)
+    ranker = LogisticRegression(C=RANK_C, max_iter=5000).fit(x, y)
+    return selector, ranker
 
 
 def model_file(
     vectorizers: Sequence[TfidfVectorizer],
     decision: LogisticRegression,
     types: LogisticRegression,
-    clauses: LogisticRegression,
+    clauses: LogisticRegression | None,
+    rank: LogisticRegression | None,
 ) -> bytes:
+    """The model file; a selector or ranker left out (``None``, a fold's model that
+    only reads) weighs nothing."""
     blocks = []
     for (name, _), v in zip(runtime.BLOCKS, vectorizers, strict=True):
         terms = v.get_feature_names_out().tolist()
@@ -243,9 +285,13 @@ def model_file(
             "intercept": _round(types.intercept_),
         },
         "clauses": {
-            "coef": _round(clauses.coef_[0]),
-            "intercept": _round(clauses.intercept_)[0],
+            "coef": _round(clauses.coef_[0]) if clauses else [0.0] * runtime.CLAUSE_FEATURES,
+            "intercept": _round(clauses.intercept_)[0] if clauses else 0.0,
             "threshold": CLAUSE_THRESHOLD,
+        },
+        "rank": {
+            "coef": _round(rank.coef_[0]) if rank else [0.0] * runtime.RANK_FEATURES,
+            "intercept": _round(rank.intercept_)[0] if rank else 0.0,
         },
     }
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
@@ -289,8 +335,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     lines = training_lines()
     vectorizers, decision, types = fit(lines)
-    selector = fit_clauses(lines)
-    raw = model_file(vectorizers, decision, types, selector)
+    selector, ranker = fit_selectors(lines)
+    raw = model_file(vectorizers, decision, types, selector, ranker)
     loaded = runtime.parse_model(raw, "trading-desk")
     expected = decision.predict_proba(features(vectorizers, lines))[:, 1]
     got = np.array([loaded.probability(line.text, line.parent) for line in lines])
@@ -318,6 +364,14 @@ def main(argv: list[str] | None = None) -> int:
     worst_clause = float(np.max(np.abs(expected_clauses - got_clauses)))
     if worst_clause > 1e-4:
         print(f"the runtime clause selector disagrees with the trainer: {worst_clause:.2e}")
+        return 1
+    # the ranker: the runtime's scores are the trainer's on the same features
+    ranked, _ = rank_rows(DESKS, dataclasses.replace(default_rules(), model=loaded))
+    expected_ranks = ranker.predict_proba(ranked)[:, 1]
+    got_ranks = np.array([loaded.rank(row) for row in ranked.tolist()])
+    worst_rank = float(np.max(np.abs(expected_ranks - got_ranks)))
+    if worst_rank > 1e-4:
+        print(f"the runtime ranker disagrees with the trainer: {worst_rank:.2e}")
         return 1
     OUT.write_bytes(raw)
     print(

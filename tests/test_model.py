@@ -13,13 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from channel_memory.worker.classify import MODEL_BASE, classify, hard_event_score
+from channel_memory.worker.classify import MODEL_BASE, classify, hard_event_score, rule_score
 from channel_memory.worker.derive import DeriveSettings, analyse
 from channel_memory.worker.model import (
     BLOCKS,
     CLAUSE_FEATURES,
     FORMAT,
     MODEL_FILE,
+    RANK_FEATURES,
     char_terms,
     load_model,
     parse_model,
@@ -101,6 +102,66 @@ def test_a_model_file_whose_clause_selector_does_not_fit_is_refused() -> None:
             parse_model(gzip.compress(json.dumps(broken).encode()), "broken")
 
 
+def test_a_model_file_whose_ranker_does_not_fit_is_refused() -> None:
+    blocks = [{"name": name} for name, _ in BLOCKS]
+    clauses = {"coef": [0.0] * CLAUSE_FEATURES, "intercept": 0.0, "threshold": 0.5}
+    for size in (RANK_FEATURES - 1, RANK_FEATURES + 1):
+        broken = {
+            "format": FORMAT,
+            "blocks": blocks,
+            "clauses": clauses,
+            "rank": {"coef": [0.0] * size, "intercept": 0.0},
+        }
+        with pytest.raises(ValueError, match="rank features"):
+            parse_model(gzip.compress(json.dumps(broken).encode()), "broken")
+
+
+def _ranked(text: str, origin: str = "human") -> float:
+    version = dataclasses.replace(source_version(content=text), origin=origin)
+    classified = classify(version, RULES, 3_600_000_000)
+    assert classified.cls == "hard_event", text
+    return classified.score
+
+
+FILL_RECORD = "FILL ord=88213 sym=AAPL side=SELL qty=5,000 px=189.40 status=FILLED"
+WRAP_MENTION = (
+    "Desk wrap\n"
+    + "\n".join(f"- context line {i}: tape quiet, spreads unchanged" for i in range(15))
+    + "\n- sold 5k AAPL 189.40 earlier, as planned"
+)
+
+
+def test_the_ranker_weighs_who_wrote_it_and_how_plainly() -> None:
+    plain = _ranked("sold 5k AAPL 189.40")
+    # an app's record is more often the echo of a fill a trader reported than a person's
+    assert _ranked(FILL_RECORD, "app") < _ranked(FILL_RECORD, "human")
+    # a long wrap that mentions a fill among its lines is less surely a decision
+    assert _ranked(WRAP_MENTION) < 0.75 * plain
+    for text in ("sold 5k AAPL 189.40", FILL_RECORD, WRAP_MENTION):
+        decision = RULES.decide(text)
+        assert decision is not None
+        # without a model the rules' own reading orders hard events, as before
+        assert hard_event_score(decision, RULES_ONLY, text, None, False) == rule_score(
+            decision, RULES_ONLY, text, None
+        )
+        # a bridge tag is sure whatever the ranker says
+        assert hard_event_score(decision, RULES, text, None, True) == 1.0
+
+
+PINNED_RANKS = {"sold 5k AAPL 189.40": 0.8742, FILL_RECORD: 0.7046, WRAP_MENTION: 0.4998}
+"""The shipped ranker's scores of these hard events (set when it was trained)."""
+
+
+def test_the_shipped_rankers_scores_are_what_it_was_trained_to_give() -> None:
+    # rank_features is shared by the trainer and the worker: an edit of it without
+    # training again would skew what the weights read (retraining updates these figures)
+    got = {
+        text: round(_ranked(text, "app" if text == FILL_RECORD else "human"), 4)
+        for text in PINNED_RANKS
+    }
+    assert got == PINNED_RANKS
+
+
 def test_clause_selection_stays_bounded_on_a_very_long_report() -> None:
     # only clauses in the head and tail the model reads are scored: a report of 2,000
     # decision lines costs what its head and tail cost
@@ -151,8 +212,9 @@ PITCH = "proposal: sell 12 BTCG7 at 103,600 as an overnight hedge"
 def test_a_decision_by_reply_ranks_by_its_reply_rule_not_by_the_model() -> None:
     settings = DeriveSettings(RULES, 3_600_000_000, 8, 1200)
     parent = source_version("p", PITCH)
+    plain = classify(source_version(content="sold 5k AAPL 189.40"), RULES, 3_600_000_000)
     # a verdict with its reasons the model finds unlike a decision, and one its own rule
-    # matches (a sale in its reasons): each ranks as the reply rule scores it
+    # matches (a sale in its reasons): each ranks as a decision by reply, near a plain fill
     for text in (
         "👍 do it, 12 is fine. Dana's asleep, I'll tell her in the morning.",
         "no. not selling 800 puts into a hawkish Fed afternoon, let it expire.",
@@ -160,9 +222,11 @@ def test_a_decision_by_reply_ranks_by_its_reply_rule_not_by_the_model() -> None:
         reply = source_version("r", text, reply_to="p")
         analysis = analyse(reply, settings, parent)
         assert analysis.classified.cls == "hard_event" and analysis.answers == "floor/p"
-        assert analysis.classified.score == 1.0, text
+        assert analysis.classified.score > 0.9 * plain.score, text
+        assert rule_score(RULES.reply_decision(text, PITCH), RULES, text, PITCH) == 1.0
         alone = classify(reply, RULES, 3_600_000_000)
-        assert alone.score < 1.0  # without its parent: its own rule times the model, or none
+        # without its parent: its own rule and the ranker, or no hard event at all
+        assert alone.cls != "hard_event" or alone.score < analysis.classified.score
 
 
 def test_a_yes_under_chatter_ranks_below_decisions_however_its_parent_reads() -> None:
@@ -179,7 +243,7 @@ def test_a_yes_under_chatter_ranks_below_decisions_however_its_parent_reads() ->
     )
     plain = classify(source_version(content="sold 5k AAPL 189.40"), RULES, 3_600_000_000)
     assert chatter.classified.cls == approval.classified.cls == "hard_event"
-    assert approval.classified.score == 1.0
+    assert approval.classified.score > 0.9 * plain.score
     assert chatter.classified.score < 0.2 < plain.score
 
 
@@ -197,21 +261,25 @@ def test_a_model_only_decision_is_cut_to_the_clauses_the_model_finds() -> None:
     assert RULES_ONLY.shown_spans(report) == []
 
 
-def test_the_rules_own_decisions_come_before_model_only_ones() -> None:
+def test_the_rules_reading_puts_their_own_decisions_before_model_only_ones() -> None:
     plain = "sold 5k AAPL 189.40"
     rule = RULES.decide(plain)
     assert isinstance(rule, HardEventRule)
-    rule_score = hard_event_score(rule, RULES, plain, None, tagged=False)
+    ruled = rule_score(rule, RULES, plain, None)
     for text in MODEL_ONLY:
         found = RULES.decide(text)
         assert isinstance(found, ModelDecision)
-        score = hard_event_score(found, RULES, text, None, tagged=False)
+        score = rule_score(found, RULES, text, None)
         assert score == pytest.approx(MODEL_BASE * found.probability)
-        assert score < rule_score
+        assert score < ruled
+        # the ranker weighs it among the rest by what labelled desks say (ADR 0034)
+        assert 0.0 < hard_event_score(found, RULES, text, None, tagged=False) < 1.0
     classified = classify(source_version(content="On est flat sur le Bund."), RULES, 3_600_000_000)
     assert (classified.event_type, classified.group_key) == ("position_change", None)
-    assert classified.score == pytest.approx(
-        MODEL_BASE * MODEL.probability("On est flat sur le Bund.")
+    decision = RULES.decide("On est flat sur le Bund.")
+    assert decision is not None
+    assert classified.score == hard_event_score(
+        decision, RULES, "On est flat sur le Bund.", None, tagged=False
     )
 
 

@@ -26,6 +26,7 @@ from channel_memory.kernel import groups
 from channel_memory.kernel.groups import MessageClass
 from channel_memory.kernel.models import SourceVersion
 from channel_memory.kernel.timefmt import MICROS_PER_DAY
+from channel_memory.worker.model import rank_features
 from channel_memory.worker.rules import (
     STRENGTH_MAX,
     Decision,
@@ -147,43 +148,131 @@ what a rule's match gets, so the rules' decisions keep their order ahead of it."
 
 
 def hard_event_score(
-    decision: Decision, rules: RuleSet, content: str, parent: str | None, tagged: bool
+    decision: Decision,
+    rules: RuleSet,
+    content: str,
+    parent: str | None,
+    tagged: bool,
+    origin: str = "human",
+    replying: bool = False,
 ) -> float:
-    """How surely a hard event is a decision, 0 to 1: what orders hard events when the
-    feed cannot show them all. A bridge tag is sure (1). A rule's score is weighed by
-    how plainly the message states the decision (:meth:`RuleSet.strength`); with a
-    model, also by the model's probability that the message — or the clauses the rules
-    matched, read alone, whichever is higher (a report is judged by its decision line,
-    not by its twenty lines of commentary) — is a decision. A decision only the model
-    found starts from ``MODEL_BASE``. A decision by reply (a verdict under a proposal)
-    scores its reply rule's score, times the model's probability of its parent when no
-    rule types the parent as one of the reply rule's ``parent_types``."""
+    """How surely a hard event is a decision a reader needs, 0 to 1: what orders hard
+    events when the feed cannot show them all. A bridge tag is sure (1). Without a
+    model, the rules' score (:func:`rule_score`). With one, its hard-event ranker's
+    reading of :func:`rank_features_of` (the rules' score among them): learned from
+    labelled desks, it also weighs who wrote the message (an app's record of a fill a
+    trader already reported is an echo), its length and its type (ADR 0034). A decision
+    by reply is then weighed by how surely its parent is a proposal, as the rules'
+    score is: a "yes" under "team lunch at 1, ok?" ranks last whatever the ranker
+    learned of replies. ``origin`` is the message's, ``replying`` whether it replies
+    to another."""
     if tagged:
         return 1.0
+    model = rules.model
+    if model is None:
+        return rule_score(decision, rules, content, parent)
+    score = model.rank(rank_features_of(decision, rules, content, parent, origin, replying))
+    if isinstance(decision, ReplyRule):
+        score = round(score * _parent_sureness(decision, rules, parent), 9)
+    return score
+
+
+def rank_features_of(
+    decision: Decision,
+    rules: RuleSet,
+    content: str,
+    parent: str | None,
+    origin: str,
+    replying: bool,
+) -> list[float]:
+    """The :func:`~channel_memory.worker.model.rank_features` of a hard event (the rule
+    set must have a model): the one definition the trainer and the worker share."""
+    assert rules.model is not None
+    spans = rules.decision_spans(content)
+    probability = _reading(rules, content, None, spans)
+    plain = rules.strength(content, spans) if isinstance(decision, HardEventRule) else STRENGTH_MAX
+    base = _rule_score(
+        decision, rules, content, parent, spans, probability if parent is None else None
+    )
+    return rank_features(
+        base=base,
+        probability=probability,
+        strength=plain / STRENGTH_MAX,
+        length=len(content),
+        decided=len(spans),
+        by_model=isinstance(decision, ModelDecision),
+        by_reply=isinstance(decision, ReplyRule),
+        origin=origin,
+        lines=content.count("\n") + 1,
+        replying=replying,
+        event_type=decision.event_type,
+    )
+
+
+def _parent_sureness(decision: ReplyRule, rules: RuleSet, parent: str | None) -> float:
+    """How surely a decision by reply answers a proposal. Structure decides (a verdict
+    under a proposal), which the model cannot see in "👍 do it, 12 is fine" nor in a
+    rejection's reasons: sure when a rule types the parent as one of the reply rule's
+    ``parent_types``, else as surely as the model reads the parent as a decision
+    ("team lunch at 1, ok?" is not)."""
+    if parent is not None and rules.model is not None:
+        typed = rules.first_match(parent)
+        if typed is None or typed.event_type not in decision.parent_types:
+            return rules.model.probability(parent)
+    return 1.0
+
+
+def rule_score(decision: Decision, rules: RuleSet, content: str, parent: str | None) -> float:
+    """The rules' reading of how surely a hard event is a decision, 0 to 1. A rule's
+    score is weighed by how plainly the message states the decision
+    (:meth:`RuleSet.strength`); with a model, also by the model's probability that the
+    message — or the clauses the rules matched, read alone, whichever is higher (a
+    report is judged by its decision line, not by its twenty lines of commentary) — is
+    a decision. A decision only the model found starts from ``MODEL_BASE``. A decision
+    by reply (a verdict under a proposal) scores its reply rule's score, times the
+    model's probability of its parent when no rule types the parent as one of the
+    reply rule's ``parent_types``."""
     if isinstance(decision, ModelDecision):
         return round(MODEL_BASE * decision.probability, 9)
     if isinstance(decision, ReplyRule):
-        # structure decides (a verdict under a proposal), which the model cannot see in
-        # "👍 do it, 12 is fine" nor in a rejection's reasons; how sure it is, is how
-        # surely the parent is a proposal: sure when a rule types it so, else as surely as
-        # the model reads it as a decision ("team lunch at 1, ok?" is not)
-        sure = 1.0
-        if parent is not None and rules.model is not None:
-            typed = rules.first_match(parent)
-            if typed is None or typed.event_type not in decision.parent_types:
-                sure = rules.model.probability(parent)
-        return round(decision.score * sure, 9)
-    spans = rules.decision_spans(content)
+        return round(decision.score * _parent_sureness(decision, rules, parent), 9)
+    return _rule_score(decision, rules, content, parent, rules.decision_spans(content), None)
+
+
+def _rule_score(
+    decision: Decision,
+    rules: RuleSet,
+    content: str,
+    parent: str | None,
+    spans: list[tuple[int, int]],
+    probability: float | None,
+) -> float:
+    """:func:`rule_score` given the message's decision ``spans`` and, when known, the
+    model's reading of it with ``parent`` (:func:`_reading`): each is computed once."""
+    if isinstance(decision, ModelDecision | ReplyRule):
+        return rule_score(decision, rules, content, parent)
     plain = rules.strength(content, spans) if isinstance(decision, HardEventRule) else STRENGTH_MAX
     score = decision.score * strength_weight(plain)
     if rules.model is not None:
-        probability = rules.model.probability(content, parent)
-        if spans:
-            clauses = "\n".join(content[start:end] for start, end in spans)
-            probability = max(probability, rules.model.probability(clauses, parent))
+        if probability is None:
+            probability = _reading(rules, content, parent, spans)
         score *= probability
     # nine digits: the same on every host whatever its maths library (a score reaches ids)
     return round(score, 9)
+
+
+def _reading(
+    rules: RuleSet, content: str, parent: str | None, spans: list[tuple[int, int]]
+) -> float:
+    """The model's probability that ``content`` — or its decision clauses read alone,
+    whichever is higher (a report is judged by its decision line) — is a decision."""
+    model = rules.model
+    assert model is not None
+    probability = model.probability(content, parent)
+    if spans:
+        clauses = "\n".join(content[start:end] for start, end in spans)
+        probability = max(probability, model.probability(clauses, parent))
+    return probability
 
 
 def classify(
@@ -208,7 +297,15 @@ def classify(
         return Classified(
             groups.HARD_EVENT,
             decision.event_type,
-            hard_event_score(decision, rules, version.content, parent, tagged),
+            hard_event_score(
+                decision,
+                rules,
+                version.content,
+                parent,
+                tagged,
+                version.origin,
+                version.reply_to is not None or version.thread_id is not None,
+            ),
             None,
         )
     bucket = str(bucket_start(version.created_us, bucket_us))

@@ -169,7 +169,9 @@ def analyse(
             reply = rules.reply_decision(version.content, parent.content)
             if reply is not None:
                 answers = parent.key.handle
-                sure = hard_event_score(reply, rules, version.content, parent.content, False)
+                sure = hard_event_score(
+                    reply, rules, version.content, parent.content, False, version.origin, True
+                )
                 if sure > classified.score:
                     classified = replace(classified, score=sure)
         else:

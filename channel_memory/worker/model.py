@@ -37,8 +37,9 @@ MODEL_NAMES = ("trading-desk",)
 MODEL_FILE = "decision_model.json.gz"
 MIN_KNOWN_WORDS = 2
 """The model promotes no message with fewer words it knows (see ``known_words``)."""
-FORMAT = 2
-"""Format 2 adds the clause selector (``clauses``: :func:`clause_features` weights)."""
+FORMAT = 3
+"""Format 2 added the clause selector (``clauses``: :func:`clause_features` weights);
+format 3 the hard-event ranker (``rank``: :func:`rank_features` weights)."""
 
 CAP_CHARS = 3000
 """A message longer than twice this is read as its first and last ``CAP_CHARS``
@@ -133,6 +134,62 @@ def _sigmoid(z: float) -> float:
 CLAUSE_FEATURES = 11
 """How many features :func:`clause_features` gives per clause."""
 
+RANK_TYPES = (
+    "trade_proposal",
+    "trade_approval",
+    "trade_confirmation",
+    "trade_fill",
+    "stop_or_target_change",
+    "route_decision",
+    "risk_limit",
+    "position_change",
+    "thesis_change",
+)
+"""The event types the ranker knows (another rules file's types weigh none of them)."""
+
+
+def rank_features(
+    *,
+    base: float,
+    probability: float,
+    strength: float,
+    length: int,
+    decided: int,
+    by_model: bool,
+    by_reply: bool,
+    origin: str,
+    lines: int,
+    replying: bool,
+    event_type: str,
+) -> list[float]:
+    """What the hard-event ranker weighs: the score the rules give (``base``: the rule's
+    score by how plainly the message states it, times the model's probability); the
+    model's probability alone (the message's or its decision clauses', the higher);
+    how plainly it states the decision (``strength``, 0 to 1); its length (logarithm)
+    and lines; how many clauses a rule matched; whether only the model or a reply rule
+    found it; whether it replies; who wrote it (``origin``: a person, an app, an
+    agent); and its type. A bot's record of a fill a trader reported is an echo; a
+    report that mentions an action is not a decision: learned from labelled desks."""
+    return [
+        base,
+        probability,
+        strength,
+        math.log(length + 1) / 8,
+        min(decided, 10) / 5,
+        float(by_model),
+        float(by_reply),
+        float(origin == "human"),
+        float(origin == "app"),
+        float(origin == "agent"),
+        min(lines - 1, 40) / 10,
+        float(replying),
+        *(float(event_type == t) for t in RANK_TYPES),
+    ]
+
+
+RANK_FEATURES = 12 + len(RANK_TYPES)
+"""How many features :func:`rank_features` gives."""
+
 Analyzer = Callable[[str, str | None], list[str]]
 BLOCKS: tuple[tuple[str, Analyzer], ...] = (
     ("chars", char_terms),
@@ -171,6 +228,18 @@ class DecisionModel:
     clause_intercept: float
     clause_threshold: float
     """A clause scoring at least this is kept besides the best one."""
+    rank_weights: tuple[float, ...]
+    """The hard-event ranker's coefficients, one per :func:`rank_features` feature."""
+    rank_intercept: float
+
+    def rank(self, features: Sequence[float]) -> float:
+        """The probability, 0 to 1, that a hard event with these :func:`rank_features`
+        is a decision a reader needs: what orders hard events under a budget. Rounded
+        to nine digits (the same on every host; a score reaches block ids)."""
+        z = self.rank_intercept + math.fsum(
+            w * x for w, x in zip(self.rank_weights, features, strict=True)
+        )
+        return round(_sigmoid(z), 9)
 
     def clause_scores(
         self,
@@ -274,6 +343,9 @@ def parse_model(raw: bytes, name: str) -> DecisionModel:
     clauses = data["clauses"]
     if len(clauses["coef"]) != CLAUSE_FEATURES:
         raise ValueError(f"decision model {name}: unexpected clause features")
+    rank = data["rank"]
+    if len(rank["coef"]) != RANK_FEATURES:
+        raise ValueError(f"decision model {name}: unexpected rank features")
     sizes = [len(b["idf"]) for b in data["blocks"]]
     decision = _block_weights(data["decision"]["coef"], sizes)
     blocks = tuple(
@@ -299,6 +371,8 @@ def parse_model(raw: bytes, name: str) -> DecisionModel:
         clause_weights=tuple(float(w) for w in clauses["coef"]),
         clause_intercept=float(clauses["intercept"]),
         clause_threshold=float(clauses["threshold"]),
+        rank_weights=tuple(float(w) for w in rank["coef"]),
+        rank_intercept=float(rank["intercept"]),
     )
 
 
@@ -324,6 +398,7 @@ class Scorer(Protocol):
         scored: Sequence[int],
         decided: frozenset[tuple[int, int]],
     ) -> list[float]: ...
+    def rank(self, features: Sequence[float]) -> float: ...
 
 
 @functools.cache
@@ -370,6 +445,9 @@ class ShippedModel:
         decided: frozenset[tuple[int, int]],
     ) -> list[float]:
         return self.loaded.clause_scores(content, clauses, scored, decided)
+
+    def rank(self, features: Sequence[float]) -> float:
+        return self.loaded.rank(features)
 
 
 @functools.cache
