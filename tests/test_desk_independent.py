@@ -170,7 +170,7 @@ def test_long_messages_need_their_decision_lines_or_their_whole_text() -> None:
 RECOGNISED_FLOOR = 53
 # with the decision model (trained on this desk), hard events by score per character,
 # echoes after first reports, the clause selector and replies ranked by their reply rule:
-# 34, 43, 51
+# 34, 43, 51; the same with the learned ranker (ADR 0034)
 VERBATIM_FLOOR = {6_000: 33, 8_192: 42, 12_000: 50}
 
 
@@ -228,14 +228,15 @@ MEASURED_DESKS = [
     # Measured once when the rules were final (52 of 60 recognised; 18, 25 and 38
     # verbatim); never trained on. With the decision model: 59; 18, 28, 39; with the
     # second round (score per character, echoes, three more desks trained on): 24, 33, 41;
-    # with the third: 24, 34, 45.
-    ("desk_heldout.jsonl", 220, 60, 59, (23, 33, 44)),
+    # with the third: 24, 34, 45; with the fourth (the learned ranker): 27, 34, 46.
+    ("desk_heldout.jsonl", 220, 60, 59, (26, 33, 45)),
     # Measured on the rules with the decision model, never trained on: 58 of 61 recognised
     # (the rules alone: 53); 18, 28, 37 (the rules alone: 18, 25, 37). Since then a
     # development desk (its misses were read; never trained on): 61 recognised; 31, 38, 44
     # after the second round, 30, 43, 50 after the third; 30, 41, 49 after the fourth (its
-    # guard fixes and the retrained model cost it a decision at 8,192 and one at 12,000).
-    ("desk_heldout2.jsonl", 222, 61, 61, (29, 40, 48)),
+    # guard fixes and the retrained model cost it a decision at 8,192 and one at 12,000);
+    # with the learned ranker: 35, 42, 52.
+    ("desk_heldout2.jsonl", 222, 61, 61, (34, 41, 51)),
     # Written for the second round and held out: never read line by line, never trained on
     # or tuned against. On arrival (score per character and echoes in, the model not yet
     # trained on the other three new desks): 58 of 62 recognised, 95 ordinary messages made
@@ -243,24 +244,43 @@ MEASURED_DESKS = [
     # short-chatter set, threshold 0.45 by leave-one-writer-out): 59, 81; 28, 34, 43. After
     # the third round (the clause selector, replies ranked by their reply rule, three more
     # desks trained on): 59, 79; 32, 43, 48. After the fourth (guard words beside a change):
-    # 61, 79; 31, 44, 52.
-    ("desk_heldout3.jsonl", 229, 62, 61, (30, 43, 51)),
+    # 61, 79; 31, 44, 52; with the learned ranker, 62; 36, 44, 53.
+    ("desk_heldout3.jsonl", 229, 62, 61, (35, 43, 52)),
     # Written after the second round's last change and measured once, on its final code:
     # 63 of 63 recognised, 78 ordinary messages made hard events; 35, 45, 52. After the
-    # third round: 63, 76; 35, 46, 56.
-    ("desk_heldout4.jsonl", 228, 63, 63, (34, 44, 55)),
+    # third round: 63, 76; 35, 46, 56. After the fourth (the learned ranker): 34, 46, 55.
+    ("desk_heldout4.jsonl", 228, 63, 63, (33, 45, 54)),
     # Written for the third round, never read line by line, never trained or tuned on, and
     # measured once before the round's review fixes: 62 of 63 recognised, 69 ordinary
     # messages made hard events; 24, 31, 44 (the code at the start of the round, in the
     # same sitting: 61, 71; 22, 31, 41). The same after the fixes. Read in the fourth round
-    # (its misses), since then a development desk: 63, 69; 24, 33, 45.
-    ("desk_heldout5.jsonl", 222, 63, 63, (23, 32, 44)),
+    # (its misses), since then a development desk: 63, 69; 24, 33, 45; with the learned
+    # ranker 26, 34, 46.
+    ("desk_heldout5.jsonl", 222, 63, 63, (25, 33, 45)),
     # Written after the third round's last change, never read line by line, never trained
     # or tuned on, measured once on the final code: 59 of 62 recognised, 72 ordinary
     # messages made hard events; 32, 39, 49 (the code at the start of the round, in the
     # same sitting: 60, 72; 28, 34, 47). Read in the fourth round (its misses), since then a
-    # development desk: 62, 71; 35, 42, 49.
-    ("desk_heldout6.jsonl", 237, 62, 62, (34, 41, 48)),
+    # development desk: 62, 71; 35, 42, 49; with the learned ranker 33, 41, 49.
+    ("desk_heldout6.jsonl", 237, 62, 62, (32, 40, 48)),
+    # Written for the fourth round, never read line by line, never trained or tuned on,
+    # measured once (on the round's first rule changes and on the code before the round,
+    # the same): 57 of 62 recognised, 71 ordinary messages made hard events; 29, 39, 48.
+    # Then its misses were read: a development desk; with the learned ranker 61; 32, 40, 50.
+    ("desk_heldout7.jsonl", 224, 62, 61, (31, 39, 49)),
+    # Likewise: measured once, 59 of 61 recognised, 76; 32, 38, 52. Then read; with the
+    # learned ranker 61; 33, 43, 54.
+    ("desk_heldout8.jsonl", 228, 61, 61, (32, 42, 53)),
+    # Written for the fourth round after desk_heldout7 and 8 were read, never read line by
+    # line, never trained or tuned on; each measured once on the round's final code (the
+    # code before the round in the same sitting in brackets): 62 of 62 recognised, 65
+    # ordinary messages made hard events; 28, 38, 49 (62; 28, 36, 48). A shorter day
+    # (54,664 characters, many short messages).
+    ("desk_heldout9.jsonl", 210, 62, 62, (27, 37, 48)),
+    # 57 of 62, 72; 30, 38, 48 (57; 30, 36, 47).
+    ("desk_heldout10.jsonl", 225, 62, 57, (29, 37, 47)),
+    # 57 of 61, 82; 26, 33, 40 (56; 28, 35, 42).
+    ("desk_heldout11.jsonl", 226, 61, 57, (25, 32, 39)),
 ]
 
 
@@ -292,6 +312,11 @@ LABELLED_DESKS = [
     ("desk_train7.jsonl", 229, 62),
     ("desk_heldout5.jsonl", 222, 63),
     ("desk_heldout6.jsonl", 237, 62),
+    ("desk_heldout7.jsonl", 224, 62),
+    ("desk_heldout8.jsonl", 228, 61),
+    ("desk_heldout9.jsonl", 210, 62),
+    ("desk_heldout10.jsonl", 225, 62),
+    ("desk_heldout11.jsonl", 226, 61),
 ]
 
 
