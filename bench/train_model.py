@@ -205,8 +205,9 @@ def clause_rows(
 
 def rank_rows(desks: Sequence[Path], rules: RuleSet) -> tuple[np.ndarray, np.ndarray]:
     """Every hard event of ``desks`` as the worker finds it (by its own rules and model,
-    else as a reply to its parent), its :func:`rank_features_of`, and whether it is a
-    labelled decision (an echo of an earlier report is labelled none)."""
+    else as a reply to its parent; one that is both is read both ways, as the worker
+    does), its :func:`rank_features_of`, and whether it is a labelled decision (an echo
+    of an earlier report is labelled none)."""
     x, y = [], []
     for path in desks:
         desk = _jsonl(path)
@@ -221,11 +222,21 @@ def rank_rows(desks: Sequence[Path], rules: RuleSet) -> tuple[np.ndarray, np.nda
             if found is None:
                 continue
             origin = origin_for(row["author_kind"], None)
-            features_ = rank_features_of(
-                found, rules, row["content"], read_with, origin, parent is not None
+            label = int(row["decision"] is not None)
+            x.append(
+                rank_features_of(found, rules, row["content"], read_with, origin, bool(parent))
             )
-            x.append(features_)
-            y.append(int(row["decision"] is not None))
+            y.append(label)
+            # a decision by itself that also decides on the proposal it answers: the
+            # worker ranks it as the higher of the two readings, so both are rows
+            reply = (
+                rules.reply_decision(row["content"], parent)
+                if read_with is None and parent
+                else None
+            )
+            if reply is not None:
+                x.append(rank_features_of(reply, rules, row["content"], parent, origin, True))
+                y.append(label)
     return np.array(x), np.array(y)
 
 
@@ -285,13 +296,15 @@ def model_file(
             "intercept": _round(types.intercept_),
         },
         "clauses": {
-            "coef": _round(clauses.coef_[0]) if clauses else [0.0] * runtime.CLAUSE_FEATURES,
-            "intercept": _round(clauses.intercept_)[0] if clauses else 0.0,
+            "coef": _round(clauses.coef_[0])
+            if clauses is not None
+            else [0.0] * runtime.CLAUSE_FEATURES,
+            "intercept": _round(clauses.intercept_)[0] if clauses is not None else 0.0,
             "threshold": CLAUSE_THRESHOLD,
         },
         "rank": {
-            "coef": _round(rank.coef_[0]) if rank else [0.0] * runtime.RANK_FEATURES,
-            "intercept": _round(rank.intercept_)[0] if rank else 0.0,
+            "coef": _round(rank.coef_[0]) if rank is not None else [0.0] * runtime.RANK_FEATURES,
+            "intercept": _round(rank.intercept_)[0] if rank is not None else 0.0,
         },
     }
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)

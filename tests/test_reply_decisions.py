@@ -195,6 +195,24 @@ def test_a_verdict_whose_reasons_describe_how_things_stand_is_a_rejection(
     assert block_of(client, "4")["kind"] != "hard_event"
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "ok, lunch first then I'll look",
+        "sure, currently in a meeting",
+        "ok, still on the phone with the PB",
+        "ok, my holiday starts friday",
+    ],
+)
+def test_an_assent_that_puts_the_decision_off_decides_nothing(
+    desk: tuple[LiveServer, httpx.Client], answer: str
+) -> None:
+    server, client = desk
+    ingest_ok(client, message_event("1", PROPOSAL, created_at=at(0)), reply("2", answer, "1", 1))
+    server.drain()
+    assert block_of(client, "2")["kind"] != "hard_event"
+
+
 def test_yes_to_a_question_that_proposes_no_trade_stays_an_acknowledgement(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:

@@ -177,6 +177,13 @@ def hard_event_score(
     return score
 
 
+def _replying(version: SourceVersion) -> bool:
+    """Whether a message replies to another (its ``reply_to``, else a thread it does
+    not itself root: a root carries its own id as ``thread_id``)."""
+    target = version.reply_to or version.thread_id
+    return target is not None and target != version.key.message_id
+
+
 def rank_features_of(
     decision: Decision,
     rules: RuleSet,
@@ -304,7 +311,7 @@ def classify(
                 parent,
                 tagged,
                 version.origin,
-                version.reply_to is not None or version.thread_id is not None,
+                _replying(version),
             ),
             None,
         )

@@ -71,6 +71,12 @@ _VERDICT = re.compile("^([^.,;:!?\n\u2014\u2013]{1,40})[.,;:!\u2014\u2013]\\s{0,
 """A reply's leading verdict: a few words up to the first stop, comma or dash, with
 more text after it ("no. not selling …", "denied, too correlated …")."""
 REASONED_REPLY_CHARS = 480
+_REJECTING = re.compile(
+    r"\W{0,3}(?:no|nah|nope|nay|pass|denied|declined|rejected|negative|not (?:now|today|yet|"
+    r"this one|tonight)|nein|non|niet|abgelehnt|refusé|rechazado|rechazada)\W{0,3}$",
+    re.IGNORECASE,
+)
+"""A verdict that rejects (its reasons may describe how things stand, see ``_verdict``)."""
 """The longest reply a verdict with its reasons may be (see :meth:`RuleSet.reply_decision`)."""
 APPROVAL = "trade_approval"
 """The event type of an approval or a rejection (a reply's verdict on a proposal)."""
@@ -184,9 +190,10 @@ class GuardSpec(BaseModel):
     patterns: list[str] = Field(min_length=1)
     unless: list[str] = Field(default_factory=list)
     reasons: bool = True
-    """Whether it also makes a verdict's reasons ordinary ("ok, let me think about it"):
-    false for a guard that only describes how things stand, as reasons do ("no. we are
-    still long enough")."""
+    """Whether it also makes a rejecting verdict's reasons ordinary ("no, let me think
+    about it"): false for a guard that only describes how things stand, as a
+    rejection's reasons do ("no. it's still there on Thursday, bring it back then").
+    An assent's reasons are read with every guard ("ok, still on the phone")."""
 
 
 class ReplySpec(BaseModel):
@@ -669,15 +676,19 @@ class RuleSet:
         ``REASONED_REPLY_CHARS`` long, at most ``BARE_APPROVAL_WORDS`` words before the
         first stop, comma or dash, and reasons after it that do not open with a question,
         a conditional, a plan or "nothing changed" ("ok, let me think about it …" and
-        "k. so what's the stop then?" decide nothing)."""
+        "k. so what's the stop then?" decide nothing). A rejection's reasons may also
+        describe how things stand ("no. not into Powell, it's still there on
+        Thursday"): for a rejecting verdict the guards marked ``reasons = false`` do not
+        apply; an assent followed by how things stand ("ok, still on the phone", "sure,
+        lunch first") puts the decision off and decides nothing."""
         if len(text) > REASONED_REPLY_CHARS:
             return None
         found = _VERDICT.match(text)
         if found is None or len(found.group(1).split()) > BARE_APPROVAL_WORDS:
             return None
-        reasons = _View(
-            text[found.end(1) + 1 :], tuple(g for g in self.guards if g.reasons), self.gates
-        )
+        rejecting = _REJECTING.match(found.group(1)) is not None
+        guards = tuple(g for g in self.guards if g.reasons or not rejecting)
+        reasons = _View(text[found.end(1) + 1 :], guards, self.gates)
         if reasons.clauses and reasons.guarded(0):
             return None  # "ok, let me think about it", "k. so what's the stop then?"
         return found.group(1).strip()
