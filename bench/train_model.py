@@ -16,7 +16,10 @@ over the same features (see ``channel_memory/worker/model.py``): decision or not
 (classes balanced), and, over the decisions, which of the nine types. A third, small
 one is the clause selector: over :func:`channel_memory.worker.model.clause_features`
 of every clause of every labelled desk decision, whether the clause overlaps the
-labelled span (``decision_text``), with decision probabilities out of fold.
+labelled span (``decision_text``), with decision probabilities out of fold. A fourth,
+as small, is the hard-event ranker: over :func:`channel_memory.worker.model.rank_features`
+of every hard event of the training desks as the worker finds it, read by a model
+trained without its desk's fold, whether it is a labelled decision (ADR 0034).
 
 The file written holds each block's vocabulary and inverse document frequencies, both
 classifiers' coefficients, the threshold and the SHA-256 of every file the training

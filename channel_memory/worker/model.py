@@ -8,7 +8,8 @@ and a labelled desk (ADR 0031). A rule set that names it (``model = "trading-des
 in the rules file, as the shipped rules do) makes a message that no rule matches a
 hard event when the model gives it a decision probability of at least the model's
 ``threshold``; the model also names its type and, in a long message, the clauses that
-carry it.
+carry it (its clause selector, ADR 0033), and ranks hard events under the feed's budget
+(its ranker, ADR 0034).
 
 Scoring is deterministic and needs nothing beyond the standard library: the file holds
 each block's vocabulary with its inverse document frequency and the coefficients, and
