@@ -198,9 +198,8 @@ def rank_features_of(
     spans = rules.decision_spans(content)
     probability = _reading(rules, content, None, spans)
     plain = rules.strength(content, spans) if isinstance(decision, HardEventRule) else STRENGTH_MAX
-    base = _rule_score(
-        decision, rules, content, parent, spans, probability if parent is None else None
-    )
+    reading = probability if parent is None else None  # the same reading without a parent
+    base = rule_score(decision, rules, content, parent, spans=spans, plain=plain, reading=reading)
     return rank_features(
         base=base,
         probability=probability,
@@ -229,7 +228,16 @@ def _parent_sureness(decision: ReplyRule, rules: RuleSet, parent: str | None) ->
     return 1.0
 
 
-def rule_score(decision: Decision, rules: RuleSet, content: str, parent: str | None) -> float:
+def rule_score(
+    decision: Decision,
+    rules: RuleSet,
+    content: str,
+    parent: str | None,
+    *,
+    spans: list[tuple[int, int]] | None = None,
+    plain: int | None = None,
+    reading: float | None = None,
+) -> float:
     """The rules' reading of how surely a hard event is a decision, 0 to 1. A rule's
     score is weighed by how plainly the message states the decision
     (:meth:`RuleSet.strength`); with a model, also by the model's probability that the
@@ -238,32 +246,22 @@ def rule_score(decision: Decision, rules: RuleSet, content: str, parent: str | N
     a decision. A decision only the model found starts from ``MODEL_BASE``. A decision
     by reply (a verdict under a proposal) scores its reply rule's score, times the
     model's probability of its parent when no rule types the parent as one of the
-    reply rule's ``parent_types``."""
+    reply rule's ``parent_types``. A caller that has the message's decision ``spans``,
+    its strength (``plain``) or the model's :func:`_reading` of it with ``parent``
+    passes them: each is computed once."""
     if isinstance(decision, ModelDecision):
         return round(MODEL_BASE * decision.probability, 9)
     if isinstance(decision, ReplyRule):
         return round(decision.score * _parent_sureness(decision, rules, parent), 9)
-    return _rule_score(decision, rules, content, parent, rules.decision_spans(content), None)
-
-
-def _rule_score(
-    decision: Decision,
-    rules: RuleSet,
-    content: str,
-    parent: str | None,
-    spans: list[tuple[int, int]],
-    probability: float | None,
-) -> float:
-    """:func:`rule_score` given the message's decision ``spans`` and, when known, the
-    model's reading of it with ``parent`` (:func:`_reading`): each is computed once."""
-    if isinstance(decision, ModelDecision | ReplyRule):
-        return rule_score(decision, rules, content, parent)
-    plain = rules.strength(content, spans) if isinstance(decision, HardEventRule) else STRENGTH_MAX
+    if spans is None:
+        spans = rules.decision_spans(content)
+    if plain is None:
+        plain = (
+            rules.strength(content, spans) if isinstance(decision, HardEventRule) else STRENGTH_MAX
+        )
     score = decision.score * strength_weight(plain)
     if rules.model is not None:
-        if probability is None:
-            probability = _reading(rules, content, parent, spans)
-        score *= probability
+        score *= reading if reading is not None else _reading(rules, content, parent, spans)
     # nine digits: the same on every host whatever its maths library (a score reaches ids)
     return round(score, 9)
 

@@ -29,21 +29,11 @@ from channel_memory.store import llm as llm_store
 from channel_memory.store.blocks import DerivedRow
 from channel_memory.store.connection import Connection
 from channel_memory.worker.llm_rollups import Rejected, Window, source_messages
+from channel_memory.worker.model import DECISION_TYPES
 from channel_memory.worker.render import BlockPlan
 
 DETECT_PROMPT_VERSION = "1"
 """Bump when the prompt changes: cached answers to the old prompt are not reused."""
-DECISION_TYPES = (
-    "trade_proposal",
-    "trade_approval",
-    "trade_confirmation",
-    "trade_fill",
-    "stop_or_target_change",
-    "route_decision",
-    "risk_limit",
-    "position_change",
-    "thesis_change",
-)
 DETECT_KIND = "decisions"
 """The ``kind`` of a detection answer in the LLM cache."""
 PROMOTED_SCORE = 0.7

@@ -135,7 +135,7 @@ def _sigmoid(z: float) -> float:
 CLAUSE_FEATURES = 11
 """How many features :func:`clause_features` gives per clause."""
 
-RANK_TYPES = (
+DECISION_TYPES = (
     "trade_proposal",
     "trade_approval",
     "trade_confirmation",
@@ -146,7 +146,8 @@ RANK_TYPES = (
     "position_change",
     "thesis_change",
 )
-"""The event types the ranker knows (another rules file's types weigh none of them)."""
+"""The nine decision types of the shipped rules and model: the ones the ranker weighs
+(another rules file's types weigh none of them) and an LLM may promote to."""
 
 
 def rank_features(
@@ -184,11 +185,11 @@ def rank_features(
         float(origin == "agent"),
         min(lines - 1, 40) / 10,
         float(replying),
-        *(float(event_type == t) for t in RANK_TYPES),
+        *(float(event_type == t) for t in DECISION_TYPES),
     ]
 
 
-RANK_FEATURES = 12 + len(RANK_TYPES)
+RANK_FEATURES = 12 + len(DECISION_TYPES)
 """How many features :func:`rank_features` gives."""
 
 Analyzer = Callable[[str, str | None], list[str]]
