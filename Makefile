@@ -31,8 +31,12 @@ lint: install
 typecheck: install
 	$(BIN)/mypy --strict channel_memory
 
+# pytest on one worker process per core (pytest-xdist, ADR 0035); TEST_WORKERS=0 runs
+# it in this process alone.
+TEST_WORKERS ?= auto
+
 test: lint typecheck
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 # The long reliability runs: 100 SIGKILL rounds and a 60 s load soak.
 soak: install
