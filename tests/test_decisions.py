@@ -524,6 +524,7 @@ patterns = ['\\?\\s{0,3}$']
 name = "go"
 event_type = "rollback_decision"
 patterns = ['^\\W{0,3}(?:yes|do it)\\b']
+anywhere = ['^\\W{0,3}just (?:{service})\\b']
 parent_types = ["rollback_decision"]
 """,
         "ops.toml",
@@ -535,6 +536,11 @@ parent_types = ["rollback_decision"]
     decided = rules.decide("yes", parent="propose we roll back checkout")
     assert decided is not None and decided.event_type == "rollback_decision"
     assert rules.decide("yes", parent="lunch?") is None
+    # an `anywhere` pattern may match any clause of the reply, not only its first
+    partial = rules.decide("not payments. just search", parent="rolling back checkout now")
+    assert partial is not None and partial.event_type == "rollback_decision"
+    assert rules.decide("not payments. just search", parent="lunch?") is None
+    assert rules.decide("not payments. maybe later", parent="roll back checkout now") is None
     literal = parse_rules("[[rule]]\nname='x'\nevent_type='x'\npatterns=['\\{name}']\n", "x")
     assert literal.first_match("a {name} here") is not None
 
@@ -680,3 +686,92 @@ def test_fills_cancels_blocks_and_views_in_more_floor_phrasings(
 ) -> None:
     assert _rule_type(text) == event_type
     assert _type(text) == event_type
+
+
+@pytest.mark.parametrize(
+    ("text", "event_type"),
+    [
+        ("desde hoy cambiamos nuestra visión sobre BBVA de positiva a neutral", "thesis_change"),
+        ("Downgrading our view on gilts from overweight to neutral.", "thesis_change"),
+        ("I've changed my mind on HLNT, not a holder any more.", "thesis_change"),
+        ("Je change d'avis sur Renault : plus acheteur.", "thesis_change"),
+        ("je ne suis plus acheteur de protection sur Casino", "thesis_change"),
+        ("Vue désormais constructive sur le crédit Atos.", "thesis_change"),
+        ("J'autorise un dépassement de ta limite delta à 40m jusqu'à demain", "risk_limit"),
+        ("vega limit on the SX5E book authorised at 300k until Friday", "risk_limit"),
+        ("Taking half off the Dec/Mar spread here, selling 100 at +12", "position_change"),
+        ("took some off the EURUSD long at 1.0910", "position_change"),
+        ("SX5E leg to SG by voice, SPX leg to Citi", "route_decision"),
+        ("RFQ for the 5y leg to JPM and BofA only", "route_decision"),
+        ("Ich lege den Rückkauf direkt über unseren Eurex-Zugang.", "route_decision"),
+        (
+            "sending the 6857 via VWAP, not the dark pool, it leaked in the pre-lunch window",
+            "route_decision",
+        ),
+        ("TAS and MOC both in.", "trade_confirmation"),
+        ("bids are in, 5k at 187.20", "trade_confirmation"),
+        # the same words in other senses, or a change that is no view
+        ("P&L went from positive to negative after lunch", None),
+        ("à mon avis le marché va changer de direction", None),
+        ("taking the afternoon off tomorrow", None),
+        ("the rest to the kitchen please", None),
+        ("my leg to the physio again", None),
+        ("Factory orders in Germany fell 2% in March.", None),
+        ("I'm in.", None),
+        ("sending the deck via the lunch group chat", None),
+    ],
+)
+def test_views_limits_routes_and_trims_in_more_floor_phrasings(
+    text: str, event_type: str | None
+) -> None:
+    assert _rule_type(text) == event_type
+    assert _type(text) == event_type
+
+
+@pytest.mark.parametrize(
+    ("reply", "parent", "event_type"),
+    [
+        # a counter-size after its reason, a verdict after a label, a verdict on a named signal
+        ("too big for a Monday. do 75k", PROPOSAL, "trade_approval"),
+        ("trop gros. fais 40 lots et on en reparle", PROPOSAL, "trade_approval"),
+        ("SOL: go, 300. stop is fine", PROPOSAL, "trade_approval"),
+        ("no on SIG-2210, too correlated with the book", PROPOSAL, "trade_approval"),
+        # a rejection whose reasons say when to ask again is still one; an assent that
+        # waits on a condition or a plan decides nothing
+        (
+            "not today. the spread stays as it is into the night, we revisit in the morning "
+            "when there's a result and some liquidity on the screens",
+            PROPOSAL,
+            "trade_approval",
+        ),
+        (
+            "pass. 58 vol isn't rich enough with the ruling possibly landing this week; if it "
+            "comes and goes and the skew is still like this, ask me again",
+            PROPOSAL,
+            "trade_approval",
+        ),
+        ("ok, if it dips to 140 I'll look again", PROPOSAL, None),
+        ("sure, let me think about it over lunch", PROPOSAL, None),
+        ("too big for a Monday. do 75k", "lunch at 1?", None),
+        ("no on the lunch order, I'm full", PROPOSAL, None),
+        ("do 5 mins of stretching", PROPOSAL, None),
+    ],
+)
+def test_a_verdict_after_its_reason_or_a_label_answers_a_proposal(
+    reply: str, parent: str, event_type: str | None
+) -> None:
+    assert _type(reply, parent) == event_type
+
+
+CARD = "SIGIL ▸ SGL-4484 ▸ LONG ETH-PERP\nentry   4,150 - 4,165\nstop    4,060\ntp1     4,290"
+
+
+def test_a_verdict_with_its_reasons_answers_a_signal_card() -> None:
+    rejection = (
+        "no. funding's still positive and the short calls already leave us the upside we "
+        "want; not stacking delta into the data."
+    )
+    decided = RULES.decide(rejection, parent=CARD)
+    assert decided is not None and decided.event_type == "trade_approval"
+    # the same words under a card that proposes nothing decide nothing
+    assert RULES.decide(rejection, parent="LUNCH ▸ pizza or sushi\nvote by 12") is None

@@ -67,9 +67,12 @@ a sentence with an abbreviation: "3 Mio. EUR", "vs. Friday", "e.g. the bund").""
 
 STRENGTH_MAX = 5
 BARE_APPROVAL_WORDS = 3
-_VERDICT = re.compile("^([^.,;:!?\n\u2014\u2013]{1,40})[.,;:!\u2014\u2013]\\s{0,3}\\S")
+_VERDICT = re.compile(
+    "^(?:[^\\s.,;:!?\n]{1,20}:\\s{1,3})?([^.,;:!?\n\u2014\u2013]{1,40})[.,;:!\u2014\u2013]\\s{0,3}\\S"
+)
 """A reply's leading verdict: a few words up to the first stop, comma or dash, with
-more text after it ("no. not selling …", "denied, too correlated …")."""
+more text after it ("no. not selling …", "denied, too correlated …"), after a
+one-word label if any ("crush: go, 100x. …")."""
 REASONED_REPLY_CHARS = 480
 _REJECTING = re.compile(
     r"\W{0,3}(?:no|nah|nope|nay|pass|denied|declined|rejected|negative|not (?:now|today|yet|"
@@ -205,7 +208,10 @@ class ReplySpec(BaseModel):
     event_type: Annotated[str, Field(pattern=r"^[a-z0-9_]{1,64}$")]
     score: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0
     patterns: list[str] = Field(min_length=1)
-    """The reply (its first clause that no guard makes ordinary) matches one of these."""
+    """The reply (its first clause that no guard makes ordinary) matches one of these…"""
+    anywhere: list[str] = Field(default_factory=list)
+    """…or any clause of it that no guard makes ordinary matches one of these ("too big
+    for a Monday. do 75k": a verdict that comes after its reason)."""
     unless: list[str] = Field(default_factory=list)
     parent_types: list[str] = Field(default_factory=list)
     """The parent is a hard event of one of these types (by the ``[[rule]]`` tables)…"""
@@ -356,6 +362,7 @@ class ReplyRule:
     event_type: str
     score: float
     patterns: tuple[Pattern, ...]
+    anywhere: tuple[Pattern, ...]
     unless: tuple[Pattern, ...]
     parent_types: frozenset[str]
     parent_patterns: tuple[Pattern, ...]
@@ -623,9 +630,10 @@ class RuleSet:
         """The ``[[reply]]`` decision a short ``reply`` to ``parent`` makes, if any.
 
         The reply must be at most the rule's ``max_chars`` and its first clause must match
-        one of the rule's patterns; or, for an approval or a rejection, it is a verdict
-        with its reasons: at most ``REASONED_REPLY_CHARS`` long, opening with at most
-        ``BARE_APPROVAL_WORDS`` words and a stop, comma or dash ("no. not selling yen
+        one of the rule's ``patterns`` (or any of its clauses one of its ``anywhere``);
+        or, for an approval or a rejection, it is a verdict with its reasons: at most
+        ``REASONED_REPLY_CHARS`` long, opening with at most ``BARE_APPROVAL_WORDS`` words
+        (after a one-word label, if any) and a stop, comma or dash ("no. not selling yen
         before CPI …"), and the verdict matches. The parent must be a hard event of one
         of ``parent_types`` or its text must match ``parent_patterns`` (for a verdict
         with its reasons, with a model, it must then also read to the model as a
@@ -651,7 +659,10 @@ class RuleSet:
             short = (
                 len(text) <= reply_rule.max_chars
                 and head is not None
-                and _any(reply_rule.patterns, head.text, head.lowered)
+                and (
+                    _any(reply_rule.patterns, head.text, head.lowered)
+                    or any(_any(reply_rule.anywhere, c.text, c.lowered) for c in clauses)
+                )
             )
             if not short and not (
                 verdict is not None
@@ -1096,6 +1107,7 @@ def _compile(spec: RuleFile, source: str) -> RuleSet:
             event_type=r.event_type,
             score=r.score,
             patterns=_patterns(r.patterns, spec, f"{source}: reply.{i}.patterns")[0],
+            anywhere=_patterns(r.anywhere, spec, f"{source}: reply.{i}.anywhere")[0],
             unless=_patterns(r.unless, spec, f"{source}: reply.{i}.unless")[0],
             parent_types=frozenset(r.parent_types),
             parent_patterns=_patterns(r.parent_patterns, spec, f"{source}: reply.{i}.parent")[0],
