@@ -13,8 +13,8 @@ many it names as omitted, and how many ordinary messages became hard events.
 
 Options: ``--no-llm`` skips the LLM pass; ``--independent`` measures the independent
 desk alone; ``--desk FILE`` measures another labelled desk in the same format
-instead (``bench/data/README.md`` lists them and how each was used; the held-out one
-is ``bench/data/desk_heldout3.jsonl``); ``--show-misses`` lists the missed decisions
+instead (``bench/data/README.md`` lists them and how each was used, the held-out
+ones among them); ``--show-misses`` lists the missed decisions
 (ids and types, never content);
 ``--json`` prints every figure as one JSON object instead of text; ``--feed [N]``
 prints the synthetic desk's feed at ``N`` characters.

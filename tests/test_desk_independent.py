@@ -276,11 +276,26 @@ MEASURED_DESKS = [
     # code before the round in the same sitting in brackets): 62 of 62 recognised, 65
     # ordinary messages made hard events; 28, 38, 49 (62; 28, 36, 48). A shorter day
     # (54,664 characters, many short messages).
+    # Read in the fifth round (it had no miss), since then a development desk.
     ("desk_heldout9.jsonl", 210, 62, 62, (27, 37, 48)),
-    # 57 of 62, 72; 30, 38, 48 (57; 30, 36, 47).
-    ("desk_heldout10.jsonl", 225, 62, 57, (29, 37, 47)),
-    # 57 of 61, 82; 26, 33, 40 (56; 28, 35, 42); after the review's fixes 26, 33, 39.
-    ("desk_heldout11.jsonl", 226, 61, 57, (25, 32, 38)),
+    # 57 of 62, 72; 30, 38, 48 (57; 30, 36, 47). Read in the fifth round (its five misses
+    # written as shapes), since then a development desk: 62; 31, 39, 49.
+    ("desk_heldout10.jsonl", 225, 62, 62, (30, 38, 48)),
+    # 57 of 61, 82; 26, 33, 40 (56; 28, 35, 42); after the review's fixes 26, 33, 39. Read
+    # in the fifth round, since then a development desk: 61, 83; 28, 36, 43.
+    ("desk_heldout11.jsonl", 226, 61, 61, (27, 35, 42)),
+    # Written for the fifth round by three more hands, never read line by line, never
+    # trained or tuned on; each measured once on the round's final code (the code before
+    # the round in the same sitting in brackets): 62 of 64 recognised, 53 ordinary messages
+    # made hard events; 31, 38, 49 (61, 52; 31, 37, 49). Its writer's day ran 8 minutes
+    # over 24 hours: its last four messages (after 21:00Z, none a decision, none answered)
+    # were left out before it was measured.
+    ("desk_heldout12.jsonl", 229, 64, 62, (30, 37, 48)),
+    # 60 of 63, 49; 33, 40, 48 (59, 49; 33, 40, 49). Its last eight messages (after 06:00Z,
+    # none a decision, none answered) left out likewise.
+    ("desk_heldout13.jsonl", 226, 63, 60, (32, 39, 47)),
+    # 61 of 63, 62; 30, 38, 46 (61, 62; 30, 37, 46).
+    ("desk_heldout14.jsonl", 231, 63, 61, (29, 37, 45)),
 ]
 
 
@@ -317,6 +332,10 @@ LABELLED_DESKS = [
     ("desk_heldout9.jsonl", 210, 62),
     ("desk_heldout10.jsonl", 225, 62),
     ("desk_heldout11.jsonl", 226, 61),
+    ("desk_heldout12.jsonl", 229, 64),
+    ("desk_heldout13.jsonl", 226, 63),
+    # desk_heldout14 is left out here: one of its approvals answers an agent's message its
+    # writer did not label a proposal (left as written: the desk is held out)
 ]
 
 
