@@ -4,7 +4,7 @@
 -- that both paths give the same schema.
 -- Times are integer microseconds since the Unix epoch, UTC (columns ending _us).
 
-PRAGMA user_version = 7;
+PRAGMA user_version = 8;
 
 -- Every channel seen, with the source kind it belongs to: channel ids are unique
 -- across source kinds, so a handle "<channel_id>/<message_id>" is unambiguous.

@@ -13,10 +13,15 @@ from typing import Any
 import asyncpg
 import pytest
 
+from channel_memory.ingest.events import IngestBatch
+from channel_memory.ingest.service import ingest, native_commands
+from channel_memory.kernel.config import Settings
 from channel_memory.store import Store
 from channel_memory.store.database import redacted
 from channel_memory.store.postgres.dialect import translate
 from channel_memory.store.search import stem, tokens
+from channel_memory.worker.runner import derive_hook, derive_settings
+from tests.conftest import message_event
 
 
 def test_positional_placeholders_are_numbered_in_order() -> None:
@@ -92,6 +97,115 @@ def test_search_terms_are_the_stems_sqlite_computes(pg_url: str) -> None:
 
     differ = [(word, terms) for word, terms in asyncio.run(run()) if terms != [stem(word)]]
     assert differ == []
+
+
+# Porter's suffixes after stems of measure 0 to 2, and the step-2 rules where FTS5's
+# reference C version departs from Snowball ("bli" -> "ble", "logi" -> "log"): words that
+# need not be in any text, so every rule and its measure condition is tried.
+SUFFIXES = (
+    "bli", "blis", "bly", "blies", "logi", "logis", "logy", "logies", "abli", "alli",
+    "entli", "eli", "ousli", "aliti", "iviti", "biliti", "ational", "tional", "enci",
+    "anci", "izer", "ization", "ation", "ator", "alism", "iveness", "fulness", "ousness",
+    "icate", "ative", "alize", "iciti", "ical", "ful", "ness", "al", "ance", "ence", "er",
+    "ic", "able", "ible", "ant", "ement", "ment", "ent", "ion", "sion", "tion", "ou",
+    "ism", "ate", "iti", "ous", "ive", "ize", "e", "ll", "ing", "ed", "eed", "ies",
+    "sses", "s", "y", "li", "bliss",
+)  # fmt: skip
+STEMS = ("a", "ab", "af", "affai", "tab", "sta", "hope", "rel", "con", "tr", "gener",
+         "sens", "adj", "st", "probab", "possib", "terr", "hyd", "ana", "feas")  # fmt: skip
+
+
+def _stems_in(pg_url: str, words: list[str]) -> list[tuple[str, list[str]]]:
+    async def run() -> list[tuple[str, list[str]]]:
+        store = await Store.open(pg_url)
+        await store.close()
+        conn = await asyncpg.connect(pg_url)
+        try:
+            rows = await conn.fetch(
+                "SELECT word, cm_terms(word) FROM unnest($1::text[]) AS word", words
+            )
+            return [(row[0], list(row[1])) for row in rows]
+        finally:
+            await conn.close()
+
+    return asyncio.run(run())
+
+
+def test_every_porter_rule_stems_as_fts5_does(pg_url: str) -> None:
+    words = sorted({a + b for a in STEMS for b in SUFFIXES if len(a + b) >= 3})
+    assert len(words) > 1000
+    differ = [(w, terms) for w, terms in _stems_in(pg_url, words) if terms != [stem(w)]]
+    assert differ == []
+
+
+# cm_porter_c as schema version 7 defined it: "-bly"/"-blies" and "-logy"/"-logies" only
+PORTER_C_V7 = """CREATE OR REPLACE FUNCTION cm_porter_c(word TEXT) RETURNS TEXT
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT CASE
+        WHEN substring(word FROM '^(.*)bl(?:y|ies)$') ~ '([aeiou][^aeiou]|[^aeiou]y[^aeiou])'
+            THEN regexp_replace(word, 'bl(y|ies)$', 'ble')
+        WHEN substring(word FROM '^(.*)log(?:y|ies)$') ~ '([aeiou][^aeiou]|[^aeiou]y[^aeiou])'
+            THEN regexp_replace(word, 'log(y|ies)$', 'log')
+        ELSE word END $$"""
+INDEXED = "SELECT channel_id, 0, id, content FROM source_messages WHERE is_current = 1 AND deleted = 0 AND forgotten_us IS NULL"  # noqa: E501
+
+
+def test_version_8_indexes_again_what_version_7_stemmed_apart(pg_url: str) -> None:
+    """A store indexed under schema version 7 (which kept "affaibli" whole, so a search
+    for it found nothing) is upgraded: its stemmer replaced, its documents' terms and
+    the channels' totals exactly what a store created at version 8 holds."""
+    texts = [
+        "Le dollar s'est affaibli contre le franc, on garde le short",
+        "hydrology desk: the logis are in, possibly tomorrow",
+        "nothing to stem differently here",
+    ]
+    state = (
+        "SELECT (SELECT array_agg(term || ':' || key ORDER BY term, key) FROM search_terms),"
+        " (SELECT array_agg(channel_id || ':' || docs || ':' || tokens ORDER BY channel_id)"
+        " FROM search_channels), (SELECT version FROM channel_memory_schema),"
+        " pg_get_functiondef('cm_porter_c(text)'::regprocedure)"
+    )
+
+    async def run() -> tuple[Any, Any, Any]:
+        store = await Store.open(pg_url)
+        try:
+            events = [message_event(f"m{n}", text) for n, text in enumerate(texts)]
+            batch = IngestBatch.model_validate({"events": events})
+            derive = derive_hook(derive_settings(Settings()))
+            await ingest(store, ["floor"], native_commands(batch.events), now_us=1, derive=derive)
+        finally:
+            await store.close()
+        conn = await asyncpg.connect(pg_url)
+        try:
+            fresh = await conn.fetchrow(state)
+            # index the store again as version 7 did, and say it is at version 7
+            async with conn.transaction():
+                await conn.execute(
+                    f"SELECT cm_unindex(channel_id, 0, id, content) FROM ({INDEXED}) d"
+                )
+                await conn.execute(PORTER_C_V7)
+                await conn.execute(
+                    f"SELECT cm_index(channel_id, 0, id, content) FROM ({INDEXED}) d"
+                )
+                await conn.execute("UPDATE channel_memory_schema SET version = 7")
+            old = await conn.fetchrow(state)
+        finally:
+            await conn.close()
+        store = await Store.open(pg_url)  # migrates 7 -> 8
+        await store.close()
+        conn = await asyncpg.connect(pg_url)
+        try:
+            upgraded = await conn.fetchrow(state)
+        finally:
+            await conn.close()
+        return fresh, old, upgraded
+
+    fresh, old, upgraded = asyncio.run(run())
+    assert fresh[2] == 8 and old[2] == 7
+    assert any(t.startswith("affaibli:") for t in old[0])  # version 7's stem, kept whole
+    assert not any(t.startswith("affaibli:") for t in fresh[0])
+    assert old[1] == fresh[1]
+    assert tuple(upgraded) == tuple(fresh)
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ CREATE TABLE channel_memory_schema (
     only_row BOOLEAN PRIMARY KEY DEFAULT true CHECK (only_row),
     version BIGINT NOT NULL
 );
-INSERT INTO channel_memory_schema (version) VALUES (7);
+INSERT INTO channel_memory_schema (version) VALUES (8);
 
 -- What the store's SQL borrows from SQLite, defined here so that one statement runs on
 -- both: a JSON array bound as text and read element by element (json_each), JSON
@@ -42,19 +42,20 @@ CREATE FUNCTION cm_fold(doc TEXT) RETURNS TEXT
                                 '', 'g') $$;
 -- FTS5's Porter (the reference C version) departs from the original algorithm that
 -- Snowball's 'porter' implements in two step-2 rules: "bli" becomes "ble" and "logi"
--- becomes "log" ("assembly": assembl, not assembli; "hydrology": hydrolog). The
--- word's own "-bly"/"-blies" is given to Snowball as "-ble", "-logy"/"-logies" as "-log".
+-- becomes "log" ("assembly": assembl, not assembli; "hydrology": hydrolog; "affaibli":
+-- affaibl). A word that step 1 leaves ending in "bli" or "logi" ("-bly", "-blies",
+-- "-bli", "-blis"; the same with "log") is given to Snowball as "-ble" or "-log".
 CREATE FUNCTION cm_porter_c(word TEXT) RETURNS TEXT
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ SELECT CASE
         -- the rule applies when the part before "bli"/"logi" has a measure over 0 (a
         -- vowel followed by a consonant)
-        WHEN substring(word FROM '^(.*)bl(?:y|ies)$')
+        WHEN substring(word FROM '^(.*)bl(?:y|ies|i|is)$')
              ~ '([aeiou][^aeiou]|[^aeiou]y[^aeiou])'
-            THEN regexp_replace(word, 'bl(y|ies)$', 'ble')
-        WHEN substring(word FROM '^(.*)log(?:y|ies)$')
+            THEN regexp_replace(word, 'bl(y|ies|i|is)$', 'ble')
+        WHEN substring(word FROM '^(.*)log(?:y|ies|i|is)$')
              ~ '([aeiou][^aeiou]|[^aeiou]y[^aeiou])'
-            THEN regexp_replace(word, 'log(y|ies)$', 'log')
+            THEN regexp_replace(word, 'log(y|ies|i|is)$', 'log')
         ELSE word END $$;
 CREATE FUNCTION cm_stem(word TEXT) RETURNS TEXT
     LANGUAGE sql STABLE PARALLEL SAFE

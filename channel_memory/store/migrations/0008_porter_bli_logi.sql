@@ -1,0 +1,3 @@
+-- Version 8: PostgreSQL's search terms of words ending "-bli", "-blis", "-logi" and
+-- "-logis" are stemmed as FTS5's Porter stems them (see the PostgreSQL migration of the
+-- same number). SQLite stems with FTS5 itself: nothing changes here.
