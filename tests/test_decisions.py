@@ -709,7 +709,7 @@ def test_fills_cancels_blocks_and_views_in_more_floor_phrasings(
             "route_decision",
         ),
         ("TAS and MOC both in.", "trade_confirmation"),
-        ("bids are in, 5k at 187.20", "trade_confirmation"),
+        ("MOC in.", "trade_confirmation"),
         # the same words in other senses, or a change that is no view
         ("P&L went from positive to negative after lunch", None),
         ("à mon avis le marché va changer de direction", None),
@@ -719,6 +719,22 @@ def test_fills_cancels_blocks_and_views_in_more_floor_phrasings(
         ("Factory orders in Germany fell 2% in March.", None),
         ("I'm in.", None),
         ("sending the deck via the lunch group chat", None),
+        # look-alikes a review wrote against this round's shapes
+        ("I changed my mind about the restaurant, let's do Thai", None),
+        ("Je change d'avis, on prend le train", None),
+        ("It's now prudent to back up your files before the migration", None),
+        ("My Uber rating went from positive to negative lol", None),
+        ("J'ai changé la vue du dashboard Grafana", None),
+        ("Raised it with IT - ticket is in.", None),
+        ("Christmas party tickets are in, grab yours at reception", None),
+        ("je suis passé par le bureau ce matin", None),
+        ("We found the apartment through our broker", None),
+        ("The balance with Goldman is 3.2m, margin call tomorrow", None),
+        ("legs to the floor, shoulders down - yoga at 6", None),
+        ("Zara is taking 50% off all winter coats", None),
+        ("take the rest off, you've earned it", None),
+        ("Fee waived for the net banking account, finally", None),
+        ("lunch break: we're cutting the cake at 1", None),
     ],
 )
 def test_views_limits_routes_and_trims_in_more_floor_phrasings(
@@ -751,6 +767,22 @@ def test_views_limits_routes_and_trims_in_more_floor_phrasings(
             "trade_approval",
         ),
         ("ok, if it dips to 140 I'll look again", PROPOSAL, None),
+        ("no, let me check with risk first", PROPOSAL, None),
+        ("not yet, waiting for Tom to reply", PROPOSAL, None),
+        ("good question. do 2 things first: check the skew", PROPOSAL, None),
+        ("FYI: no, CPI is tomorrow not today", PROPOSAL, None),
+        (
+            "no: too correlated with the book, we already carry two million of it and the "
+            "desk is long enough into Friday, bring it back next week",
+            PROPOSAL,
+            "trade_approval",
+        ),
+        (
+            "ok",
+            "Short update from facilities:\nthe lifts are serviced this week\n"
+            "Entry via the side door until Friday",
+            None,
+        ),
         ("sure, let me think about it over lunch", PROPOSAL, None),
         ("too big for a Monday. do 75k", "lunch at 1?", None),
         ("no on the lunch order, I'm full", PROPOSAL, None),

@@ -67,20 +67,27 @@ a sentence with an abbreviation: "3 Mio. EUR", "vs. Friday", "e.g. the bund").""
 
 STRENGTH_MAX = 5
 BARE_APPROVAL_WORDS = 3
-_VERDICT = re.compile(
-    "^(?:[^\\s.,;:!?\n]{1,20}:\\s{1,3})?([^.,;:!?\n\u2014\u2013]{1,40})[.,;:!\u2014\u2013]\\s{0,3}\\S"
-)
+_VERDICT = re.compile("^([^.,;:!?\n\u2014\u2013]{1,40})[.,;:!\u2014\u2013]\\s{0,3}\\S")
 """A reply's leading verdict: a few words up to the first stop, comma or dash, with
-more text after it ("no. not selling …", "denied, too correlated …"), after a
-one-word label if any ("crush: go, 100x. …")."""
+more text after it ("no. not selling …", "denied, too correlated …")."""
+_LABEL = re.compile("^([^\\s.,;:!?\n]{1,20}):\\s{1,3}")
+"""A one-word label before a verdict ("crush: go, 100x. …")."""
 REASONED_REPLY_CHARS = 480
+"""The longest reply a verdict with its reasons may be (see :meth:`RuleSet.reply_decision`)."""
 _REJECTING = re.compile(
     r"\W{0,3}(?:no|nah|nope|nay|pass|denied|declined|rejected|negative|not (?:now|today|yet|"
     r"this one|tonight)|nein|non|niet|abgelehnt|refusé|rechazado|rechazada)\W{0,3}$",
     re.IGNORECASE,
 )
 """A verdict that rejects (its reasons may describe how things stand, see ``_verdict``)."""
-"""The longest reply a verdict with its reasons may be (see :meth:`RuleSet.reply_decision`)."""
+_FIRM_REJECTION = re.compile(
+    r"\W{0,3}(?:pass|hard pass|not today|not this one|denied|declined|rejected|refused|"
+    r"vetoed|veto|no-go|no go|abgelehnt|refusé|refusée|rechazado|rechazada|denegado|"
+    r"denegada|non merci|nein danke|hoy no|pas aujourd[\x27\u2019]hui)\W{0,3}$",
+    re.IGNORECASE,
+)
+"""A verdict that cannot be a deferral: its reasons are its reasons, whatever they say
+("pass. … if it comes and goes, ask me again"; "no, let me think" is no such verdict)."""
 APPROVAL = "trade_approval"
 """The event type of an approval or a rejection (a reply's verdict on a proposal)."""
 
@@ -645,7 +652,7 @@ class RuleSet:
         if not text or not self.replies:
             return None
         clauses = self.clauses(text)
-        verdict = self._verdict(text)
+        verdict = self._verdict(text, parent)
         if not clauses and verdict is None:
             return None
         # a verdict and its reasons may be one clause a guard makes ordinary ("no. not
@@ -682,27 +689,49 @@ class RuleSet:
                 return reply_rule
         return None
 
-    def _verdict(self, text: str) -> str | None:
+    def _verdict(self, text: str, parent: str) -> str | None:
         """A reply's leading verdict when the reply is a verdict with its reasons: at most
         ``REASONED_REPLY_CHARS`` long, at most ``BARE_APPROVAL_WORDS`` words before the
-        first stop, comma or dash, and reasons after it that do not open with a question,
-        a conditional, a plan or "nothing changed" ("ok, let me think about it …" and
-        "k. so what's the stop then?" decide nothing). A rejection's reasons may also
-        describe how things stand ("no. not into Powell, it's still there on
-        Thursday"): for a rejecting verdict the guards marked ``reasons = false`` do not
-        apply; an assent followed by how things stand ("ok, still on the phone", "sure,
-        lunch first") puts the decision off and decides nothing."""
+        first stop, comma or dash (after a one-word label that names something in the
+        parent: "crush: go, 100x. …" under the crush proposal), and reasons after it that
+        do not open with a question, a conditional, a plan or "nothing changed" ("ok, let
+        me think about it …" and "k. so what's the stop then?" decide nothing). A
+        rejection's reasons may also describe how things stand ("no. not into Powell, it's
+        still there on Thursday"): for a rejecting verdict the guards marked ``reasons =
+        false`` do not apply, and a firm one ("pass", "not today", "denied") keeps its
+        reasons whatever they say ("pass. … if it comes and goes, ask me again"); an
+        assent followed by how things stand ("ok, still on the phone", "sure, lunch
+        first") puts the decision off and decides nothing."""
         if len(text) > REASONED_REPLY_CHARS:
             return None
+        label = _LABEL.match(text)
+        if (
+            label is not None
+            and not self._is_verdict(label.group(1))
+            and re.search(rf"(?<!\w){re.escape(label.group(1).lower())}(?!\w)", parent.lower())
+        ):
+            text = text[label.end() :]
         found = _VERDICT.match(text)
         if found is None or len(found.group(1).split()) > BARE_APPROVAL_WORDS:
             return None
-        rejecting = _REJECTING.match(found.group(1)) is not None
+        verdict = found.group(1)
+        if _FIRM_REJECTION.match(verdict) is not None:
+            return verdict.strip()
+        rejecting = _REJECTING.match(verdict) is not None
         guards = tuple(g for g in self.guards if g.reasons or not rejecting)
         reasons = _View(text[found.end(1) + 1 :], guards, self.gates)
         if reasons.clauses and reasons.guarded(0):
             return None  # "ok, let me think about it", "k. so what's the stop then?"
-        return found.group(1).strip()
+        return verdict.strip()
+
+    def _is_verdict(self, words: str) -> bool:
+        """Whether ``words`` are all an approval or a rejection ("no", "denied", "go")."""
+        return any(
+            p.whole(words, words.lower())
+            for rule in self.replies
+            if rule.event_type == APPROVAL
+            for p in rule.patterns
+        )
 
     def _reads_as(self, text: str, types: frozenset[str]) -> bool:
         """Whether the model (if any) reads ``text`` as a decision of one of ``types``."""
