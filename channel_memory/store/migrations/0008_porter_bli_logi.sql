@@ -1,3 +1,3 @@
--- Version 8: PostgreSQL's search terms of words ending "-bli", "-blis", "-logi" and
--- "-logis" are stemmed as FTS5's Porter stems them (see the PostgreSQL migration of the
--- same number). SQLite stems with FTS5 itself: nothing changes here.
+-- Version 8: on PostgreSQL, the words Snowball's 'porter' stems apart from FTS5's ("-bli",
+-- "-logi", a doubled consonant before "-ed"/"-ing") get FTS5's stems (see the PostgreSQL
+-- migration of the same number). SQLite stems with FTS5 itself: nothing changes here.

@@ -41,21 +41,30 @@ CREATE FUNCTION cm_fold(doc TEXT) RETURNS TEXT
                                 '[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]',
                                 '', 'g') $$;
 -- FTS5's Porter (the reference C version) departs from the original algorithm that
--- Snowball's 'porter' implements in two step-2 rules: "bli" becomes "ble" and "logi"
+-- Snowball's 'porter' implements in two step-2 rules — "bli" becomes "ble" and "logi"
 -- becomes "log" ("assembly": assembl, not assembli; "hydrology": hydrolog; "affaibli":
--- affaibl). A word that step 1 leaves ending in "bli" or "logi" ("-bly", "-blies",
--- "-bli", "-blis"; the same with "log") is given to Snowball as "-ble" or "-log".
+-- affaibl) — and in step 1b, which undoubles every consonant but l, s and z before a
+-- removed "-ed"/"-ing" ("trekking": trek, not trekk). Such a word is given to Snowball
+-- as the C version would leave it at that point.
 CREATE FUNCTION cm_porter_c(word TEXT) RETURNS TEXT
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ SELECT CASE
-        -- the rule applies when the part before "bli"/"logi" has a measure over 0 (a
-        -- vowel followed by a consonant)
-        WHEN substring(word FROM '^(.*)bl(?:y|ies|i|is)$')
+        -- step 2's "bli" -> "ble", "logi" -> "log", where the part before has a measure
+        -- over 0 (a vowel followed by a consonant)
+        WHEN substring(word FROM '^(.*)bl(?:y|ies|i|is|ied|ying|yed|iing)$')
              ~ '([aeiou][^aeiou]|[^aeiou]y[^aeiou])'
-            THEN regexp_replace(word, 'bl(y|ies|i|is)$', 'ble')
-        WHEN substring(word FROM '^(.*)log(?:y|ies|i|is)$')
+            THEN regexp_replace(word, 'bl(y|ies|i|is|ied|ying|yed|iing)$', 'ble')
+        WHEN substring(word FROM '^(.*)log(?:y|ies|i|is|ied|ying|yed|iing)$')
              ~ '([aeiou][^aeiou]|[^aeiou]y[^aeiou])'
-            THEN regexp_replace(word, 'log(y|ies|i|is)$', 'log')
+            THEN regexp_replace(word, 'log(y|ies|i|is|ied|ying|yed|iing)$', 'log')
+        -- step 1b undoubles every consonant but l, s and z ("trekking": trek); Snowball
+        -- only bb dd ff gg mm nn pp rr tt: the others are undoubled here
+        WHEN substring(word FROM '^(.*)(?:cc|hh|jj|kk|qq|vv|ww|xx)(?:ed|ing|ings)$')
+             ~ '([aeiou]|[^aeiou]y)'
+            THEN regexp_replace(word, '(c|h|j|k|q|v|w|x)\1(ed|ing|ings)$', '\1')
+        -- a "y" after a consonant is a vowel, so the "y" after it is a consonant, doubled
+        WHEN word ~ '[^aeiouy]yy(?:ed|ing|ings)$'
+            THEN regexp_replace(word, 'yy(ed|ing|ings)$', 'y')
         ELSE word END $$;
 CREATE FUNCTION cm_stem(word TEXT) RETURNS TEXT
     LANGUAGE sql STABLE PARALLEL SAFE
