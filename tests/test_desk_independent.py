@@ -282,8 +282,8 @@ MEASURED_DESKS = [
     # written as shapes), since then a development desk: 62; 31, 39, 49.
     ("desk_heldout10.jsonl", 225, 62, 62, (30, 38, 48)),
     # 57 of 61, 82; 26, 33, 40 (56; 28, 35, 42); after the review's fixes 26, 33, 39. Read
-    # in the fifth round, since then a development desk: 61, 83; 28, 36, 43.
-    ("desk_heldout11.jsonl", 226, 61, 61, (27, 35, 42)),
+    # in the fifth round, since then a development desk: 61, 82; 28, 37, 42.
+    ("desk_heldout11.jsonl", 226, 61, 61, (27, 36, 41)),
     # Written for the fifth round by three more hands, never read line by line, never
     # trained or tuned on; each measured once on the round's final code (the code before
     # the round in the same sitting in brackets): 62 of 64 recognised, 53 ordinary messages
@@ -294,7 +294,8 @@ MEASURED_DESKS = [
     # 60 of 63, 49; 33, 40, 48 (59, 49; 33, 40, 49). Its last eight messages (after 06:00Z,
     # none a decision, none answered) left out likewise.
     ("desk_heldout13.jsonl", 226, 63, 60, (32, 39, 47)),
-    # 61 of 63, 62; 30, 38, 46 (61, 62; 30, 37, 46).
+    # 61 of 63, 62; 30, 38, 46 (61, 62; 30, 37, 46). The round's review fixes came after
+    # the three measurements; re-run after them, the three desks measured the same.
     ("desk_heldout14.jsonl", 231, 63, 61, (29, 37, 45)),
 ]
 
