@@ -795,6 +795,43 @@ def test_a_verdict_after_its_reason_or_a_label_answers_a_proposal(
     assert _type(reply, parent) == event_type
 
 
+@pytest.mark.parametrize(
+    ("text", "event_type"),
+    [
+        ("working it on ICE screen myself, no broker", "route_decision"),
+        ("may/jun +1.01 — moving stop up to +0.78 on the 300", "stop_or_target_change"),
+        ("took half off the dec/mar at +1.24, 150 left", "position_change"),
+        ("Hedge BRL en place pour Javier : achat NDF USD/BRL 2,4 M à 5,4610", "position_change"),
+        ("cancelled the 136.00 buy stop in OMS so we don't get filled", "trade_proposal"),
+        ("may need to move the stop to +0.78 later", None),
+        ("the hedge is still in place", None),
+        ("I'll stop in the office tomorrow", None),
+        ("working it out with the kids tonight", None),
+    ],
+)
+def test_orders_worked_on_a_screen_stops_after_a_spread_and_hedges_put_on(
+    text: str, event_type: str | None
+) -> None:
+    assert _rule_type(text) == event_type
+    assert _type(text) == event_type
+
+
+@pytest.mark.parametrize(
+    ("reply", "parent", "event_type"),
+    [
+        ("That's better. Yes.", PROPOSAL, "trade_approval"),
+        ("Go, 3k, with the 131 stop hard in the system.", PROPOSAL, "trade_approval"),
+        ("Thanks for the update. Yes.", "lunch at 1?", None),
+        ("found it. Yes.", "anyone seen my charger?", None),
+        ("ok, still in the system somewhere, will look", PROPOSAL, None),
+    ],
+)
+def test_a_verdict_clause_or_a_granted_size_answers_a_proposal(
+    reply: str, parent: str, event_type: str | None
+) -> None:
+    assert _type(reply, parent) == event_type
+
+
 CARD = "SIGIL ▸ SGL-4484 ▸ LONG ETH-PERP\nentry   4,150 - 4,165\nstop    4,060\ntp1     4,290"
 
 

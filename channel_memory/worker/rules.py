@@ -88,6 +88,8 @@ _FIRM_REJECTION = re.compile(
 )
 """A verdict that cannot be a deferral: its reasons are its reasons, whatever they say
 ("pass. … if it comes and goes, ask me again"; "no, let me think" is no such verdict)."""
+_SIZED = re.compile(r"\s{0,3}\d{1,6}(?:[.,]\d{1,3})?\s?(?:k|m|mm|lots?|x)?\s{0,3}[,.;]")
+"""Reasons that open with the size the verdict grants ("go, 3k, with the stop in")."""
 APPROVAL = "trade_approval"
 """The event type of an approval or a rejection (a reply's verdict on a proposal)."""
 
@@ -699,9 +701,10 @@ class RuleSet:
         rejection's reasons may also describe how things stand ("no. not into Powell, it's
         still there on Thursday"): for a rejecting verdict the guards marked ``reasons =
         false`` do not apply, and a firm one ("pass", "not today", "denied") keeps its
-        reasons whatever they say ("pass. … if it comes and goes, ask me again"); an
-        assent followed by how things stand ("ok, still on the phone", "sure, lunch
-        first") puts the decision off and decides nothing."""
+        reasons whatever they say ("pass. … if it comes and goes, ask me again"), as does
+        a verdict whose reasons open with the size it grants ("Go, 3k, with the stop
+        hard in the system"); an assent followed by how things stand ("ok, still on the
+        phone", "sure, lunch first") puts the decision off and decides nothing."""
         if len(text) > REASONED_REPLY_CHARS:
             return None
         label = _LABEL.match(text)
@@ -717,6 +720,8 @@ class RuleSet:
         verdict = found.group(1)
         if _FIRM_REJECTION.match(verdict) is not None:
             return verdict.strip()
+        if _SIZED.match(text, found.end(1) + 1) is not None:
+            return verdict.strip()  # "Go, 3k, with the 1,965 stop hard in the system."
         rejecting = _REJECTING.match(verdict) is not None
         guards = tuple(g for g in self.guards if g.reasons or not rejecting)
         reasons = _View(text[found.end(1) + 1 :], guards, self.gates)
