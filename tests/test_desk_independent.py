@@ -289,14 +289,27 @@ MEASURED_DESKS = [
     # the round in the same sitting in brackets): 62 of 64 recognised, 53 ordinary messages
     # made hard events; 31, 38, 49 (61, 52; 31, 37, 49). Its writer's day ran 8 minutes
     # over 24 hours: its last four messages (after 21:00Z, none a decision, none answered)
-    # were left out before it was measured.
-    ("desk_heldout12.jsonl", 229, 64, 62, (30, 37, 48)),
+    # were left out before it was measured. Read at the end of the fifth round (its two
+    # misses written as shapes), since then a development desk: 64; 32, 40, 50.
+    ("desk_heldout12.jsonl", 229, 64, 64, (31, 39, 49)),
     # 60 of 63, 49; 33, 40, 48 (59, 49; 33, 40, 49). Its last eight messages (after 06:00Z,
     # none a decision, none answered) left out likewise.
-    ("desk_heldout13.jsonl", 226, 63, 60, (32, 39, 47)),
+    # Read likewise: 63; 33, 42, 51.
+    ("desk_heldout13.jsonl", 226, 63, 63, (32, 41, 50)),
     # 61 of 63, 62; 30, 38, 46 (61, 62; 30, 37, 46). The round's review fixes came after
-    # the three measurements; re-run after them, the three desks measured the same.
-    ("desk_heldout14.jsonl", 231, 63, 61, (29, 37, 45)),
+    # the three measurements; re-run after them, the three desks measured the same. Read
+    # likewise: 63; 30, 38, 48.
+    ("desk_heldout14.jsonl", 231, 63, 63, (29, 37, 47)),
+    # Written for the end of the fifth round by three more hands, after desk_heldout12-14
+    # were read; never read line by line, never trained or tuned on; each measured once on
+    # the round's final code, and in the same sitting on the code before the last changes
+    # and on the code before the round (in brackets, where it differs): 62 of 64
+    # recognised, 70 ordinary messages made hard events; 30, 36, 49.
+    ("desk_heldout15.jsonl", 233, 64, 62, (29, 35, 48)),
+    # 63 of 64, 56; 24, 30, 43 (the same on all three).
+    ("desk_heldout16.jsonl", 233, 64, 63, (23, 29, 42)),
+    # 64 of 64, 67; 34, 40, 52 (before the round: 33, 42, 52).
+    ("desk_heldout17.jsonl", 226, 64, 64, (33, 39, 51)),
 ]
 
 
@@ -335,6 +348,9 @@ LABELLED_DESKS = [
     ("desk_heldout11.jsonl", 226, 61),
     ("desk_heldout12.jsonl", 229, 64),
     ("desk_heldout13.jsonl", 226, 63),
+    ("desk_heldout15.jsonl", 233, 64),
+    ("desk_heldout16.jsonl", 233, 64),
+    ("desk_heldout17.jsonl", 226, 64),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out)
 ]
