@@ -15,13 +15,13 @@ import pytest
 
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import ingest, native_commands
-from channel_memory.kernel.config import Settings
+from channel_memory.kernel.config import load_settings
 from channel_memory.store import Store
 from channel_memory.store.database import redacted
 from channel_memory.store.postgres.dialect import translate
 from channel_memory.store.search import stem, tokens
-from channel_memory.worker.runner import derive_hook, derive_settings
-from tests.conftest import message_event
+from channel_memory.worker.runner import Worker, derive_hook, derive_settings
+from tests.conftest import FakeClock, message_event
 
 
 def test_positional_placeholders_are_numbered_in_order() -> None:
@@ -159,16 +159,23 @@ PORTER_C_V7 = """CREATE OR REPLACE FUNCTION cm_porter_c(word TEXT) RETURNS TEXT
             THEN regexp_replace(word, 'log(y|ies)$', 'log')
         ELSE word END $$"""
 INDEXED = "SELECT channel_id, 0, id, content FROM source_messages WHERE is_current = 1 AND deleted = 0 AND forgotten_us IS NULL"  # noqa: E501
+SPARSE = "SELECT channel_id, 1, seq, text FROM recall_blocks WHERE sparse = 1"
 
 
 def test_version_8_indexes_again_what_version_7_stemmed_apart(pg_url: str) -> None:
-    """A store indexed under schema version 7 (which kept "affaibli" whole, so a search
-    for it found nothing) is upgraded: its stemmer replaced, its documents' terms and
-    the channels' totals exactly what a store created at version 8 holds."""
+    """A store indexed under schema version 7 (which kept "affaibli" whole and "trekking"
+    as trekk, so a search for another form missed them) is upgraded: its stemmer
+    replaced, its messages' and sparse blocks' terms and the channels' totals exactly
+    what a store created at version 8 holds."""
     texts = [
         "Le dollar s'est affaibli contre le franc, on garde le short",
         "hydrology desk: the logis are in, possibly tomorrow; trekking, revved, stryyed",
         "nothing to stem differently here",
+        # a run of chatter the worker rolls up into a sparse block that quotes it
+        "trekking",
+        "lol trekking",
+        "trekking again",
+        "ok trekking",
     ]
     state = (
         "SELECT (SELECT array_agg(term || ':' || key ORDER BY term, key) FROM search_terms),"
@@ -180,10 +187,20 @@ def test_version_8_indexes_again_what_version_7_stemmed_apart(pg_url: str) -> No
     async def run() -> tuple[Any, Any, Any]:
         store = await Store.open(pg_url)
         try:
-            events = [message_event(f"m{n}", text) for n, text in enumerate(texts)]
+            events = [
+                message_event(f"m{n}", text, created_at=f"2026-05-21T16:{n:02d}:00Z")
+                for n, text in enumerate(texts)
+            ]
             batch = IngestBatch.model_validate({"events": events})
-            derive = derive_hook(derive_settings(Settings()))
-            await ingest(store, ["floor"], native_commands(batch.events), now_us=1, derive=derive)
+            config = load_settings(None, db=pg_url)
+            clock = FakeClock()
+            derive = derive_hook(derive_settings(config))
+            await ingest(
+                store, ["floor"], native_commands(batch.events), now_us=clock.now_us, derive=derive
+            )
+            worker = Worker(store, config, clock)
+            await worker.prepare()
+            await worker.drain()
         finally:
             await store.close()
         conn = await asyncpg.connect(pg_url)
@@ -191,13 +208,11 @@ def test_version_8_indexes_again_what_version_7_stemmed_apart(pg_url: str) -> No
             fresh = await conn.fetchrow(state)
             # index the store again as version 7 did, and say it is at version 7
             async with conn.transaction():
-                await conn.execute(
-                    f"SELECT cm_unindex(channel_id, 0, id, content) FROM ({INDEXED}) d"
-                )
+                for rows in (INDEXED, SPARSE):
+                    await conn.execute(f"SELECT cm_unindex(c, k, i, t) FROM ({rows}) d(c, k, i, t)")
                 await conn.execute(PORTER_C_V7)
-                await conn.execute(
-                    f"SELECT cm_index(channel_id, 0, id, content) FROM ({INDEXED}) d"
-                )
+                for rows in (INDEXED, SPARSE):
+                    await conn.execute(f"SELECT cm_index(c, k, i, t) FROM ({rows}) d(c, k, i, t)")
                 await conn.execute("UPDATE channel_memory_schema SET version = 7")
             old = await conn.fetchrow(state)
         finally:
@@ -218,6 +233,8 @@ def test_version_8_indexes_again_what_version_7_stemmed_apart(pg_url: str) -> No
         t.startswith("trek:") for t in fresh[0]
     )
     assert any(t.startswith("stryi:") for t in old[0])
+    # a sparse block (key kind 1) held a version-7 term too: the block branch ran
+    assert any(t.startswith("trekk:") and (int(t.split(":")[1]) >> 40) & 1 == 1 for t in old[0])
     assert not any(t.startswith("affaibli:") for t in fresh[0])
     assert old[1] == fresh[1]
     assert tuple(upgraded) == tuple(fresh)
