@@ -74,20 +74,21 @@ _LABEL = re.compile("^([^\\s.,;:!?\n]{1,20}):\\s{1,3}")
 """A one-word label before a verdict ("crush: go, 100x. …")."""
 REASONED_REPLY_CHARS = 480
 """The longest reply a verdict with its reasons may be (see :meth:`RuleSet.reply_decision`)."""
-_REJECTING = re.compile(
-    r"\W{0,3}(?:no|nah|nope|nay|pass|denied|declined|rejected|negative|not (?:now|today|yet|"
-    r"this one|tonight)|nein|non|niet|abgelehnt|refusé|rechazado|rechazada)\W{0,3}$",
-    re.IGNORECASE,
+_FIRM_WORDS = (
+    r"pass|hard pass|not today|not this one|denied|declined|rejected|refused|vetoed|veto|"
+    r"no-go|no go|abgelehnt|refusé|refusée|rechazado|rechazada|denegado|denegada|non merci|"
+    r"nein danke|hoy no|pas aujourd[\x27\u2019]hui"
 )
-"""A verdict that rejects (its reasons may describe how things stand, see ``_verdict``)."""
-_FIRM_REJECTION = re.compile(
-    r"\W{0,3}(?:pass|hard pass|not today|not this one|denied|declined|rejected|refused|"
-    r"vetoed|veto|no-go|no go|abgelehnt|refusé|refusée|rechazado|rechazada|denegado|"
-    r"denegada|non merci|nein danke|hoy no|pas aujourd[\x27\u2019]hui)\W{0,3}$",
-    re.IGNORECASE,
-)
+_FIRM_REJECTION = re.compile(rf"\W{{0,3}}(?:{_FIRM_WORDS})\W{{0,3}}$", re.IGNORECASE)
 """A verdict that cannot be a deferral: its reasons are its reasons, whatever they say
 ("pass. … if it comes and goes, ask me again"; "no, let me think" is no such verdict)."""
+_REJECTING = re.compile(
+    rf"\W{{0,3}}(?:{_FIRM_WORDS}|no|nah|nope|nay|negative|not (?:now|yet|tonight)|nein|non|"
+    r"niet)\W{0,3}$",
+    re.IGNORECASE,
+)
+"""A verdict that rejects, firmly or not (its reasons may describe how things stand, see
+``_verdict``)."""
 _SIZED = re.compile(r"\s{0,3}\d{1,6}(?:[.,]\d{1,3})?\s?(?:k|m|mm|lots?|x)?\s{0,3}[,.;]")
 """Reasons that open with the size the verdict grants ("go, 3k, with the stop in")."""
 APPROVAL = "trade_approval"
@@ -654,7 +655,8 @@ class RuleSet:
         if not text or not self.replies:
             return None
         clauses = self.clauses(text)
-        verdict = self._verdict(text, parent)
+        parent_lowered = parent.lower()
+        verdict = self._verdict(text, parent_lowered)
         if not clauses and verdict is None:
             return None
         # a verdict and its reasons may be one clause a guard makes ordinary ("no. not
@@ -663,7 +665,6 @@ class RuleSet:
         parent_rule = self.first_match(parent)
         # the parent is often a question ("where do we route it?"): its patterns are
         # searched in its whole text, guards aside
-        parent_lowered = parent.lower()
         for reply_rule in self.replies:
             short = (
                 len(text) <= reply_rule.max_chars
@@ -691,7 +692,7 @@ class RuleSet:
                 return reply_rule
         return None
 
-    def _verdict(self, text: str, parent: str) -> str | None:
+    def _verdict(self, text: str, parent_lowered: str) -> str | None:
         """A reply's leading verdict when the reply is a verdict with its reasons: at most
         ``REASONED_REPLY_CHARS`` long, at most ``BARE_APPROVAL_WORDS`` words before the
         first stop, comma or dash (after a one-word label that names something in the
@@ -710,8 +711,8 @@ class RuleSet:
         label = _LABEL.match(text)
         if (
             label is not None
-            and not self._is_verdict(label.group(1))
-            and re.search(rf"(?<!\w){re.escape(label.group(1).lower())}(?!\w)", parent.lower())
+            and not self.bare_approval(label.group(1))
+            and re.search(rf"(?<!\w){re.escape(label.group(1).lower())}(?!\w)", parent_lowered)
         ):
             text = text[label.end() :]
         found = _VERDICT.match(text)
@@ -728,15 +729,6 @@ class RuleSet:
         if reasons.clauses and reasons.guarded(0):
             return None  # "ok, let me think about it", "k. so what's the stop then?"
         return verdict.strip()
-
-    def _is_verdict(self, words: str) -> bool:
-        """Whether ``words`` are all an approval or a rejection ("no", "denied", "go")."""
-        return any(
-            p.whole(words, words.lower())
-            for rule in self.replies
-            if rule.event_type == APPROVAL
-            for p in rule.patterns
-        )
 
     def _reads_as(self, text: str, types: frozenset[str]) -> bool:
         """Whether the model (if any) reads ``text`` as a decision of one of ``types``."""
