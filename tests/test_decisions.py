@@ -461,6 +461,51 @@ PROPOSAL = "pitch: long 300 SOL @ 142, stop 131"
         ("👀", PROPOSAL, None),
         ("what's the stop?", PROPOSAL, None),
         ("sure, in 5", "got a sec to look at the NVDA proposal?", None),
+        # a counter-size after its reason, a verdict after a label, a verdict on a named signal
+        ("too big for a Monday. do 75k", PROPOSAL, "trade_approval"),
+        ("trop gros. fais 40 lots et on en reparle", PROPOSAL, "trade_approval"),
+        ("SOL: go, 300. stop is fine", PROPOSAL, "trade_approval"),
+        ("no on SIG-2210, too correlated with the book", PROPOSAL, "trade_approval"),
+        # a rejection whose reasons say when to ask again is still one; an assent that
+        # waits on a condition or a plan decides nothing
+        (
+            "not today. the spread stays as it is into the night, we revisit in the morning "
+            "when there's a result and some liquidity on the screens",
+            PROPOSAL,
+            "trade_approval",
+        ),
+        (
+            "pass. 58 vol isn't rich enough with the ruling possibly landing this week; if it "
+            "comes and goes and the skew is still like this, ask me again",
+            PROPOSAL,
+            "trade_approval",
+        ),
+        ("ok, if it dips to 140 I'll look again", PROPOSAL, None),
+        ("no, let me check with risk first", PROPOSAL, None),
+        ("not yet, waiting for Tom to reply", PROPOSAL, None),
+        ("good question. do 2 things first: check the skew", PROPOSAL, None),
+        ("FYI: no, CPI is tomorrow not today", PROPOSAL, None),
+        (
+            "no: too correlated with the book, we already carry two million of it and the "
+            "desk is long enough into Friday, bring it back next week",
+            PROPOSAL,
+            "trade_approval",
+        ),
+        (
+            "ok",
+            "Short update from facilities:\nthe lifts are serviced this week\n"
+            "Entry via the side door until Friday",
+            None,
+        ),
+        ("sure, let me think about it over lunch", PROPOSAL, None),
+        ("too big for a Monday. do 75k", "lunch at 1?", None),
+        ("no on the lunch order, I'm full", PROPOSAL, None),
+        ("do 5 mins of stretching", PROPOSAL, None),
+        ("That's better. Yes.", PROPOSAL, "trade_approval"),
+        ("Go, 3k, with the 131 stop hard in the system.", PROPOSAL, "trade_approval"),
+        ("Thanks for the update. Yes.", "lunch at 1?", None),
+        ("found it. Yes.", "anyone seen my charger?", None),
+        ("ok, still in the system somewhere, will look", PROPOSAL, None),
     ],
 )
 def test_short_replies_decide_by_their_parent(
@@ -679,18 +724,6 @@ max_chars = 10
         ("IT will take the server down to 2 nodes tonight", None),
         ("bringing the budget down by 10%", None),
         ("Wir sperren heute die Küche, neue Kaffeemaschine kommt.", None),
-    ],
-)
-def test_fills_cancels_blocks_and_views_in_more_floor_phrasings(
-    text: str, event_type: str | None
-) -> None:
-    assert _rule_type(text) == event_type
-    assert _type(text) == event_type
-
-
-@pytest.mark.parametrize(
-    ("text", "event_type"),
-    [
         ("desde hoy cambiamos nuestra visión sobre BBVA de positiva a neutral", "thesis_change"),
         ("Downgrading our view on gilts from overweight to neutral.", "thesis_change"),
         ("I've changed my mind on HLNT, not a holder any more.", "thesis_change"),
@@ -735,69 +768,6 @@ def test_fills_cancels_blocks_and_views_in_more_floor_phrasings(
         ("take the rest off, you've earned it", None),
         ("Fee waived for the net banking account, finally", None),
         ("lunch break: we're cutting the cake at 1", None),
-    ],
-)
-def test_views_limits_routes_and_trims_in_more_floor_phrasings(
-    text: str, event_type: str | None
-) -> None:
-    assert _rule_type(text) == event_type
-    assert _type(text) == event_type
-
-
-@pytest.mark.parametrize(
-    ("reply", "parent", "event_type"),
-    [
-        # a counter-size after its reason, a verdict after a label, a verdict on a named signal
-        ("too big for a Monday. do 75k", PROPOSAL, "trade_approval"),
-        ("trop gros. fais 40 lots et on en reparle", PROPOSAL, "trade_approval"),
-        ("SOL: go, 300. stop is fine", PROPOSAL, "trade_approval"),
-        ("no on SIG-2210, too correlated with the book", PROPOSAL, "trade_approval"),
-        # a rejection whose reasons say when to ask again is still one; an assent that
-        # waits on a condition or a plan decides nothing
-        (
-            "not today. the spread stays as it is into the night, we revisit in the morning "
-            "when there's a result and some liquidity on the screens",
-            PROPOSAL,
-            "trade_approval",
-        ),
-        (
-            "pass. 58 vol isn't rich enough with the ruling possibly landing this week; if it "
-            "comes and goes and the skew is still like this, ask me again",
-            PROPOSAL,
-            "trade_approval",
-        ),
-        ("ok, if it dips to 140 I'll look again", PROPOSAL, None),
-        ("no, let me check with risk first", PROPOSAL, None),
-        ("not yet, waiting for Tom to reply", PROPOSAL, None),
-        ("good question. do 2 things first: check the skew", PROPOSAL, None),
-        ("FYI: no, CPI is tomorrow not today", PROPOSAL, None),
-        (
-            "no: too correlated with the book, we already carry two million of it and the "
-            "desk is long enough into Friday, bring it back next week",
-            PROPOSAL,
-            "trade_approval",
-        ),
-        (
-            "ok",
-            "Short update from facilities:\nthe lifts are serviced this week\n"
-            "Entry via the side door until Friday",
-            None,
-        ),
-        ("sure, let me think about it over lunch", PROPOSAL, None),
-        ("too big for a Monday. do 75k", "lunch at 1?", None),
-        ("no on the lunch order, I'm full", PROPOSAL, None),
-        ("do 5 mins of stretching", PROPOSAL, None),
-    ],
-)
-def test_a_verdict_after_its_reason_or_a_label_answers_a_proposal(
-    reply: str, parent: str, event_type: str | None
-) -> None:
-    assert _type(reply, parent) == event_type
-
-
-@pytest.mark.parametrize(
-    ("text", "event_type"),
-    [
         ("working it on ICE screen myself, no broker", "route_decision"),
         ("may/jun +1.01 — moving stop up to +0.78 on the 300", "stop_or_target_change"),
         ("took half off the dec/mar at +1.24, 150 left", "position_change"),
@@ -809,27 +779,11 @@ def test_a_verdict_after_its_reason_or_a_label_answers_a_proposal(
         ("working it out with the kids tonight", None),
     ],
 )
-def test_orders_worked_on_a_screen_stops_after_a_spread_and_hedges_put_on(
+def test_fills_cancels_blocks_and_views_in_more_floor_phrasings(
     text: str, event_type: str | None
 ) -> None:
     assert _rule_type(text) == event_type
     assert _type(text) == event_type
-
-
-@pytest.mark.parametrize(
-    ("reply", "parent", "event_type"),
-    [
-        ("That's better. Yes.", PROPOSAL, "trade_approval"),
-        ("Go, 3k, with the 131 stop hard in the system.", PROPOSAL, "trade_approval"),
-        ("Thanks for the update. Yes.", "lunch at 1?", None),
-        ("found it. Yes.", "anyone seen my charger?", None),
-        ("ok, still in the system somewhere, will look", PROPOSAL, None),
-    ],
-)
-def test_a_verdict_clause_or_a_granted_size_answers_a_proposal(
-    reply: str, parent: str, event_type: str | None
-) -> None:
-    assert _type(reply, parent) == event_type
 
 
 CARD = "SIGIL ▸ SGL-4484 ▸ LONG ETH-PERP\nentry   4,150 - 4,165\nstop    4,060\ntp1     4,290"

@@ -34,14 +34,12 @@ CREATE TEMPORARY TABLE cm_restem ON COMMIT DROP AS
         OR term LIKE '%yi';
 DELETE FROM search_terms WHERE key IN (SELECT key FROM cm_restem);
 INSERT INTO search_terms (term, key)
-    SELECT t, r.key
-    FROM cm_restem r
-    JOIN source_messages m ON (r.key >> 40) & 1 = 0 AND m.id = r.key & ((1::BIGINT << 40) - 1),
-        unnest(cm_terms(m.content)) AS t
-    ON CONFLICT DO NOTHING;
-INSERT INTO search_terms (term, key)
-    SELECT t, r.key
-    FROM cm_restem r
-    JOIN recall_blocks b ON (r.key >> 40) & 1 = 1 AND b.seq = r.key & ((1::BIGINT << 40) - 1),
-        unnest(cm_terms(b.text)) AS t
+    SELECT t, d.key
+    FROM (
+        SELECT r.key, m.content AS doc FROM cm_restem r
+        JOIN source_messages m ON (r.key >> 40) & 1 = 0 AND m.id = r.key & ((1::BIGINT << 40) - 1)
+        UNION ALL
+        SELECT r.key, b.text FROM cm_restem r
+        JOIN recall_blocks b ON (r.key >> 40) & 1 = 1 AND b.seq = r.key & ((1::BIGINT << 40) - 1)
+    ) d, unnest(cm_terms(d.doc)) AS t
     ON CONFLICT DO NOTHING;
