@@ -298,7 +298,7 @@ MEASURED_DESKS = [
     ("desk_heldout13.jsonl", 226, 63, 63, (32, 41, 50)),
     # 61 of 63, 62; 30, 38, 46 (61, 62; 30, 37, 46). The round's review fixes came after
     # the three measurements; re-run after them, the three desks measured the same. Read
-    # likewise: 63; 30, 38, 48.
+    # likewise: 63; 30, 38, 48 (29 at 6,000 once the route lexicon named every dealer).
     ("desk_heldout14.jsonl", 231, 63, 63, (29, 37, 47)),
     # Written for the end of the fifth round by three more hands, after desk_heldout12-14
     # were read; never read line by line, never trained or tuned on; each measured once on
