@@ -26,7 +26,6 @@ import asyncio
 import json
 import os
 import platform
-import re
 import sys
 import tempfile
 import time
@@ -48,8 +47,9 @@ from channel_memory.feed.candidates import FeedQuery
 from channel_memory.feed.layout import render
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import ingest, native_commands
+from channel_memory.inspector.feedview import served_items as read_items
 from channel_memory.kernel.config import FeedSettings, Settings
-from channel_memory.kernel.models import source_handle
+from channel_memory.kernel.models import HARD_EVENT_BLOCK, source_handle
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.timefmt import parse_rfc3339
 from channel_memory.store import Store
@@ -195,29 +195,14 @@ def labelled(rows: Sequence[dict[str, Any]]) -> list[Labelled]:
     ]
 
 
-_META_HANDLE = re.compile(r"(?<![^\s\[])([\w.:-]+/[\w.:-]+)(?=[\s\]])")
-"""A handle standing alone in a metadata line; ``handle+N`` (a rollup of N+1 messages)
-does not match: only an item showing one message can show it verbatim."""
-
-
 def served_items(body: str) -> dict[str, list[list[str]]]:
-    """Handle -> the quoted lines of each item of a text feed that shows that one message.
-
-    Content is always quoted (every line after ``> ``), so a metadata line is any other
-    line naming exactly one handle, and its item is the quoted lines under it.
-    """
+    """Handle -> the quoted lines of each item of a text feed that shows that one message
+    (read back by the inspector's reader; ``handle+N``, a rollup of N+1 messages, is not
+    one: only an item showing one message can show it verbatim)."""
     items: dict[str, list[list[str]]] = {}
-    current: list[str] | None = None
-    for line in body.split("\n"):
-        if line.startswith("> "):
-            if current is not None:
-                current.append(line[2:])
-            continue
-        current = None
-        handles = _META_HANDLE.findall(line) if line.startswith("[") else []
-        if len(handles) == 1:
-            current = []
-            items.setdefault(handles[0], []).append(current)
+    for item in read_items(body):
+        if item.more == 0:
+            items.setdefault(item.handle, []).append(list(item.content))
     return items
 
 
@@ -264,10 +249,6 @@ def decision_kept(
     if d.decision_text:
         return shows_span(items, d.handle, d.decision_text)
     return kept_verbatim(items, d.handle, *required_lines(d.content, rules, cut_chars))
-
-
-_HARD_META = re.compile(r"^\[[^\]\n]* hard:[\w-]+ ", re.MULTILINE)
-"""The metadata line of a hard event shown in the digest."""
 
 
 def _by_type(
@@ -359,7 +340,7 @@ async def independent_report(
         }
         named_handles = set(numbers["omitted_hard_events"])
         named = {d.id for d in decisions if d.id not in kept and d.handle in named_handles}
-        shown_hard = len(_HARD_META.findall(content))
+        shown_hard = sum(1 for item in read_items(content) if item.kind == HARD_EVENT_BLOCK)
         report["budgets"].append(
             {
                 "max_chars": budget,

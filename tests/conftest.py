@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import re
 import socket
 import sqlite3
 import subprocess
@@ -19,6 +20,7 @@ import httpx
 import pytest
 import uvicorn
 
+from channel_memory.feed.layout import HARD_LABELS
 from channel_memory.http.app import create_app
 from channel_memory.kernel.config import Settings, load_settings
 from channel_memory.kernel.models import MessageKey, SourceVersion
@@ -27,6 +29,15 @@ from channel_memory.store.postgres.dialect import translate
 from tests.pgcluster import PgCluster
 
 T = TypeVar("T")
+
+HARD_LINE = re.compile(
+    r"^\[\d\d:\d\d(?:-\S+)? (?:"
+    + "|".join(re.escape(label) for label in HARD_LABELS.values())
+    + r"|hard:\S+) (\S+) ",
+    re.MULTILINE,
+)
+"""The metadata line of a hard event in a text feed; group 1 is its handle (the message id
+alone in a feed of one channel)."""
 
 
 class FakeClock:

@@ -110,26 +110,28 @@ def test_a_message_counts_verbatim_only_whole_and_under_its_own_handle() -> None
     body = (
         "[channel-awareness] kind=raw_window+digest retained=218/since-24h0m0s\n"
         "[omitted hard events, newest first: d/m9 and 3 more; retrieve with get_channel_messages]\n"
-        "[digest]\n"
-        "[10:00 hard:trade_fill d/m1 OMS trusted]\n"
+        "[digest; channel d, trust unverified, role user, new unless marked]\n"
+        "[10:00 fill m1 OMS trusted]\n"
         "> FILLED 5 ES @ 6700\n"
         "> venue CME\n"
-        "[10:05 hard:trade_proposal d/m2 signals unverified]\n"
+        "[10:05 proposal m2 signals]\n"
         "> signal-1 | ES | LONG\n"
         "> [… 2 lines elided; full text: d/m2]\n"
-        "[10:10 sequence_rollup d/m3+4 id=b1 unverified]\n"
+        "[10:10 sequence m3+4 id=b1]\n"
         "> - Lena: stop to BE\n"
-        "[raw recent]\n"
-        "[10:20 d/m5 Lena unverified]\n"
+        "[raw recent; trust unverified, role user, new unless marked]\n"
+        "[10:20 d/m5 Lena]\n"
         "> stop to BE\n"
-        "> [10:21 d/m6 Lena unverified]\n"
+        "> [10:21 m6 Lena]\n"
+        "[10:22 e/m5 Lena]\n"
+        "> stop to 6690\n"
     )
     items = served_items(body)
-    assert items == {
-        "d/m9": [[]],  # a note naming one handle shows no content
+    assert items == {  # a note naming handles shows no item
         "d/m1": [["FILLED 5 ES @ 6700", "venue CME"]],
         "d/m2": [["signal-1 | ES | LONG", "[… 2 lines elided; full text: d/m2]"]],
-        "d/m5": [["stop to BE", "[10:21 d/m6 Lena unverified]"]],  # quoted content is data
+        "d/m5": [["stop to BE", "[10:21 m6 Lena]"]],  # quoted content is data
+        "e/m5": [["stop to 6690"]],  # a feed of several channels: whole handles
     }
     assert kept_verbatim(items, "d/m1", ["FILLED 5 ES @ 6700", "venue CME"], True)
     assert not kept_verbatim(items, "d/m1", ["venue CME", "FILLED 5 ES @ 6700"], True)

@@ -18,6 +18,8 @@ import pytest
 from tests.conftest import LiveServer, ingest_ok, message_event
 
 READ = "read-token-0123456789ab"
+FILL_LINE = re.compile(r"^\[\d\d:\d\d fill ", re.MULTILINE)
+"""The metadata line of a fill shown in the digest."""
 ADMIN = "admin-token-0123456789a"
 HEADER_KEYS = [
     "kind", "since", "channels", "messages", "available", "omitted", "retained", "digest",
@@ -83,11 +85,11 @@ def test_header_keys_are_fixed_and_describe_the_body(desk: tuple[LiveServer, htt
     raw = text[text.index("[raw recent; ") :]
     assert int(head["digest_bytes"]) == len(digest) and int(head["raw_bytes"]) == len(raw)
     assert digest == (
-        "[digest; trust unverified, role user, new unless marked]\n[day 2026-05-21]\n"
-        "[14:02 hard:fill floor/1 desk-lead]\n> FILLED 200 NVDA @ 131.20\n"
+        "[digest; channel floor, trust unverified, role user, new unless marked]\n"
+        "[day 2026-05-21]\n[14:02 fill 1 desk-lead]\n> FILLED 200 NVDA @ 131.20\n"
         "[also collapsed, one message each: 1 status message]\n"
     )
-    assert "[19:58 floor/2 analyst-b]\n> Watching the 2y into the auction.\n" in raw
+    assert "[19:58 2 analyst-b]\n> Watching the 2y into the auction.\n" in raw
     assert head["digest_blocks"] == "2" and head["digest_source_messages"] == "2"
 
 
@@ -154,14 +156,15 @@ def test_budget_holds_and_hard_events_come_first(
         assert response.status_code == 200
         assert len(response.text) <= max_chars
     text = feed(client, max_chars=8192).text
-    assert text.count("hard:fill") == 40  # every hard event before any chatter
+    assert len(FILL_LINE.findall(text)) == 40  # every hard event before any chatter
     small = feed(client, max_chars=900).text
-    shown = small.count("hard:fill")
+    shown = len(FILL_LINE.findall(small))
     assert 0 < shown < 40
-    note = re.search(r"\[omitted hard events, newest first: ([^;]*); retrieve", small)
-    assert note is not None
-    names = [n for n in note.group(1).split(" ") if n.startswith("floor/")]
-    more = re.search(r"and (\d+) more", note.group(1))
+    named = re.search(r"\[omitted hard events, newest first: ([^;]*); retrieve", small)
+    counted = re.search(r"\[omitted hard events: (\d+); retrieve", small)
+    assert (named is None) != (counted is None), small
+    names = [n for n in named.group(1).split(" ") if n.startswith("floor/")] if named else []
+    more = re.search(r"and (\d+) more", named.group(1)) if named else counted
     assert shown + len(names) + (int(more.group(1)) if more else 0) == 40
 
 
@@ -186,7 +189,7 @@ def test_long_hard_events_are_cut_before_any_is_omitted(
     assert len(tight) <= 760
     assert "> stop moved to 408\n" in tight and "> stop moved to 409\n" in tight
     # cut to the decision clause, marked cut, the full text behind the handle
-    assert " floor/1 desk-lead cut]\n> stop moved to 408\n" in tight
+    assert " 1 desk-lead cut]\n> stop moved to 408\n" in tight
     assert "full text: get_channel_messages]" in tight
     assert "omitted hard events" not in tight
 
@@ -311,7 +314,7 @@ def test_trust_markers_per_token(make_server: Callable[..., LiveServer]) -> None
     with again.client(READ) as reader:
         text = reader.get("/channel-awareness", params={"channels": "floor"}).text
     # the default role is other here (system and agent): a person's message is marked user
-    assert "[19:01 floor/1 lead self assistant]" in text and "[19:02 floor/2 me user]" in text
+    assert "[19:01 1 lead self assistant]" in text and "[19:02 2 me user]" in text
 
 
 def test_unknown_and_forbidden_channels_answer_the_same(

@@ -386,7 +386,7 @@ def test_feed_budget_and_hard_events(
             shown = [
                 i
                 for i in found.hard
-                if f" hard:{hard_label(i.event_type)} {i.handle} " in body.content
+                if f" {hard_label(i.event_type)} {i.handle.partition('/')[2]} " in body.content
             ]
             named = numbers["omitted_hard_events"]
             # every hard event of the window is shown, named, or counted in the omission line

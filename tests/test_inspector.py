@@ -163,18 +163,24 @@ def test_sessions_end_on_sign_out_and_with_a_new_secret() -> None:
 def test_served_items_read_a_text_feed_back() -> None:
     body = (
         "[channel-awareness] kind=raw_window+digest\n"
-        "[digest; trust unverified unless marked]\n"
-        "[14:02 hard:fill floor/m1 desk-lead]\n> FILLED 200\n"
-        "[15:00-16:00 sequence floor/c01+4 id=abc123 self]\n> [15:00 x] y\n> z\n"
-        '[16:05 floor/x1 "a id=zzz"]\n> [16:00 hard:fill floor/m9 x]\n'
+        "[digest; channel floor, trust unverified, role user, new unless marked]\n"
+        "[14:02 fill m1 desk-lead]\n> FILLED 200\n"
+        "[14:03 hard:custom m2 desk-lead]\n> a rules file's own type\n"
+        "[15:00-16:00 sequence c01+4 id=abc123 self]\n> [15:00 x] y\n> z\n"
+        '[16:05 x1 "a id=zzz"]\n> [16:00 fill m9 x]\n'
+        "[raw recent; trust unverified, role user, new unless marked]\n"
+        "[16:06 desk/y1 fill]\n> an author named like a kind\n"
     )
     items = served_items(body)
-    assert [(i.kind, i.message_id, i.more, i.block_id) for i in items] == [
-        ("hard_event", "m1", 0, None),
-        ("sequence_rollup", "c01", 4, "abc123"),
-        ("message", "x1", 0, None),  # content looking like an item is not one
+    assert [(i.kind, i.channel_id, i.message_id, i.more, i.block_id) for i in items] == [
+        ("hard_event", "floor", "m1", 0, None),
+        ("hard_event", "floor", "m2", 0, None),
+        ("sequence_rollup", "floor", "c01", 4, "abc123"),
+        ("message", "floor", "x1", 0, None),  # content looking like an item is not one
+        ("message", "desk", "y1", 0, None),  # a feed of several channels: whole handles
     ]
-    assert items[1].chars == len("[15:00-16:00 sequence floor/c01+4 id=abc123 self]\n") + 18
+    assert items[2].chars == len("[15:00-16:00 sequence c01+4 id=abc123 self]\n") + 18
+    assert items[0].content == ("FILLED 200",) and items[0].handle == "floor/m1"
 
 
 def test_time_picker_values_are_utc() -> None:
@@ -307,9 +313,7 @@ def test_feed_is_byte_for_byte_the_proxys(desk: LiveServer) -> None:
             "/inspect/channels/floor", params={"consumer": "ops", "max_chars": "60000"}
         )
         assert pre(alpha.text, "feed-text") != pre(ops.text, "feed-text")
-        assert re.search(
-            r"\[14:02 hard:fill floor/m1 desk-lead self\b", pre(alpha.text, "feed-text")
-        )
+        assert re.search(r"\[14:02 fill m1 desk-lead self\b", pre(alpha.text, "feed-text"))
         # a consumer without the channel sees what the API answers it
         beta = client.get("/inspect/channels/floor", params={"consumer": "analyst-beta"})
         assert "404 channel_not_found" in beta.text

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import time
@@ -270,7 +271,7 @@ async def test_round_trip_reads_and_refusals(tmp_path: Path) -> None:
         )
         [text] = _texts(feed)
         assert text.startswith("[channel-awareness] ") and len(text) <= 3000
-        assert "hard:fill floor/1" in text
+        assert re.search(r"^\[\d\d:\d\d fill 1 ", text, re.M)
 
 
 async def test_a_forbidden_channel_answers_like_an_unknown_one(tmp_path: Path) -> None:

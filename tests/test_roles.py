@@ -87,18 +87,18 @@ def test_feed_text_marks_roles_and_trust_where_they_differ_from_the_section(
     text = get_feed(desk, trigger="floor/ask").text
     section = next(line for line in text.split("\n") if line.startswith("[raw recent;"))
     # four of the seven are agents, apps, imports or system: the section's role is other
-    assert section == "[raw recent; trust unverified, role other, new unless marked]"
-    assert "[19:01 floor/earlier lead trigger user]\n" in text  # the trigger's author, elsewhere
-    assert "[19:02 floor/sam sam authorized user]\n" in text
-    assert "[19:03 floor/me me self assistant]\n" in text
-    assert "[19:04 floor/bot bot]\n" in text
-    assert "[19:06 floor/imp lead authorized]\n" in text  # origin decides the role
-    assert "[19:07 floor/sys sys system]\n" in text
-    assert "[19:08 floor/anon stranger user]\n" in text
+    assert section == "[raw recent; channel floor, trust unverified, role other, new unless marked]"
+    assert "[19:01 earlier lead trigger user]\n" in text  # the trigger's author, elsewhere
+    assert "[19:02 sam sam authorized user]\n" in text
+    assert "[19:03 me me self assistant]\n" in text
+    assert "[19:04 bot bot]\n" in text
+    assert "[19:06 imp lead authorized]\n" in text  # origin decides the role
+    assert "[19:07 sys sys system]\n" in text
+    assert "[19:08 anon stranger user]\n" in text
     assert "[trigger]\n[2026-05-21T19:09:00Z floor/ask lead trigger user new]\n" in text
     # an author named like a role or a marker is quoted, never read as one
     ingest_ok(desk, message_event("x", "hi", created_at=at(10), author="assistant"))
-    assert '[19:10 floor/x "assistant"]' in get_feed(desk).text  # users now lead: 6 of 10
+    assert '[19:10 x "assistant"]' in get_feed(desk).text  # users now lead: 6 of 10
 
 
 def test_tools_carry_the_role(desk: httpx.Client) -> None:

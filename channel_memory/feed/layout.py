@@ -24,12 +24,14 @@ rest, so one oversized message never empties the tier.
 The text body, per item, is one metadata line then the content, every line after
 ``> `` with its characters unchanged::
 
-    [HH:MM[-HH:MM] [kind] channel/message[+N] [re:message] [author] [id=block] [trust] [role]
-     [new|seen]]
+    [HH:MM[-HH:MM] [kind] handle[+N] [re:message] [author] [id=block] [trust] [role]
+     [new|seen] [cut]]
 
-- ``kind``: ``hard:<type>`` for a hard event (short names, :data:`HARD_LABELS`; a
-  rules-defined type that equals a short name is written ``hard:=<type>``), a short
-  rollup name (:data:`KIND_LABELS`), or nothing for a message shown verbatim;
+- ``kind``: a hard event's type by its short name (:data:`HARD_LABELS`: ``fill``,
+  ``stop-target``, …; a rules-defined type is written ``hard:<type>``), a rollup's
+  short name (:data:`KIND_LABELS`), or nothing for a message shown verbatim;
+- ``handle``: ``channel/message``; in a feed of one channel the message id alone, the
+  section lines naming the channel (``channel floor``);
 - ``+N``: the block covers N more messages (its ``id=`` expands it);
 - ``re:``: the proposal a reply decision answers (a message id of the same channel);
 - ``author``: as given; JSON-quoted when it holds anything but letters, digits and
@@ -250,6 +252,9 @@ class Style:
     """The raw recent section's default role."""
     raw_new: bool = True
     """Whether raw recent items are new unless marked."""
+    channel: str | None = None
+    """The one channel the feed serves: its items' handles are written as the message id
+    alone (each section line names the channel); None when it serves several."""
 
     def role_of(self, in_raw_tier: bool) -> str:
         return self.raw_role if in_raw_tier else self.role
@@ -295,7 +300,6 @@ COLLAPSE_NOUNS = {
     DECISION_REPEAT: ("repeated conclusion", "repeated conclusions"),
 }
 """Collapse kinds: a block of one of these standing for a single message is only counted."""
-_LABELS = frozenset(HARD_LABELS.values())
 _BARE = re.compile(r"[\w.@'-]+")
 _RESERVED = frozenset((*TRUST_WORDS, *ROLE_WORDS, "unknown", "cut", "new", "seen"))
 
@@ -312,14 +316,19 @@ def is_counted(item: FeedItem) -> bool:
 
 
 def hard_label(event_type: str | None) -> str:
-    """The short name of a hard-event type; a rules-defined type spelled like a short
-    name is marked ``=`` so it never reads as the built-in one."""
-    if event_type is None:
-        return "event"
-    label = HARD_LABELS.get(event_type)
-    if label is not None:
-        return label
-    return "=" + event_type if event_type in _LABELS else event_type
+    """A hard event's kind: the short name of a built-in type (``fill``), else
+    ``hard:<type>`` (a rules-defined type, or ``hard:event`` without one), so a rules
+    file's own type never reads as a built-in one nor as a rollup."""
+    label = HARD_LABELS.get(event_type or "")
+    return label if label is not None else "hard:" + (event_type or "event")
+
+
+def _handle(handle: str, style: Style) -> str:
+    """A handle as an item line writes it: the message id alone in a feed of one channel
+    (its section lines name the channel), else ``channel/message``."""
+    if style.channel is not None and handle.startswith(style.channel + "/"):
+        return handle[len(style.channel) + 1 :]
+    return handle
 
 
 def json_quote(text: str) -> str:
@@ -380,10 +389,10 @@ def _meta(
 ) -> str:
     parts = [_time(item)]
     if not in_raw_tier and item.kind == HARD_EVENT_BLOCK:
-        parts.append("hard:" + hard_label(item.event_type))
+        parts.append(hard_label(item.event_type))
     elif not in_raw_tier and item.kind != RAW_EXCERPT:
         parts.append(KIND_LABELS.get(item.kind, item.kind))
-    parts.append(item.handle + (f"+{item.handles - 1}" if item.handles > 1 else ""))
+    parts.append(_handle(item.handle, style) + (f"+{item.handles - 1}" if item.handles > 1 else ""))
     if item.answers:
         channel, _, message = item.answers.partition("/")
         same = item.handle.partition("/")[0] == channel
@@ -558,7 +567,8 @@ def style_of(c: Candidates) -> Style:
     role, new = _defaults(digest)
     raw_role, raw_new = _defaults(c.raw)
     days = _day(c.from_us) != _day(c.to_us)
-    return Style(default, role, new, days, raw_role, raw_new)
+    channel = c.channels[0] if len(c.channels) == 1 else None
+    return Style(default, role, new, days, raw_role, raw_new, channel)
 
 
 def _defaults(items: Sequence[FeedItem]) -> tuple[str, bool]:
@@ -863,7 +873,10 @@ def _section(
     """A section line stating the default trust, then its items, oldest first, with a day
     line wherever the day changes when the window crosses midnight."""
     new = ", new" if style.new_of(raw) else ""
-    out = [f"[{name}; trust {style.trust}, role {style.role_of(raw)}{new} unless marked]\n"]
+    channel = f"channel {style.channel}, " if style.channel is not None else ""
+    out = [
+        f"[{name}; {channel}trust {style.trust}, role {style.role_of(raw)}{new} unless marked]\n"
+    ]
     day = None
     for item, text in lines:
         if style.days and _day(item.first_us) != day:

@@ -10,12 +10,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from channel_memory.feed.layout import KIND_LABELS
+from channel_memory.feed.layout import HARD_LABELS, KIND_LABELS
 from channel_memory.kernel.models import HARD_EVENT_BLOCK, TOMBSTONE_BLOCK
 
-_ITEM = re.compile(r"^\[(\d\d:\d\d(?:-\d\d:\d\d)?) (.*)\]$")
+_ITEM = re.compile(r"^\[(\d\d:\d\d(?:-(?:\d\d-\d\dT)?\d\d:\d\d)?) (.*)\]$")
+_SECTION = re.compile(r"^\[[a-z ]+; (?:channel (\S+), )?trust ")
 _BLOCK_ID = re.compile(r"^id=([a-z0-9]{1,64})$")
 _KINDS = {label: kind for kind, label in KIND_LABELS.items()}
+_HARD = frozenset(HARD_LABELS.values())
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +28,7 @@ class ServedItem:
     kind: str
     """The block kind (``hard_event``, ``sequence_rollup``…); ``message`` when verbatim."""
     label: str
-    """The feed's own kind label (``hard:fill``, ``sequence``) or empty."""
+    """The feed's own kind label (``fill``, ``hard:custom``, ``sequence``) or empty."""
     channel_id: str
     message_id: str
     more: int
@@ -35,30 +37,45 @@ class ServedItem:
     """The block id the line names (only lines covering several messages carry one)."""
     chars: int
     """Characters the item takes in the body, its metadata line included."""
+    content: tuple[str, ...] = ()
+    """Its quoted lines, each without the ``> ``."""
+
+    @property
+    def handle(self) -> str:
+        return f"{self.channel_id}/{self.message_id}"
 
 
 def served_items(body: str) -> list[ServedItem]:
     """The items of a text feed body, in order."""
     items: list[ServedItem] = []
     lines = body.split("\n")
+    channel = ""  # a feed of one channel writes handles as message ids, its sections name it
     for index, line in enumerate(lines):
+        section = _SECTION.match(line)
+        if section is not None:
+            channel = section.group(1) or ""
+            continue
         match = _ITEM.match(line)
         if match is None:
             continue
         tokens = match.group(2).split(" ")
-        label = "" if "/" in tokens[0] else tokens.pop(0)
+        label = tokens.pop(0) if _is_label(tokens[0]) and len(tokens) > 1 else ""
         handle, _, more = tokens[0].partition("+")
-        channel_id, _, message_id = handle.partition("/")
+        channel_id, _, message_id = (
+            handle.partition("/") if "/" in handle else (channel, "", handle)
+        )
         block_id = None
         if more:
             # only a line covering several messages names its block, and it has no author
             # token that could hold a look-alike
             block_id = next((m.group(1) for t in tokens[1:] if (m := _BLOCK_ID.match(t))), None)
         chars = len(line) + 1
+        content = []
         for following in lines[index + 1 :]:
             if not following.startswith("> "):
                 break
             chars += len(following) + 1
+            content.append(following[2:])
         items.append(
             ServedItem(
                 time=match.group(1),
@@ -69,13 +86,20 @@ def served_items(body: str) -> list[ServedItem]:
                 more=int(more) if more.isdigit() else 0,
                 block_id=block_id,
                 chars=chars,
+                content=tuple(content),
             )
         )
     return items
 
 
+def _is_label(token: str) -> bool:
+    return (
+        token in _HARD or token in _KINDS or token == TOMBSTONE_BLOCK or token.startswith("hard:")
+    )
+
+
 def _kind(label: str) -> str:
-    if label.startswith("hard:"):
+    if label in _HARD or label.startswith("hard:"):
         return HARD_EVENT_BLOCK
     if label == TOMBSTONE_BLOCK:
         return TOMBSTONE_BLOCK

@@ -257,8 +257,9 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
     @server.tool(
         name="get_channel_messages",
         description=(
-            'Read exact messages: by `source_handles` ("channel/message", as the feed and '
-            "search show them) or `message_ids` with `channels`, or browse `channels` by time "
+            'Read exact messages: by `source_handles` ("channel/message", as search shows '
+            "them) or `message_ids` with `channels` (a feed of one channel writes its items' "
+            "message ids alone), or browse `channels` by time "
             "with `after`/`before` (a handle or an RFC 3339 time, exclusive), oldest first. "
             "A message too large for one result comes as a `read_content` locator: ask for "
             "its handle alone to get fragments, then pass each `next_content_cursor` as "
