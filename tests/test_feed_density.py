@@ -353,8 +353,8 @@ def _independent_body(max_chars: int) -> str:
 def test_metadata_costs_few_characters_per_item() -> None:
     """On the independent desk (real author names, many hard events), an item's metadata
     line costs at most 40 characters on average (it was about 65), and at most 27 besides
-    the author's name as given (it was about 47; 39 before a feed of one channel wrote its
-    handles as message ids and a hard event's kind lost its ``hard:`` prefix). Measured
+    the author's name as given (it was about 47; 49 and 36 before a feed of one channel
+    wrote its handles as message ids and a hard event's kind lost its ``hard:`` prefix). Measured
     with every item shown whole, so the figure is the format's, not that of whichever
     items a budget picks (the role marker, " other" on the agents' and apps' items, costs
     about 2 of it)."""
