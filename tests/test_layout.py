@@ -127,11 +127,27 @@ def test_hard_events_are_served_before_raw_and_sparse() -> None:
     everything = len(render(c, 100_000, "text").content)
     alone = len(render(window(hard_items=hards), 100_000, "text").content)
     assert alone < everything - 300
-    body = render(c, alone + 200, "text")  # the hard events and the omission notes
+    body = render(c, alone + 150, "text")
     assert all(shown(body.content, f"h{n}") for n in range(3))
     assert not any(shown(body.content, f"r{n}") for n in range(4))
     assert not shown(body.content, "s")
     assert body.numbers["more_hard_events"] == 0 and body.numbers["omitted_hard_events"] == []
+
+
+def test_an_overshoot_from_a_lower_tier_never_drops_the_hard_events() -> None:
+    # a budget with room for the hard events and some raw messages: the raw tier's section
+    # line is in no item's size, so the first fitting pass overshoots by it; shrinking the
+    # budget by the whole overshoot once left too little for the three hard events beside
+    # their notes and served none of them (a 900-character feed of the inspector's desk)
+    hards = [hard(f"h{n}", 500 + n, f"approved {n} " + "x" * 80) for n in range(3)]
+    raws = [item(f"r{n}", 590 - n, "chatter " + "y" * 200) for n in range(4)]
+    c = window(hard_items=hards, raw=raws)
+    everything = len(render(c, 100_000, "text").content)
+    alone = len(render(window(hard_items=hards), 100_000, "text").content)
+    for budget in range(alone + 160, everything, 3):
+        body = render(c, budget, "text")
+        assert len(body.content) <= budget
+        assert all(shown(body.content, f"h{n}") for n in range(3)), budget
 
 
 def test_hard_events_are_cut_before_any_is_omitted() -> None:

@@ -1036,10 +1036,23 @@ def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
     # hundreds of passes.
     budget = max_chars - needed
     trial = attempt(budget)
+    top = budget - 1  # the largest budget not yet known to overshoot
     if len(trial[1]) > limit:
         budget -= len(trial[1]) - limit
         trial = attempt(budget)
     found = trial if len(trial[1]) <= limit else None
+    if found is not None and budget < top:
+        # The overshoot may come from a section a lower tier opened (its line is in no
+        # item's size): shrinking by all of it can drop hard events that fit beside the
+        # notes. The largest budget between that fits is the body.
+        low, high = budget + 1, top
+        while low <= high:
+            middle = (low + high) // 2
+            trial = attempt(middle)
+            if len(trial[1]) > limit:
+                high = middle - 1
+            else:
+                found, low = trial, middle + 1
     if found is None:
         low, high = 0, budget - 1
         while low <= high:  # the largest budget that fits
