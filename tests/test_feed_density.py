@@ -27,6 +27,7 @@ from channel_memory.demo.synthetic_desk import DAY_US
 from channel_memory.feed import candidates
 from channel_memory.feed.candidates import FeedQuery
 from channel_memory.feed.layout import Candidates, FeedItem, author_token, counted, render
+from channel_memory.inspector.feedview import served_items as read_items
 from channel_memory.kernel.config import FeedSettings
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.timefmt import parse_rfc3339
@@ -267,6 +268,39 @@ def test_author_names_appear_as_given_and_never_forge_a_line(
     for name in names.values():  # JSON-style quoting round-trips to the name as given
         token = author_token(name)
         assert (json.loads(token) if token.startswith('"') else token) == name
+
+
+def test_an_id_or_a_name_spelled_like_a_kind_never_reads_as_one(
+    desk: tuple[LiveServer, httpx.Client],
+) -> None:
+    # a feed of one channel writes message ids alone, unless the id could read as a kind,
+    # a marker or a reference: then its whole handle; an author so named is quoted
+    server, client = desk
+    ingest_ok(
+        client,
+        message_event("m5", "note m5", created_at=at(19, 1), author="desk-lead"),
+        message_event("tombstone", "note t", created_at=at(19, 2), author="m5"),
+        message_event("fill", "note f", created_at=at(19, 3), author="fill"),
+        message_event("re:m5", "note r", created_at=at(19, 4), author="status"),
+        message_event("Cut", "note c", created_at=at(19, 5), author="desk-lead"),
+    )
+    ingest_ok(client, {"type": "delete", "channel_id": "floor", "message_id": "m5",
+                       "deleted_at": "2026-05-21T19:06:00Z"})  # fmt: skip
+    server.drain()
+    text = feed(client).text
+    assert "[19:02 floor/tombstone m5]\n" in text
+    assert '[19:03 floor/fill "fill"]\n' in text
+    assert '[19:04 floor/re:m5 "status"]\n' in text
+    assert "[19:05 floor/Cut desk-lead]\n" in text
+    # the inspector's reader gives every item its own message back
+    items = {i.message_id: i for i in read_items(text)}
+    assert {m: (i.kind, i.channel_id) for m, i in items.items()} == {
+        "m5": ("tombstone", "floor"),
+        "tombstone": ("message", "floor"),
+        "fill": ("message", "floor"),
+        "re:m5": ("message", "floor"),
+        "Cut": ("message", "floor"),
+    }
 
 
 # --- collapse blocks and grammar ------------------------------------------------------------

@@ -301,7 +301,21 @@ COLLAPSE_NOUNS = {
 }
 """Collapse kinds: a block of one of these standing for a single message is only counted."""
 _BARE = re.compile(r"[\w.@'-]+")
-_RESERVED = frozenset((*TRUST_WORDS, *ROLE_WORDS, "unknown", "cut", "new", "seen"))
+_RESERVED = frozenset(
+    (
+        *TRUST_WORDS,
+        *ROLE_WORDS,
+        *HARD_LABELS.values(),
+        *KIND_LABELS.values(),
+        "tombstone",
+        "unknown",
+        "cut",
+        "new",
+        "seen",
+    )
+)
+"""Words a metadata line gives a meaning: an author named so is quoted, and a message so
+named keeps its channel in the handle, so neither reads as a kind or a marker."""
 
 
 def counted(n: int, kind: str) -> str:
@@ -325,9 +339,12 @@ def hard_label(event_type: str | None) -> str:
 
 def _handle(handle: str, style: Style) -> str:
     """A handle as an item line writes it: the message id alone in a feed of one channel
-    (its section lines name the channel), else ``channel/message``."""
+    (its section lines name the channel), else ``channel/message`` — also when the id
+    could read as something else (a kind, a marker, ``re:…``, ``hard:…``)."""
     if style.channel is not None and handle.startswith(style.channel + "/"):
-        return handle[len(style.channel) + 1 :]
+        message = handle[len(style.channel) + 1 :]
+        if ":" not in message and message.lower() not in _RESERVED:
+            return message
     return handle
 
 
@@ -1036,15 +1053,15 @@ def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
     # hundreds of passes.
     budget = max_chars - needed
     trial = attempt(budget)
-    top = budget - 1  # the largest budget not yet known to overshoot
+    top, first_hard = budget - 1, len(trial[0].hard)
     if len(trial[1]) > limit:
         budget -= len(trial[1]) - limit
         trial = attempt(budget)
     found = trial if len(trial[1]) <= limit else None
-    if found is not None and budget < top:
+    if found is not None and budget < top and len(found[0].hard) < first_hard:
         # The overshoot may come from a section a lower tier opened (its line is in no
         # item's size): shrinking by all of it can drop hard events that fit beside the
-        # notes. The largest budget between that fits is the body.
+        # notes. Then the largest budget between that fits is the body.
         low, high = budget + 1, top
         while low <= high:
             middle = (low + high) // 2

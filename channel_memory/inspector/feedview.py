@@ -59,7 +59,7 @@ def served_items(body: str) -> list[ServedItem]:
         if match is None:
             continue
         tokens = match.group(2).split(" ")
-        label = tokens.pop(0) if _is_label(tokens[0]) and len(tokens) > 1 else ""
+        label = tokens.pop(0) if _is_label(tokens[0]) else ""
         handle, _, more = tokens[0].partition("+")
         channel_id, _, message_id = (
             handle.partition("/") if "/" in handle else (channel, "", handle)
@@ -93,6 +93,10 @@ def served_items(body: str) -> list[ServedItem]:
 
 
 def _is_label(token: str) -> bool:
+    """Whether a line's token after its time is a kind: a message id so spelled is always
+    written with its channel (``floor/fill``), and a kind never holds a ``/``."""
+    if "/" in token:
+        return False
     return (
         token in _HARD or token in _KINDS or token == TOMBSTONE_BLOCK or token.startswith("hard:")
     )
