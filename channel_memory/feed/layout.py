@@ -81,6 +81,7 @@ from channel_memory.kernel.models import (
     ROLLUP_KINDS,
     SEQUENCE_ROLLUP,
     TELEMETRY_COUNT,
+    TOMBSTONE_BLOCK,
     TOPIC_ROLLUP,
 )
 from channel_memory.kernel.timefmt import format_generated, format_go_duration, format_rfc3339
@@ -307,7 +308,7 @@ _RESERVED = frozenset(
         *ROLE_WORDS,
         *HARD_LABELS.values(),
         *KIND_LABELS.values(),
-        "tombstone",
+        TOMBSTONE_BLOCK,
         "unknown",
         "cut",
         "new",
