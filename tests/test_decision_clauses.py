@@ -127,7 +127,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.1302, 0.0049, 0.2762, 0.3944, 0.4143, 0.012, 0.005, 0.9286]
+PINNED_WRAP_SCORES = [0.1295, 0.0048, 0.2774, 0.3957, 0.4157, 0.0119, 0.0049, 0.9288]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 

@@ -743,6 +743,16 @@ max_chars = 10
         ),
         ("TAS and MOC both in.", "trade_confirmation"),
         ("MOC in.", "trade_confirmation"),
+        # sixth round: a size in a currency, a flat currency, "dealt" with its size
+        ("We covered the $10mm short at 99.5", "position_change"),
+        ("Added €5m to the Bund long.", "position_change"),
+        ("Closed the £10m gilt long, flat gilts.", "position_change"),
+        ("Flat CNH into the fix.", "position_change"),
+        ("Dealt $15m at 87.21 with SCB.", "trade_fill"),
+        ("Should we cut the $20m short?", None),
+        ("If we add $5m to the long, risk goes to 90%.", None),
+        ("I dealt with compliance on the $5m ticket", None),
+        ("Market is flat EUR-wise today, nothing moving", None),
         # the same words in other senses, or a change that is no view
         ("P&L went from positive to negative after lunch", None),
         ("à mon avis le marché va changer de direction", None),

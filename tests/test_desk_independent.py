@@ -271,7 +271,9 @@ MEASURED_DESKS = [
     # same sitting: 60, 72; 28, 34, 47). Read in the fourth round (its misses), since then a
     # development desk: 62, 71; 35, 42, 49; with the learned ranker 33, 41, 49.
     # With item lines naming messages by id (sixth round): 62; 33, 44, 52.
-    ("desk_heldout6.jsonl", 237, 62, 62, (32, 43, 51)),
+    # With sizes in a currency ("closed the $40m short") and the model trained again on
+    # those rules: 62; 33, 41, 53 (its ranks moved; none of its decisions is such a size).
+    ("desk_heldout6.jsonl", 237, 62, 62, (32, 40, 51)),
     # Written for the fourth round, never read line by line, never trained or tuned on,
     # measured once (on the round's first rule changes and on the code before the round,
     # the same): 57 of 62 recognised, 71 ordinary messages made hard events; 29, 39, 48.
@@ -334,7 +336,9 @@ MEASURED_DESKS = [
     # trained or tuned on; each measured once on the round's final code (the code before
     # the round in the same sitting in brackets): 62 of 65 recognised, 67 ordinary messages
     # made hard events; 31, 40, 50 (62, 67; 28, 38, 47).
-    ("desk_heldout18.jsonl", 234, 65, 62, (30, 39, 49)),
+    # Then its three misses read: two were a size in a currency ("Closed the $40m USD/CNH
+    # 1m short", "Dealt $15m at 87.21 with SCB") and became shapes: 64; 32, 41, 51.
+    ("desk_heldout18.jsonl", 234, 65, 64, (30, 39, 49)),
     # 55 of 60, 53; 31, 38, 46 (55, 53; 30, 36, 44).
     ("desk_heldout19.jsonl", 229, 60, 55, (30, 37, 45)),
     # 61 of 64, 69; 30, 40, 53 (61, 69; 29, 36, 52). Its writer's day began 12 minutes
