@@ -753,6 +753,15 @@ max_chars = 10
         ("If we add $5m to the long, risk goes to 90%.", None),
         ("I dealt with compliance on the $5m ticket", None),
         ("Market is flat EUR-wise today, nothing moving", None),
+        # a block or a halt lifted
+        ("Trading halt lifted on the rates book.", "risk_limit"),
+        ("New entries re-enabled for EM FX.", "risk_limit"),
+        ("we removed the entry block on Chloe's book", "risk_limit"),
+        ("Einstiegssperre aufgehoben, ihr dürft wieder.", "risk_limit"),
+        ("bloqueo de entradas levantado", "risk_limit"),
+        ("should we lift the entry block?", None),
+        ("if risk lifts the entry block we can add", None),
+        ("is the trading halt over yet?", None),
         # the same words in other senses, or a change that is no view
         ("P&L went from positive to negative after lunch", None),
         ("à mon avis le marché va changer de direction", None),
