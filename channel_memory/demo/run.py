@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
-import re
 import tempfile
 import time
 from pathlib import Path
@@ -33,7 +32,9 @@ from channel_memory.demo.synthetic_desk import (
 )
 from channel_memory.http.app import create_app
 from channel_memory.http.server import listening_socket
+from channel_memory.inspector.feedview import served_items
 from channel_memory.kernel.config import ConfigError, Settings, load_settings
+from channel_memory.kernel.models import TOMBSTONE_BLOCK
 from channel_memory.worker.rules import RuleSet, default_rules
 
 CHANNEL = "desk"
@@ -230,9 +231,11 @@ async def _changes(
     )  # fmt: skip
     await _settle(app)
     after = await _feed(client, 12000)
-    # a feed of one channel names its items by message id
-    tombstone = re.search(rf"^\[[^\n]* tombstone {re.escape(target['id'])}[ \]]", after, re.M)
-    gone = target["content"] not in after and tombstone is not None
+    tombstone = any(
+        item.kind == TOMBSTONE_BLOCK and item.handle == f"{CHANNEL}/{target['id']}"
+        for item in served_items(after)
+    )
+    gone = target["content"] not in after and tombstone
     show.line(
         f"delete {CHANNEL}/{target['id']}: "
         + ("the feed shows a tombstone, never the content" if gone else "NOT PROPAGATED")

@@ -301,20 +301,10 @@ COLLAPSE_NOUNS = {
     DECISION_REPEAT: ("repeated conclusion", "repeated conclusions"),
 }
 """Collapse kinds: a block of one of these standing for a single message is only counted."""
+KIND_WORDS = frozenset((*HARD_LABELS.values(), *KIND_LABELS.values(), TOMBSTONE_BLOCK))
+"""Every kind a metadata line writes bare (a rules file's own type: ``hard:<type>``)."""
 _BARE = re.compile(r"[\w.@'-]+")
-_RESERVED = frozenset(
-    (
-        *TRUST_WORDS,
-        *ROLE_WORDS,
-        *HARD_LABELS.values(),
-        *KIND_LABELS.values(),
-        TOMBSTONE_BLOCK,
-        "unknown",
-        "cut",
-        "new",
-        "seen",
-    )
-)
+_RESERVED = frozenset((*TRUST_WORDS, *ROLE_WORDS, *KIND_WORDS, "unknown", "cut", "new", "seen"))
 """Words a metadata line gives a meaning: an author named so is quoted, and a message so
 named keeps its channel in the handle, so neither reads as a kind or a marker."""
 
@@ -336,6 +326,12 @@ def hard_label(event_type: str | None) -> str:
     file's own type never reads as a built-in one nor as a rollup."""
     label = HARD_LABELS.get(event_type or "")
     return label if label is not None else "hard:" + (event_type or "event")
+
+
+def is_kind(token: str) -> bool:
+    """Whether a metadata line's token after its time is a kind: a handle holds a ``/``,
+    and a message id spelled like a kind keeps its channel (:func:`_handle`)."""
+    return "/" not in token and (token in KIND_WORDS or token.startswith("hard:"))
 
 
 def _handle(handle: str, style: Style) -> str:
@@ -883,6 +879,8 @@ def header_line(n: dict[str, Any]) -> str:
 
 Drawn = tuple[str, dict[str, Any]]
 """A body and the numbers its header states (the one source of the feed's telemetry)."""
+Attempt = tuple[Selection, str, dict[str, Any]]
+"""A selection for one budget, drawn: its body and numbers."""
 
 
 def _section(
@@ -1039,7 +1037,7 @@ def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
         head = minimal.split("\n", 1)[0] + "\n" + _trigger_part(c, fmt)
         return Body(head, media, minimal_numbers, complete=minimal_complete)
 
-    def attempt(budget: int) -> tuple[Selection, str, dict[str, Any]]:
+    def attempt(budget: int) -> Attempt:
         """The selection for ``budget``, drawn."""
         chosen = select(c, budget, fmt, style, sizes)
         if c.kind == "raw_window+digest":
@@ -1059,11 +1057,9 @@ def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
         budget -= len(trial[1]) - limit
         trial = attempt(budget)
     found = trial if len(trial[1]) <= limit else None
-    if found is not None and budget < top and len(found[0].hard) < first_hard:
-        # The overshoot may come from a section a lower tier opened (its line is in no
-        # item's size): shrinking by all of it can drop hard events that fit beside the
-        # notes. Then the largest budget between that fits is the body.
-        low, high = budget + 1, top
+
+    def largest(low: int, high: int, found: Attempt | None) -> Attempt | None:
+        """The attempt at the largest budget from ``low`` to ``high`` that fits, else ``found``."""
         while low <= high:
             middle = (low + high) // 2
             trial = attempt(middle)
@@ -1071,15 +1067,15 @@ def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
                 high = middle - 1
             else:
                 found, low = trial, middle + 1
+        return found
+
+    if found is not None and budget < top and len(found[0].hard) < first_hard:
+        # The overshoot may come from a section a lower tier opened (its line is in no
+        # item's size): shrinking by all of it can drop hard events that fit beside the
+        # notes. Then the largest budget between that fits is the body.
+        found = largest(budget + 1, top, found)
     if found is None:
-        low, high = 0, budget - 1
-        while low <= high:  # the largest budget that fits
-            middle = (low + high) // 2
-            trial = attempt(middle)
-            if len(trial[1]) > limit:
-                high = middle - 1
-            else:
-                found, low = trial, middle + 1
+        found = largest(0, budget - 1, None)
     if found is None:
         return Body(minimal, media, minimal_numbers, complete=minimal_complete)
     chosen, content, numbers = found

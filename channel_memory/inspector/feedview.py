@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from channel_memory.feed.layout import HARD_LABELS, KIND_LABELS
+from channel_memory.feed.layout import HARD_LABELS, KIND_LABELS, is_kind
 from channel_memory.kernel.models import HARD_EVENT_BLOCK, TOMBSTONE_BLOCK
 
 _ITEM = re.compile(r"^\[(\d\d:\d\d(?:-(?:\d\d-\d\dT)?\d\d:\d\d)?) (.*)\]$")
@@ -59,7 +59,7 @@ def served_items(body: str) -> list[ServedItem]:
         if match is None:
             continue
         tokens = match.group(2).split(" ")
-        label = tokens.pop(0) if _is_label(tokens[0]) else ""
+        label = tokens.pop(0) if is_kind(tokens[0]) else ""
         handle, _, more = tokens[0].partition("+")
         channel_id, _, message_id = (
             handle.partition("/") if "/" in handle else (channel, "", handle)
@@ -90,16 +90,6 @@ def served_items(body: str) -> list[ServedItem]:
             )
         )
     return items
-
-
-def _is_label(token: str) -> bool:
-    """Whether a line's token after its time is a kind: a message id so spelled is always
-    written with its channel (``floor/fill``), and a kind never holds a ``/``."""
-    if "/" in token:
-        return False
-    return (
-        token in _HARD or token in _KINDS or token == TOMBSTONE_BLOCK or token.startswith("hard:")
-    )
 
 
 def _kind(label: str) -> str:
