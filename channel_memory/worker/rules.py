@@ -844,8 +844,9 @@ class RuleSet:
 
     def shown_spans(self, content: str) -> list[tuple[int, int]]:
         """The clauses a hard event shown cut keeps: with a model, the clause its clause
-        selector finds most likely to state the decision and any other it rates at least
-        its ``clause_threshold``; without one, the rules' decision clauses. None when
+        selector finds most likely to state the decision (among the clauses a rule
+        matched, when a rule matched one) and any other it rates at least its
+        ``clause_threshold``; without one, the rules' decision clauses. None when
         neither the rules nor the model find a decision clause (shown whole).
 
         The candidates are the clauses the model reads (see :func:`in_reach`) and the
@@ -865,8 +866,15 @@ class RuleSet:
             for i, (start, end) in enumerate(clauses)
             if in_reach(start, end, len(content)) or (start, end) in wanted
         ]
-        scores = model.clause_scores(content, clauses, scored, frozenset(decided))
-        best = max(range(len(scored)), key=lambda i: (scores[i], -i))
+        ruled = frozenset(decided)
+        scores = model.clause_scores(content, clauses, scored, ruled)
+        # the best clause is one a rule matched when there is one: the selector leans on
+        # a message's first clause, and "done." or "Verstanden." before the fill or the
+        # block a rule read is no decision shown
+        pool = [n for n, index in enumerate(scored) if clauses[index] in ruled] or range(
+            len(scored)
+        )
+        best = max(pool, key=lambda i: (scores[i], -i))
         threshold = model.clause_threshold
         return [
             clauses[index] for n, index in enumerate(scored) if n == best or scores[n] >= threshold
