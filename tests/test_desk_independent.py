@@ -370,6 +370,20 @@ MEASURED_DESKS = [
     # measured.
     # With the best clause shown among those a rule matched (seventh round): 61; 30, 41, 53.
     ("desk_heldout20.jsonl", 229, 64, 61, (29, 40, 52)),
+    # Written for the seventh round by three more hands, never read line by line, never
+    # trained or tuned on; each measured once on the round's first change (the best clause
+    # among those a rule matched), the code before the round in the same sitting in
+    # brackets: 62 of 64 recognised, 60 ordinary messages made hard events; 34, 44, 54 (62,
+    # 60; 33, 43, 53). Its writer's day ran 18 minutes over the 24 hours ending on the
+    # whole hour after its last message, its third message a decision: every time was
+    # moved 18 minutes later before it was measured (no text changed).
+    ("desk_heldout21.jsonl", 235, 64, 62, (33, 43, 53)),
+    # 60 of 63, 60; 30, 40, 50 (60, 60; 30, 40, 51). Its first three messages (before
+    # 06:00Z the day before, none a decision, none answered) were left out before it was
+    # measured.
+    ("desk_heldout22.jsonl", 229, 63, 60, (29, 39, 49)),
+    # 61 of 63, 64; 35, 48, 53 (61, 64; 35, 47, 52).
+    ("desk_heldout23.jsonl", 229, 63, 61, (34, 47, 52)),
 ]
 
 
@@ -414,6 +428,9 @@ LABELLED_DESKS = [
     ("desk_heldout18.jsonl", 234, 65),
     ("desk_heldout19.jsonl", 229, 60),
     ("desk_heldout20.jsonl", 229, 64),
+    ("desk_heldout21.jsonl", 235, 64),
+    ("desk_heldout22.jsonl", 229, 63),
+    ("desk_heldout23.jsonl", 229, 63),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out)
 ]
