@@ -363,7 +363,9 @@ MEASURED_DESKS = [
     # Its miss "RESUME | … action=NEW_ORDERS_ENABLED" (a halt lifted) read at the round's
     # end with desk_heldout18's lifted block: 56.
     # With the best clause shown among those a rule matched (seventh round): 56; 32, 38, 47.
-    ("desk_heldout19.jsonl", 229, 60, 56, (31, 37, 46)),
+    # Its miss "Cerrada la protección … estamos planos en Crossover" a shape in the seventh
+    # round (flat in Spanish, read with desk_heldout21-23's misses): 57.
+    ("desk_heldout19.jsonl", 229, 60, 57, (31, 37, 46)),
     # 61 of 64, 69; 30, 40, 53 (61, 69; 29, 36, 52). Its writer's day began 12 minutes
     # before the 24 hours ending on the whole hour after its last message: its first four
     # messages (before 06:00Z, none a decision, none answered) were left out before it was
@@ -377,13 +379,19 @@ MEASURED_DESKS = [
     # 60; 33, 43, 53). Its writer's day ran 18 minutes over the 24 hours ending on the
     # whole hour after its last message, its third message a decision: every time was
     # moved 18 minutes later before it was measured (no text changed).
-    ("desk_heldout21.jsonl", 235, 64, 62, (33, 43, 53)),
+    # Then its two misses read: "Cierro todo: recompré las 250 harina, quedo plana" a shape
+    # (flat in Spanish): 63; 34, 44, 55.
+    ("desk_heldout21.jsonl", 235, 64, 63, (33, 43, 54)),
     # 60 of 63, 60; 30, 40, 50 (60, 60; 30, 40, 51). Its first three messages (before
     # 06:00Z the day before, none a decision, none answered) were left out before it was
     # measured.
-    ("desk_heldout22.jsonl", 229, 63, 60, (29, 39, 49)),
+    # Then its three misses read: a halted auto-hedger's record and the dealer a trade is
+    # done with ("je le fais avec BNP Paribas, pas JPM") became shapes: 62; 30, 40, 51.
+    ("desk_heldout22.jsonl", 229, 63, 62, (29, 39, 50)),
     # 61 of 63, 64; 35, 48, 53 (61, 64; 35, 47, 52).
-    ("desk_heldout23.jsonl", 229, 63, 61, (34, 47, 52)),
+    # Then its two misses read: a status record's "entries UNBLOCKED" and an argument
+    # "vom Tisch" became shapes: 63; 35, 48, 55.
+    ("desk_heldout23.jsonl", 229, 63, 63, (34, 47, 54)),
 ]
 
 
