@@ -392,6 +392,18 @@ MEASURED_DESKS = [
     # Then its two misses read: a status record's "entries UNBLOCKED" and an argument
     # "vom Tisch" became shapes: 63; 35, 48, 55.
     ("desk_heldout23.jsonl", 229, 63, 63, (34, 47, 54)),
+    # Written at the end of the seventh round by three more hands, after desk_heldout21-23
+    # were read; never read line by line, never trained or tuned on; each measured once on
+    # the round's final detection (c6c8485), the code before the round in the same sitting
+    # in brackets: 59 of 63 recognised, 53 ordinary messages made hard events; 30, 36, 49
+    # (59, 53; 30, 35, 47).
+    ("desk_heldout24.jsonl", 233, 63, 59, (29, 35, 48)),
+    # 60 of 63, 66; 30, 34, 46 (60, 66; 29, 34, 44).
+    ("desk_heldout25.jsonl", 233, 63, 60, (29, 33, 45)),
+    # 60 of 60, 52; 34, 40, 52 (60, 52; 33, 40, 52). Its writer's day ran 22 minutes over
+    # the 24 hours ending on the whole hour after its last message, its fifth message a
+    # decision: every time was moved 22 minutes later before it was measured.
+    ("desk_heldout26.jsonl", 230, 60, 60, (33, 39, 51)),
 ]
 
 
@@ -439,6 +451,9 @@ LABELLED_DESKS = [
     ("desk_heldout21.jsonl", 235, 64),
     ("desk_heldout22.jsonl", 229, 63),
     ("desk_heldout23.jsonl", 229, 63),
+    ("desk_heldout24.jsonl", 233, 63),
+    ("desk_heldout25.jsonl", 233, 63),
+    ("desk_heldout26.jsonl", 230, 60),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out)
 ]
