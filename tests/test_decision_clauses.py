@@ -127,7 +127,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.1295, 0.0048, 0.2774, 0.3957, 0.4157, 0.0119, 0.0049, 0.9288]
+PINNED_WRAP_SCORES = [0.1285, 0.0047, 0.2765, 0.3958, 0.417, 0.0117, 0.0049, 0.9283]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 

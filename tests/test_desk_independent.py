@@ -390,16 +390,23 @@ MEASURED_DESKS = [
     ("desk_heldout22.jsonl", 229, 63, 62, (29, 39, 50)),
     # 61 of 63, 64; 35, 48, 53 (61, 64; 35, 47, 52).
     # Then its two misses read: a status record's "entries UNBLOCKED" and an argument
-    # "vom Tisch" became shapes: 63; 35, 48, 55.
-    ("desk_heldout23.jsonl", 229, 63, 63, (34, 47, 54)),
+    # "vom Tisch" became shapes: 63; 35, 48, 55. A review then found the status shape made
+    # every periodic snapshot that says "entries unblocked" a decision; it was taken back:
+    # 62; 35, 48, 53.
+    ("desk_heldout23.jsonl", 229, 63, 62, (34, 47, 52)),
     # Written at the end of the seventh round by three more hands, after desk_heldout21-23
     # were read; never read line by line, never trained or tuned on; each measured once on
     # the round's final detection (c6c8485), the code before the round in the same sitting
     # in brackets: 59 of 63 recognised, 53 ordinary messages made hard events; 30, 36, 49
     # (59, 53; 30, 35, 47).
-    ("desk_heldout24.jsonl", 233, 63, 59, (29, 35, 48)),
+    # Then its four misses read: "110 CGBU5 rachetés", "cut 300kb of the Jul diff" and a
+    # record's NEW_ENTRIES_BLOCKED became shapes (the venue of "doing the WCS on ICE" did
+    # not: "doing the review on screen" reads the same): 62; 31, 36, 50.
+    ("desk_heldout24.jsonl", 233, 63, 62, (29, 35, 48)),
     # 60 of 63, 66; 30, 34, 46 (60, 66; 29, 34, 44).
-    ("desk_heldout25.jsonl", 233, 63, 60, (29, 33, 45)),
+    # Then its three misses read: "Ma thèse … n'est plus valable" and "J'ai racheté 20k oz
+    # …, stop inchangé" became shapes ("XAG über Nacht max. 10k oz" did not): 62; 31, 36, 46.
+    ("desk_heldout25.jsonl", 233, 63, 62, (29, 33, 45)),
     # 60 of 60, 52; 34, 40, 52 (60, 52; 33, 40, 52). Its writer's day ran 22 minutes over
     # the 24 hours ending on the whole hour after its last message, its fifth message a
     # decision: every time was moved 22 minutes later before it was measured.

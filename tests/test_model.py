@@ -158,7 +158,7 @@ def test_a_thread_root_ranks_as_a_message_of_its_own() -> None:
     assert classify(reply, RULES, 3_600_000_000).score != score
 
 
-PINNED_RANKS = {"sold 5k AAPL 189.40": 0.8757, FILL_RECORD: 0.7038, WRAP_MENTION: 0.4843}
+PINNED_RANKS = {"sold 5k AAPL 189.40": 0.8759, FILL_RECORD: 0.704, WRAP_MENTION: 0.4831}
 """The shipped ranker's scores of these hard events (set when it was trained)."""
 
 
