@@ -154,24 +154,41 @@ def test_the_clause_selector_keeps_the_opening_decision_of_a_short_message() -> 
 
 def test_an_opening_acknowledgement_never_stands_for_the_decision_a_rule_read() -> None:
     # the selector leans on a message's first clause; "Verstanden." alone is no limit
-    # shown: the best clause is one a rule matched, the opening kept only beside it
-    for text, decision in (
+    # shown: the best clause a rule matched is kept beside the selector's best
+    for text, opening, decision in (
         (
             "Verstanden. Gross runter um 25% bis zum Close. Lena: Banken. Jonas: Hedge über FESX.",
+            "Verstanden.",
             "Gross runter um 25% bis zum Close.",
         ),
         (
             "ok 20m. going voice to HSBC and BNP for a two-way, the screen is thin at this size",
+            "ok 20m.",
             "going voice to HSBC and BNP for a two-way",
         ),
         (
             "Uff. Inventories up again, the curve flattens. Mi tesis de backwardation ya no vale.",
+            "Uff.",
             "Mi tesis de backwardation ya no vale.",
         ),
     ):
         assert RULES.decision_spans(text)
-        cut = clause_cut(text, RULES.shown_spans(text))
-        assert cut is not None and decision in cut
+        shown = clause_cut(text, RULES.shown_spans(text)) or text  # None: shown whole
+        assert decision in shown and shown != f"{opening} {ELLIPSIS}"
+
+
+def test_a_cards_headline_stays_beside_the_status_line_a_rule_reads() -> None:
+    # a rule reads "status: pending approval" as a proposal; the card's headline, which
+    # states the trade, is the selector's best: both are kept
+    card = (
+        "Card 31: own 2y Schatz vs Bund steepener, 10k DV01\n"
+        "notes: carry positive\n"
+        "status: pending approval"
+    )
+    assert [card[a:b] for a, b in RULES.decision_spans(card)] == ["status: pending approval"]
+    assert clause_cut(card, RULES.shown_spans(card)) == (
+        "Card 31: own 2y Schatz vs Bund steepener, 10k DV01\nstatus: pending approval"
+    )
 
 
 MIDDLE_NOTES = "\n".join(

@@ -235,7 +235,8 @@ MEASURED_DESKS = [
     # with the third: 24, 34, 45; with the fourth (the learned ranker): 27, 34, 46.
     # With item lines naming messages by id (sixth round): 59; 30, 36, 46.
     # With the best clause shown among those a rule matched (seventh round): 59; 29, 36, 46.
-    ("desk_heldout.jsonl", 220, 60, 59, (28, 35, 45)),
+    # With the card's headline kept beside a rule's clause (seventh round): 59; 29, 36, 47.
+    ("desk_heldout.jsonl", 220, 60, 59, (28, 35, 46)),
     # Measured on the rules with the decision model, never trained on: 58 of 61 recognised
     # (the rules alone: 53); 18, 28, 37 (the rules alone: 18, 25, 37). Since then a
     # development desk (its misses were read; never trained on): 61 recognised; 31, 38, 44
@@ -255,7 +256,8 @@ MEASURED_DESKS = [
     # 61, 79; 31, 44, 52; with the learned ranker, 62; 36, 44, 53.
     # With item lines naming messages by id (sixth round): 62; 38, 45, 55.
     # With the best clause shown among those a rule matched (seventh round): 62; 39, 46, 56.
-    ("desk_heldout3.jsonl", 229, 62, 61, (38, 45, 55)),
+    # With the card's headline kept beside a rule's clause (seventh round): 62; 39, 46, 55.
+    ("desk_heldout3.jsonl", 229, 62, 61, (38, 45, 54)),
     # Written after the second round's last change and measured once, on its final code:
     # 63 of 63 recognised, 78 ordinary messages made hard events; 35, 45, 52. After the
     # third round: 63, 76; 35, 46, 56. After the fourth (the learned ranker): 34, 46, 55.
@@ -270,7 +272,8 @@ MEASURED_DESKS = [
     # ranker 26, 34, 46.
     # With item lines naming messages by id (sixth round): 63; 29, 37, 48.
     # With the best clause shown among those a rule matched (seventh round): 63; 30, 38, 49.
-    ("desk_heldout5.jsonl", 222, 63, 63, (29, 37, 48)),
+    # With the card's headline kept beside a rule's clause (seventh round): 63; 30, 39, 50.
+    ("desk_heldout5.jsonl", 222, 63, 63, (29, 38, 49)),
     # Written after the third round's last change, never read line by line, never trained
     # or tuned on, measured once on the final code: 59 of 62 recognised, 72 ordinary
     # messages made hard events; 32, 39, 49 (the code at the start of the round, in the
@@ -280,14 +283,16 @@ MEASURED_DESKS = [
     # With sizes in a currency ("closed the $40m short") and the model trained again on
     # those rules: 62; 33, 41, 53 (its ranks moved; none of its decisions is such a size).
     # With the best clause shown among those a rule matched (seventh round): 62; 34, 44, 52.
-    ("desk_heldout6.jsonl", 237, 62, 62, (33, 43, 51)),
+    # With the card's headline kept beside a rule's clause (seventh round): 62; 34, 44, 54.
+    ("desk_heldout6.jsonl", 237, 62, 62, (33, 43, 53)),
     # Written for the fourth round, never read line by line, never trained or tuned on,
     # measured once (on the round's first rule changes and on the code before the round,
     # the same): 57 of 62 recognised, 71 ordinary messages made hard events; 29, 39, 48.
     # Then its misses were read: a development desk; with the learned ranker 61; 32, 40, 50.
     # With item lines naming messages by id (sixth round): 61; 34, 42, 52.
     # With the best clause shown among those a rule matched (seventh round): 61; 32, 40, 49.
-    ("desk_heldout7.jsonl", 224, 62, 61, (31, 39, 48)),
+    # With the card's headline kept beside a rule's clause (seventh round): 61; 34, 42, 51.
+    ("desk_heldout7.jsonl", 224, 62, 61, (33, 41, 50)),
     # Likewise: measured once, 59 of 61 recognised, 76; 32, 38, 52. Then read; with the
     # learned ranker 61; 33, 43, 54.
     # With item lines naming messages by id (sixth round): 61; 35, 45, 56.
@@ -301,7 +306,8 @@ MEASURED_DESKS = [
     # Read in the fifth round (it had no miss), since then a development desk.
     # With item lines naming messages by id (sixth round): 62; 31, 39, 52.
     # With the best clause shown among those a rule matched (seventh round): 62; 32, 39, 53.
-    ("desk_heldout9.jsonl", 210, 62, 62, (31, 38, 52)),
+    # With the card's headline kept beside a rule's clause (seventh round): 62; 33, 40, 53.
+    ("desk_heldout9.jsonl", 210, 62, 62, (32, 39, 52)),
     # 57 of 62, 72; 30, 38, 48 (57; 30, 36, 47). Read in the fifth round (its five misses
     # written as shapes), since then a development desk: 62; 31, 39, 49.
     # With item lines naming messages by id (sixth round): 62; 33, 41, 52.
@@ -311,7 +317,8 @@ MEASURED_DESKS = [
     # in the fifth round, since then a development desk: 61, 82; 28, 37, 42.
     # With item lines naming messages by id (sixth round): 61; 30, 37, 45.
     # With the best clause shown among those a rule matched (seventh round): 61; 30, 38, 46.
-    ("desk_heldout11.jsonl", 226, 61, 61, (29, 37, 45)),
+    # With the card's headline kept beside a rule's clause (seventh round): 61; 30, 37, 46.
+    ("desk_heldout11.jsonl", 226, 61, 61, (29, 36, 45)),
     # Written for the fifth round by three more hands, never read line by line, never
     # trained or tuned on; each measured once on the round's final code (the code before
     # the round in the same sitting in brackets): 62 of 64 recognised, 53 ordinary messages
@@ -321,7 +328,8 @@ MEASURED_DESKS = [
     # misses written as shapes), since then a development desk: 64; 32, 40, 50.
     # With item lines naming messages by id (sixth round): 64; 34, 41, 52.
     # With the best clause shown among those a rule matched (seventh round): 64; 35, 43, 55.
-    ("desk_heldout12.jsonl", 229, 64, 64, (34, 42, 54)),
+    # With the card's headline kept beside a rule's clause (seventh round): 64; 34, 42, 55.
+    ("desk_heldout12.jsonl", 229, 64, 64, (33, 41, 54)),
     # 60 of 63, 49; 33, 40, 48 (59, 49; 33, 40, 49). Its last eight messages (after 06:00Z,
     # none a decision, none answered) left out likewise.
     # Read likewise: 63; 33, 42, 51.
@@ -365,7 +373,8 @@ MEASURED_DESKS = [
     # With the best clause shown among those a rule matched (seventh round): 56; 32, 38, 47.
     # Its miss "Cerrada la protección … estamos planos en Crossover" a shape in the seventh
     # round (flat in Spanish, read with desk_heldout21-23's misses): 57.
-    ("desk_heldout19.jsonl", 229, 60, 57, (31, 37, 46)),
+    # With the card's headline kept beside a rule's clause (seventh round): 57; 31, 38, 49.
+    ("desk_heldout19.jsonl", 229, 60, 57, (30, 37, 48)),
     # 61 of 64, 69; 30, 40, 53 (61, 69; 29, 36, 52). Its writer's day began 12 minutes
     # before the 24 hours ending on the whole hour after its last message: its first four
     # messages (before 06:00Z, none a decision, none answered) were left out before it was
@@ -381,19 +390,22 @@ MEASURED_DESKS = [
     # moved 18 minutes later before it was measured (no text changed).
     # Then its two misses read: "Cierro todo: recompré las 250 harina, quedo plana" a shape
     # (flat in Spanish): 63; 34, 44, 55.
-    ("desk_heldout21.jsonl", 235, 64, 63, (33, 43, 54)),
+    # With the card's headline kept beside a rule's clause (seventh round): 63; 35, 45, 55.
+    ("desk_heldout21.jsonl", 235, 64, 63, (34, 44, 54)),
     # 60 of 63, 60; 30, 40, 50 (60, 60; 30, 40, 51). Its first three messages (before
     # 06:00Z the day before, none a decision, none answered) were left out before it was
     # measured.
     # Then its three misses read: a halted auto-hedger's record and the dealer a trade is
     # done with ("je le fais avec BNP Paribas, pas JPM") became shapes: 62; 30, 40, 51.
-    ("desk_heldout22.jsonl", 229, 63, 62, (29, 39, 50)),
+    # With the card's headline kept beside a rule's clause (seventh round): 62; 31, 39, 53.
+    ("desk_heldout22.jsonl", 229, 63, 62, (30, 38, 52)),
     # 61 of 63, 64; 35, 48, 53 (61, 64; 35, 47, 52).
     # Then its two misses read: a status record's "entries UNBLOCKED" and an argument
     # "vom Tisch" became shapes: 63; 35, 48, 55. A review then found the status shape made
     # every periodic snapshot that says "entries unblocked" a decision; it was taken back:
     # 62; 35, 48, 53.
-    ("desk_heldout23.jsonl", 229, 63, 62, (34, 47, 52)),
+    # With the card's headline kept beside a rule's clause (seventh round): 62; 35, 48, 54.
+    ("desk_heldout23.jsonl", 229, 63, 62, (34, 47, 53)),
     # Written at the end of the seventh round by three more hands, after desk_heldout21-23
     # were read; never read line by line, never trained or tuned on; each measured once on
     # the round's final detection (c6c8485), the code before the round in the same sitting
@@ -402,15 +414,18 @@ MEASURED_DESKS = [
     # Then its four misses read: "110 CGBU5 rachetés", "cut 300kb of the Jul diff" and a
     # record's NEW_ENTRIES_BLOCKED became shapes (the venue of "doing the WCS on ICE" did
     # not: "doing the review on screen" reads the same): 62; 31, 36, 50.
-    ("desk_heldout24.jsonl", 233, 63, 62, (29, 35, 48)),
+    # With the card's headline kept beside a rule's clause (seventh round): 62; 31, 36, 50.
+    ("desk_heldout24.jsonl", 233, 63, 62, (30, 35, 49)),
     # 60 of 63, 66; 30, 34, 46 (60, 66; 29, 34, 44).
     # Then its three misses read: "Ma thèse … n'est plus valable" and "J'ai racheté 20k oz
     # …, stop inchangé" became shapes ("XAG über Nacht max. 10k oz" did not): 62; 31, 36, 46.
-    ("desk_heldout25.jsonl", 233, 63, 62, (29, 33, 45)),
+    # With the card's headline kept beside a rule's clause (seventh round): 62; 31, 35, 46.
+    ("desk_heldout25.jsonl", 233, 63, 62, (30, 34, 45)),
     # 60 of 60, 52; 34, 40, 52 (60, 52; 33, 40, 52). Its writer's day ran 22 minutes over
     # the 24 hours ending on the whole hour after its last message, its fifth message a
     # decision: every time was moved 22 minutes later before it was measured.
-    ("desk_heldout26.jsonl", 230, 60, 60, (33, 39, 51)),
+    # With the card's headline kept beside a rule's clause (seventh round): 60; 34, 42, 52.
+    ("desk_heldout26.jsonl", 230, 60, 60, (33, 41, 51)),
 ]
 
 

@@ -844,8 +844,8 @@ class RuleSet:
 
     def shown_spans(self, content: str) -> list[tuple[int, int]]:
         """The clauses a hard event shown cut keeps: with a model, the clause its clause
-        selector finds most likely to state the decision (among the clauses a rule
-        matched, when a rule matched one) and any other it rates at least its
+        selector finds most likely to state the decision, the likeliest of those a rule
+        matched (when a rule matched one), and any other it rates at least its
         ``clause_threshold``; without one, the rules' decision clauses. None when
         neither the rules nor the model find a decision clause (shown whole).
 
@@ -868,16 +868,20 @@ class RuleSet:
         ]
         ruled = frozenset(decided)
         scores = model.clause_scores(content, clauses, scored, ruled)
-        # the best clause is one a rule matched when there is one: the selector leans on
-        # a message's first clause, and "done." or "Verstanden." before the fill or the
-        # block a rule read is no decision shown
-        pool = [n for n, index in enumerate(scored) if clauses[index] in ruled] or range(
-            len(scored)
+
+        def best(pool: Sequence[int]) -> set[int]:
+            return {max(pool, key=lambda n: (scores[n], -n))} if pool else set()
+
+        # the selector's best clause, and the best a rule matched beside it: the selector
+        # leans on a message's first clause, and "done." or "Verstanden." alone is no fill
+        # or block shown; a rule may match a card's "status: awaiting approval" line while
+        # the selector's best is the card's headline
+        kept = best(range(len(scored))) | best(
+            [n for n, index in enumerate(scored) if clauses[index] in ruled]
         )
-        best = max(pool, key=lambda i: (scores[i], -i))
         threshold = model.clause_threshold
         return [
-            clauses[index] for n, index in enumerate(scored) if n == best or scores[n] >= threshold
+            clauses[index] for n, index in enumerate(scored) if n in kept or scores[n] >= threshold
         ]
 
     def _model_spans(self, content: str) -> list[tuple[int, int]]:
