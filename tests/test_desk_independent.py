@@ -426,6 +426,16 @@ MEASURED_DESKS = [
     # decision: every time was moved 22 minutes later before it was measured.
     # With the card's headline kept beside a rule's clause (seventh round): 60; 34, 42, 52.
     ("desk_heldout26.jsonl", 230, 60, 60, (33, 41, 51)),
+    # Written at the end of the seventh round by three more hands, after desk_heldout24-26
+    # were read; never read line by line, never trained or tuned on; each measured once on
+    # the round's final code (3925900), the code before the round in the same sitting in
+    # brackets: 61 of 65 recognised, 56 ordinary messages made hard events; 39, 46, 54
+    # (61, 56; 39, 46, 53).
+    ("desk_heldout27.jsonl", 232, 65, 61, (38, 45, 53)),
+    # 57 of 61, 67; 33, 41, 49 (57, 67; 32, 40, 49).
+    ("desk_heldout28.jsonl", 234, 61, 57, (32, 40, 48)),
+    # 61 of 64, 58; 34, 43, 58 (61, 58; 32, 42, 54).
+    ("desk_heldout29.jsonl", 234, 64, 61, (33, 42, 57)),
 ]
 
 
@@ -476,6 +486,9 @@ LABELLED_DESKS = [
     ("desk_heldout24.jsonl", 233, 63),
     ("desk_heldout25.jsonl", 233, 63),
     ("desk_heldout26.jsonl", 230, 60),
+    ("desk_heldout27.jsonl", 232, 65),
+    ("desk_heldout28.jsonl", 234, 61),
+    ("desk_heldout29.jsonl", 234, 64),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out)
 ]
