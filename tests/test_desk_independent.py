@@ -431,11 +431,15 @@ MEASURED_DESKS = [
     # the round's final code (3925900), the code before the round in the same sitting in
     # brackets: 61 of 65 recognised, 56 ordinary messages made hard events; 39, 46, 54
     # (61, 56; 39, 46, 53).
-    ("desk_heldout27.jsonl", 232, 65, 61, (38, 45, 53)),
+    # Its misses read at the round's end: "Stop del resto: lo subo a -1.05" (a stop moved in
+    # the present, Spanish) became a shape: 62; 39, 46, 55.
+    ("desk_heldout27.jsonl", 232, 65, 62, (38, 45, 54)),
     # 57 of 61, 67; 33, 41, 49 (57, 67; 32, 40, 49).
-    ("desk_heldout28.jsonl", 234, 61, 57, (32, 40, 48)),
+    # Read likewise: "muevo el objetivo del asw a +34" a shape: 58; 33, 41, 50.
+    ("desk_heldout28.jsonl", 234, 61, 58, (32, 40, 49)),
     # 61 of 64, 58; 34, 43, 58 (61, 58; 32, 42, 54).
-    ("desk_heldout29.jsonl", 234, 64, 61, (33, 42, 57)),
+    # Read likewise: "Ich genehmige eine befristete Überschreitung" a shape: 62; 34, 43, 58.
+    ("desk_heldout29.jsonl", 234, 64, 62, (33, 42, 57)),
 ]
 
 
