@@ -183,6 +183,13 @@ def test_served_items_read_a_text_feed_back() -> None:
     assert items[0].content == ("FILLED 200",) and items[0].handle == "floor/m1"
 
 
+def test_served_items_read_a_lone_token_as_a_handle() -> None:
+    # the renderer never writes an item line without a handle; the reader of a body it is
+    # handed still reads one, as a message named so, rather than fail
+    items = served_items("[digest; channel floor, trust unverified]\n[10:46 fill]\n> x\n")
+    assert [(i.kind, i.label, i.handle) for i in items] == [("message", "", "floor/fill")]
+
+
 def test_time_picker_values_are_utc() -> None:
     assert datetime_local_to_rfc3339("2026-05-21T14:02") == "2026-05-21T14:02:00Z"
     assert datetime_local_to_rfc3339("2026-05-21T14:02:30") == "2026-05-21T14:02:30Z"

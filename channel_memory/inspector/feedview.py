@@ -59,7 +59,8 @@ def served_items(body: str) -> list[ServedItem]:
         if match is None:
             continue
         tokens = match.group(2).split(" ")
-        label = tokens.pop(0) if is_kind(tokens[0]) else ""
+        # a lone token is a handle, whatever it is spelled like
+        label = tokens.pop(0) if len(tokens) > 1 and is_kind(tokens[0]) else ""
         handle, _, more = tokens[0].partition("+")
         channel_id, _, message_id = (
             handle.partition("/") if "/" in handle else (channel, "", handle)
