@@ -19,7 +19,12 @@ of every clause of every labelled desk decision, whether the clause overlaps the
 labelled span (``decision_text``), with decision probabilities out of fold. A fourth,
 as small, is the hard-event ranker: over :func:`channel_memory.worker.model.rank_features`
 of every hard event of the training desks as the worker finds it, read by a model
-trained without its desk's fold, whether it is a labelled decision (ADR 0034).
+trained without its desk's fold, whether it is a labelled decision (ADR 0034). The
+ranker reads a fifth, the desk reading: a decision classifier over the same features,
+trained on the same lines and the labelled desks of :data:`READ_DESKS` besides (twenty
+development desks written by other hands, where a decision reported again is labelled
+none); it only ranks, and the selector and the ranker learn from every desk of
+:data:`RANK_DESKS` (ADR 0038).
 
 The file written holds each block's vocabulary and inverse document frequencies, both
 classifiers' coefficients, the threshold and the SHA-256 of every file the training
@@ -73,6 +78,14 @@ DESKS = [
     )
 ]
 """The labelled desks trained on (each its own writer for ``--cross``)."""
+READ_DESKS = [
+    ROOT / "bench" / "data" / name
+    for name in ("desk_heldout.jsonl", *(f"desk_heldout{n}.jsonl" for n in range(2, 21)))
+]
+"""The development desks the desk reading also learns from (not the decision model: it
+keeps to the phrasing sets' balance; ``desk_heldout21`` on are left out of training)."""
+RANK_DESKS = [*DESKS, *READ_DESKS]
+"""The desks the clause selector and the ranker learn from, out of fold."""
 CHAT = ROOT / "bench" / "data" / "conversations.jsonl"
 GENERATOR = ROOT / "channel_memory" / "demo" / "synthetic_desk.py"
 RULES = ROOT / "channel_memory" / "worker" / "default_rules.toml"
@@ -108,12 +121,7 @@ def training_lines() -> list[Line]:
         for row in _jsonl(PHRASING / f"{split}.jsonl"):
             writer = split if split != "dev" else f"dev-{row['id'][0]}"
             lines.append(Line(row["text"], row.get("parent"), row["label"], writer))
-    for path in DESKS:
-        desk = _jsonl(path)
-        by_id = {row["id"]: row["content"] for row in desk}
-        for row in desk:
-            parent = by_id.get(row["reply_to"]) if row.get("reply_to") else None
-            lines.append(Line(row["content"], parent, row["decision"], path.stem))
+    lines += desk_lines(DESKS)
     # the synthetic desk (its generator knows which messages carry a decision): short
     # commentary with levels, acknowledgements, heartbeats, reviews without a decision
     events = desk_events()
@@ -129,10 +137,22 @@ def training_lines() -> list[Line]:
     return lines
 
 
+def desk_lines(desks: Sequence[Path]) -> list[Line]:
+    """Every message of ``desks``, replies with the message they answer."""
+    lines = []
+    for path in desks:
+        desk = _jsonl(path)
+        by_id = {row["id"]: row["content"] for row in desk}
+        for row in desk:
+            parent = by_id.get(row["reply_to"]) if row.get("reply_to") else None
+            lines.append(Line(row["content"], parent, row["decision"], path.stem))
+    return lines
+
+
 def sources() -> dict[str, str]:
     """The training files' SHA-256, recorded in the model (a test compares them)."""
     phrasing = [PHRASING / f"{split}.jsonl" for split in ("tune", "dev", "short")]
-    files = [*phrasing, *DESKS, CHAT, GENERATOR, RULES]
+    files = [*phrasing, *DESKS, *READ_DESKS, CHAT, GENERATOR, RULES]
     return {str(p.relative_to(ROOT)): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
 
 
@@ -157,6 +177,20 @@ def fit(
     rows = np.flatnonzero(y)
     types = LogisticRegression(C=C, max_iter=5000).fit(x[rows], [lines[i].label for i in rows])
     return vectorizers, decision, types
+
+
+def fit_desk(vectorizers: Sequence[TfidfVectorizer], lines: Sequence[Line]) -> LogisticRegression:
+    """The desk reading: decision or not over the decision model's features, from
+    ``lines`` (the decision model's and the development desks') each read alone (it
+    ranks hard events by their own text), classes balanced."""
+    y = np.array([line.label is not None for line in lines])
+    return LogisticRegression(C=C, max_iter=5000, class_weight="balanced").fit(
+        features(vectorizers, _alone(lines)), y
+    )
+
+
+def _alone(lines: Sequence[Line]) -> list[Line]:
+    return [dataclasses.replace(line, parent=None) for line in lines]
 
 
 def features(vectorizers: Sequence[TfidfVectorizer], lines: Sequence[Line]) -> csr_matrix:
@@ -246,13 +280,16 @@ def rank_rows(desks: Sequence[Path], rules: RuleSet) -> tuple[np.ndarray, np.nda
 def fit_selectors(lines: Sequence[Line]) -> tuple[LogisticRegression, LogisticRegression]:
     """The clause selector (a logistic regression over :func:`runtime.clause_features`)
     and the hard-event ranker (one over :func:`runtime.rank_features`), both from
-    decision probabilities out of fold: each desk is read by a model trained without
-    the desks of its fold."""
-    folds = [DESKS[k::CLAUSE_FOLDS] for k in range(CLAUSE_FOLDS)]
+    decision probabilities out of fold: each desk of :data:`RANK_DESKS` is read by a
+    model (and a desk reading) trained without the desks of its fold."""
+    folds = [RANK_DESKS[k::CLAUSE_FOLDS] for k in range(CLAUSE_FOLDS)]
     features_all, labels_all, ranked_all, ranks_all = [], [], [], []
+    read = desk_lines(READ_DESKS)
     for fold in folds:
         held = {path.stem for path in fold}
-        vectorizers, decision, types = fit([line for line in lines if line.writer not in held])
+        kept = [line for line in lines if line.writer not in held]
+        vectorizers, decision, types = fit(kept)
+        desk = fit_desk(vectorizers, kept + [line for line in read if line.writer not in held])
         messages, _ = clause_rows(fold)
         texts = sorted({content[a:b] for content, clauses, _ in messages for a, b in clauses})
         probs = decision.predict_proba(
@@ -262,7 +299,7 @@ def fit_selectors(lines: Sequence[Line]) -> tuple[LogisticRegression, LogisticRe
         features_all.append(rows.features)
         labels_all.append(rows.labels)
         # the ranker reads hard events as the worker finds them with this fold's model
-        raw = model_file(vectorizers, decision, types, None, None)
+        raw = model_file(vectorizers, decision, types, desk, None, None)
         folded = dataclasses.replace(default_rules(), model=runtime.parse_model(raw, "fold"))
         ranked, ranks = rank_rows(fold, folded)
         ranked_all.append(ranked)
@@ -278,6 +315,7 @@ def model_file(
     vectorizers: Sequence[TfidfVectorizer],
     decision: LogisticRegression,
     types: LogisticRegression,
+    desk: LogisticRegression,
     clauses: LogisticRegression | None,
     rank: LogisticRegression | None,
 ) -> bytes:
@@ -293,6 +331,7 @@ def model_file(
         "threshold": THRESHOLD,
         "blocks": blocks,
         "decision": {"coef": _round(decision.coef_[0]), "intercept": float(decision.intercept_[0])},
+        "desk": {"coef": _round(desk.coef_[0]), "intercept": float(desk.intercept_[0])},
         "types": {
             "classes": types.classes_.tolist(),
             "coef": [_round(row) for row in types.coef_],
@@ -351,8 +390,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     lines = training_lines()
     vectorizers, decision, types = fit(lines)
+    read = lines + desk_lines(READ_DESKS)
+    desk = fit_desk(vectorizers, read)
     selector, ranker = fit_selectors(lines)
-    raw = model_file(vectorizers, decision, types, selector, ranker)
+    raw = model_file(vectorizers, decision, types, desk, selector, ranker)
     loaded = runtime.parse_model(raw, "trading-desk")
     expected = decision.predict_proba(features(vectorizers, lines))[:, 1]
     got = np.array([loaded.probability(line.text, line.parent) for line in lines])
@@ -361,14 +402,20 @@ def main(argv: list[str] | None = None) -> int:
     if worst > 1e-4 or flipped:
         print(f"the runtime scorer disagrees with the trainer: {worst:.2e}, {flipped} flipped")
         return 1
+    expected_desk = desk.predict_proba(features(vectorizers, _alone(read)))[:, 1]
+    got_desk = np.array([loaded.desk_probability(line.text) for line in read])
+    worst_desk = float(np.max(np.abs(expected_desk - got_desk)))
+    if worst_desk > 1e-4:
+        print(f"the runtime desk reading disagrees with the trainer: {worst_desk:.2e}")
+        return 1
     # the clause selector: the runtime's scores are the trainer's on the same features
-    messages, _ = clause_rows(DESKS)
+    messages, _ = clause_rows(RANK_DESKS)
     probability = {
         content[a:b]: loaded.probability(content[a:b])
         for content, clauses, _ in messages
         for a, b in clauses
     }
-    _, rows = clause_rows(DESKS, probability)
+    _, rows = clause_rows(RANK_DESKS, probability)
     expected_clauses = selector.predict_proba(rows.features)[:, 1]
     got_clauses = np.array(
         [
@@ -382,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"the runtime clause selector disagrees with the trainer: {worst_clause:.2e}")
         return 1
     # the ranker: the runtime's scores are the trainer's on the same features
-    ranked, _ = rank_rows(DESKS, dataclasses.replace(default_rules(), model=loaded))
+    ranked, _ = rank_rows(RANK_DESKS, dataclasses.replace(default_rules(), model=loaded))
     expected_ranks = ranker.predict_proba(ranked)[:, 1]
     got_ranks = np.array([loaded.rank(row) for row in ranked.tolist()])
     worst_rank = float(np.max(np.abs(expected_ranks - got_ranks)))

@@ -7,6 +7,7 @@ import gzip
 import hashlib
 import json
 import random
+import re
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -61,8 +62,30 @@ def test_the_model_was_trained_on_the_training_files_as_they_are() -> None:
     assert isinstance(recorded, dict) and recorded
     for path, digest in recorded.items():
         assert hashlib.sha256((ROOT / path).read_bytes()).hexdigest() == digest, path
-    # the held-out data is never trained on
-    assert not any("heldout" in path for path in recorded)
+    # the held-out data is never trained on: the phrasing held-out set, and the desks
+    # from desk_heldout21 on (the desk reading learns from the first twenty, development
+    # desks whose misses were read in earlier rounds; ADR 0038)
+    assert "tests/data/decisions/heldout.jsonl" not in recorded
+    desks = [re.fullmatch(r"bench/data/desk_heldout(\d*)\.jsonl", path) for path in recorded]
+    assert all(int(m.group(1) or 1) <= 20 for m in desks if m is not None)
+    assert sum(1 for m in desks if m is not None) == 20
+
+
+def test_the_desk_reading_ranks_an_order_systems_record_below_a_traders_report() -> None:
+    # the labelled desks call an order system's record of a fill a trader reported an
+    # echo: the desk reading (a ranker feature) reads such records less surely than the
+    # decision model does, and a trader's own report as surely
+    records = (
+        "[OMS] FILL ord=XX-10293 acct=FX-02 EURUSD BUY 5,000,000 @ 1.0842 leaves=0",
+        "FILL id=EBS-1234 side=SELL ccy_pair=USDJPY amt=10,000,000 px=151.230 venue=EBS",
+    )
+    for record in records:
+        assert MODEL.desk_probability(record) < MODEL.probability(record) - 0.25, record
+    report = "bought 5m EURUSD at 1.0842"
+    assert MODEL.desk_probability(report) > 0.9
+    for text in (*records, report, "anyone for coffee?", "", "🚀" * 50):
+        p = MODEL.desk_probability(text)
+        assert 0.0 <= p <= 1.0 and MODEL.desk_probability(text) == p
 
 
 @pytest.mark.parametrize(("text", "event_type"), sorted(MODEL_ONLY.items()))
@@ -158,7 +181,7 @@ def test_a_thread_root_ranks_as_a_message_of_its_own() -> None:
     assert classify(reply, RULES, 3_600_000_000).score != score
 
 
-PINNED_RANKS = {"sold 5k AAPL 189.40": 0.8759, FILL_RECORD: 0.704, WRAP_MENTION: 0.4831}
+PINNED_RANKS = {"sold 5k AAPL 189.40": 0.9097, FILL_RECORD: 0.7884, WRAP_MENTION: 0.5677}
 """The shipped ranker's scores of these hard events (set when it was trained)."""
 
 

@@ -197,12 +197,14 @@ def rank_features_of(
     assert rules.model is not None
     spans = rules.decision_spans(content)
     probability = _reading(rules, content, None, spans)
+    desk = _reading(rules, content, None, spans, desk=True)
     plain = rules.strength(content, spans) if isinstance(decision, HardEventRule) else STRENGTH_MAX
     reading = probability if parent is None else None  # the same reading without a parent
     base = rule_score(decision, rules, content, parent, spans=spans, plain=plain, reading=reading)
     return rank_features(
         base=base,
         probability=probability,
+        desk=desk,
         strength=plain / STRENGTH_MAX,
         length=len(content),
         decided=len(spans),
@@ -267,16 +269,21 @@ def rule_score(
 
 
 def _reading(
-    rules: RuleSet, content: str, parent: str | None, spans: list[tuple[int, int]]
+    rules: RuleSet,
+    content: str,
+    parent: str | None,
+    spans: list[tuple[int, int]],
+    desk: bool = False,
 ) -> float:
     """The model's probability that ``content`` — or its decision clauses read alone,
-    whichever is higher (a report is judged by its decision line) — is a decision."""
+    whichever is higher (a report is judged by its decision line) — is a decision; with
+    ``desk``, its desk reading's (which reads no parent)."""
     model = rules.model
     assert model is not None
-    probability = model.probability(content, parent)
+    read = model.desk_probability if desk else lambda text: model.probability(text, parent)
+    probability = read(content)
     if spans:
-        clauses = "\n".join(content[start:end] for start, end in spans)
-        probability = max(probability, model.probability(clauses, parent))
+        probability = max(probability, read("\n".join(content[a:b] for a, b in spans)))
     return probability
 
 

@@ -38,9 +38,11 @@ MODEL_NAMES = ("trading-desk",)
 MODEL_FILE = "decision_model.json.gz"
 MIN_KNOWN_WORDS = 2
 """The model promotes no message with fewer words it knows (see ``known_words``)."""
-FORMAT = 3
+FORMAT = 4
 """Format 2 added the clause selector (``clauses``: :func:`clause_features` weights);
-format 3 the hard-event ranker (``rank``: :func:`rank_features` weights)."""
+format 3 the hard-event ranker (``rank``: :func:`rank_features` weights); format 4 the
+desk reading (``desk``: a second decision classifier over the same features, trained
+with every labelled desk; one of the ranker's features)."""
 
 CAP_CHARS = 3000
 """A message longer than twice this is read as its first and last ``CAP_CHARS``
@@ -154,6 +156,7 @@ def rank_features(
     *,
     base: float,
     probability: float,
+    desk: float,
     strength: float,
     length: int,
     decided: int,
@@ -167,14 +170,17 @@ def rank_features(
     """What the hard-event ranker weighs: the score the rules give (``base``: the rule's
     score by how plainly the message states it, times the model's probability); the
     model's probability alone (the message's or its decision clauses', the higher);
-    how plainly it states the decision (``strength``, 0 to 1); its length (logarithm)
-    and lines; how many clauses a rule matched; whether only the model or a reply rule
+    the desk reading's, read the same way (``desk``: a classifier trained with every
+    labelled desk, where a recap or an echo of a decision is labelled none); how
+    plainly it states the decision (``strength``, 0 to 1); its length (logarithm) and
+    lines; how many clauses a rule matched; whether only the model or a reply rule
     found it; whether it replies; who wrote it (``origin``: a person, an app, an
     agent); and its type. A bot's record of a fill a trader reported is an echo; a
     report that mentions an action is not a decision: learned from labelled desks."""
     return [
         base,
         probability,
+        desk,
         strength,
         math.log(length + 1) / 8,
         min(decided, 10) / 5,
@@ -189,7 +195,7 @@ def rank_features(
     ]
 
 
-RANK_FEATURES = 12 + len(DECISION_TYPES)
+RANK_FEATURES = 13 + len(DECISION_TYPES)
 """How many features :func:`rank_features` gives."""
 
 Analyzer = Callable[[str, str | None], list[str]]
@@ -225,6 +231,9 @@ class DecisionModel:
     type_weights: tuple[tuple[dict[int, float], ...], ...]
     """Per type, per block: column -> coefficient of the type classifier."""
     type_intercepts: tuple[float, ...]
+    desk_weights: tuple[dict[int, float], ...]
+    """Per block: column -> coefficient of the desk reading (see :meth:`desk_probability`)."""
+    desk_intercept: float
     clause_weights: tuple[float, ...]
     """The clause selector's coefficients, one per :func:`clause_features` feature."""
     clause_intercept: float
@@ -306,6 +315,15 @@ class DecisionModel:
                 z += dot / math.sqrt(squares)
         return _sigmoid(z)
 
+    def desk_probability(self, text: str) -> float:
+        """The probability, 0 to 1, that ``text`` is a decision as the labelled desks
+        read one: a second classifier over the same features, trained besides the
+        phrasing sets with every labelled desk, where a decision reported again (an
+        order system's record of a trader's fill, a recap) is labelled none. Not what
+        recognises a decision (:meth:`probability` does): what ranks one."""
+        vectors = self._features(text, None)
+        return _sigmoid(self.desk_intercept + self._dot(vectors, self.desk_weights))
+
     def readable(self, text: str) -> bool:
         """Whether the model has something to read in ``text``: at least
         ``MIN_KNOWN_WORDS`` distinct words (letters or digits) it saw in training, and at
@@ -370,6 +388,8 @@ def parse_model(raw: bytes, name: str) -> DecisionModel:
         types=tuple(data["types"]["classes"]),
         type_weights=tuple(_block_weights(row, sizes) for row in data["types"]["coef"]),
         type_intercepts=tuple(float(b) for b in data["types"]["intercept"]),
+        desk_weights=_block_weights(data["desk"]["coef"], sizes),
+        desk_intercept=float(data["desk"]["intercept"]),
         clause_weights=tuple(float(w) for w in clauses["coef"]),
         clause_intercept=float(clauses["intercept"]),
         clause_threshold=float(clauses["threshold"]),
@@ -390,6 +410,7 @@ class Scorer(Protocol):
     def threshold(self) -> float: ...
     def probability(self, text: str, parent: str | None = None) -> float: ...
     def event_type(self, text: str, parent: str | None = None) -> str: ...
+    def desk_probability(self, text: str) -> float: ...
     def readable(self, text: str) -> bool: ...
     @property
     def clause_threshold(self) -> float: ...
@@ -431,6 +452,9 @@ class ShippedModel:
 
     def event_type(self, text: str, parent: str | None = None) -> str:
         return self.loaded.event_type(text, parent)
+
+    def desk_probability(self, text: str) -> float:
+        return self.loaded.desk_probability(text)
 
     def readable(self, text: str) -> bool:
         return self.loaded.readable(text)
