@@ -181,7 +181,7 @@ def test_a_thread_root_ranks_as_a_message_of_its_own() -> None:
     assert classify(reply, RULES, 3_600_000_000).score != score
 
 
-PINNED_RANKS = {"sold 5k AAPL 189.40": 0.9097, FILL_RECORD: 0.7884, WRAP_MENTION: 0.5677}
+PINNED_RANKS = {"sold 5k AAPL 189.40": 0.9076, FILL_RECORD: 0.7857, WRAP_MENTION: 0.5645}
 """The shipped ranker's scores of these hard events (set when it was trained)."""
 
 
@@ -347,3 +347,25 @@ def test_the_model_promotes_nothing_it_cannot_read() -> None:
         assert not MODEL.readable(junk)
         assert RULES.decide(junk) is None
     assert MODEL.readable("On est flat sur le Bund.")
+
+
+def test_a_short_answer_to_no_decision_decides_only_by_itself() -> None:
+    # under chatter or a question the model's reading with the parent made "your call"
+    # a decision; such a reply now decides only when it also reads as one alone
+    for reply, parent in (
+        ("your desk, your call", "should we move the gold stop up a bit?"),
+        ("go to sleep Marco 😄", "can't sleep... ES bouncing a bit, nikkei less bad than feared"),
+    ):
+        assert RULES.decide(parent) is None
+        assert RULES.decide(reply, parent=parent) is None, reply
+    # a reply that is a decision by itself still is one under a question
+    route = "send the 300 ESZ6/H7 calendar through Skein passive, cap 52.00"
+    question = "algo side for the ES roll, two ways: calendar on screen or legs?"
+    assert RULES.decide(question) is None
+    found = RULES.decide(route, parent=question)
+    assert found is not None and found.event_type == "route_decision"
+    # and under a proposal a short verdict is read with it, as before
+    proposal = "Proposition : on vend les 500 puts mars 56, ils ne valent plus grand-chose"
+    assert RULES.decide(proposal) is not None
+    verdict = RULES.decide("ok vas-y", parent=proposal)
+    assert verdict is not None and verdict.event_type == "trade_approval"

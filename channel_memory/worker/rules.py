@@ -764,7 +764,8 @@ class RuleSet:
         parent: str | None = None,
     ) -> Decision | None:
         """The decision a message makes: by its own rules, else as a reply to ``parent``,
-        else (with a model) as the model finds it."""
+        else (with a model) as the model finds it — a short reply read with its parent,
+        and, when the parent is itself no decision, read alone as well."""
         rule = self.first_match(content, tags, author_id, author_name)
         if rule is not None:
             return rule
@@ -779,7 +780,16 @@ class RuleSet:
             parent = None
         if parent is not None and self._no_verdict(content):
             return None  # the reply rules say it is none ("no idea what the fill was")
-        return self._model_decision(self.model, content, parent)
+        found = self._model_decision(self.model, content, parent)
+        if found is None or parent is None or self.decide(parent) is not None:
+            return found
+        # under a parent that is no decision (chatter, a question: "should we move the
+        # stop?") a short answer decides only when it reads as one by itself as well
+        # ("no. stop is the stop." does not; "send the 420 calendar through Skein" does)
+        alone = self._model_decision(self.model, content, None)
+        if alone is None:
+            return None
+        return min(found, alone, key=lambda d: d.probability)
 
     def _no_verdict(self, reply: str) -> bool:
         """Whether a reply rule reads a short reply's opening as its verdict and its
