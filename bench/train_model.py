@@ -4,9 +4,10 @@
     .venv/bin/python bench/train_model.py          # train, check and write the model
     .venv/bin/python bench/train_model.py --cross  # leave-one-writer-out figures only
 
-The training data is every labelled line except the held-out phrasing set
-(``tests/data/decisions/heldout.jsonl``) and the held-out desks
-(``bench/data/desk_heldout*.jsonl``): the phrasing sets ``tune`` and ``dev`` (replies
+The decision model's training data is every labelled line except the held-out phrasing
+set (``tests/data/decisions/heldout.jsonl``) and the ``bench/data/desk_heldout*.jsonl``
+desks (the first twenty of which only the desk reading, the selector and the ranker
+learn from; ``desk_heldout21`` on never are): the phrasing sets ``tune`` and ``dev`` (replies
 with their parent), the labelled desks of :data:`DESKS` (the first independent desk and
 six desks written later by six other hands, replies with the message they answer),
 the synthetic desk (each message labelled by the shipped rules without the model, which
@@ -26,7 +27,7 @@ development desks written by other hands, where a decision reported again is lab
 none); it only ranks, and the selector and the ranker learn from every desk of
 :data:`RANK_DESKS` (ADR 0038).
 
-The file written holds each block's vocabulary and inverse document frequencies, both
+The file written holds each block's vocabulary and inverse document frequencies, the
 classifiers' coefficients, the threshold and the SHA-256 of every file the training
 read (the data, the synthetic desk's generator and the rules that label it); after
 writing, the script loads it with the runtime scorer and checks that it gives the

@@ -7,7 +7,6 @@ import gzip
 import hashlib
 import json
 import random
-import re
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -62,13 +61,14 @@ def test_the_model_was_trained_on_the_training_files_as_they_are() -> None:
     assert isinstance(recorded, dict) and recorded
     for path, digest in recorded.items():
         assert hashlib.sha256((ROOT / path).read_bytes()).hexdigest() == digest, path
-    # the held-out data is never trained on: the phrasing held-out set, and the desks
-    # from desk_heldout21 on (the desk reading learns from the first twenty, development
-    # desks whose misses were read in earlier rounds; ADR 0038)
-    assert "tests/data/decisions/heldout.jsonl" not in recorded
-    desks = [re.fullmatch(r"bench/data/desk_heldout(\d*)\.jsonl", path) for path in recorded]
-    assert all(int(m.group(1) or 1) <= 20 for m in desks if m is not None)
-    assert sum(1 for m in desks if m is not None) == 20
+    # the held-out data is never trained on: no file named held-out but the first twenty
+    # desks, development desks whose misses were read in earlier rounds, which the desk
+    # reading learns from (ADR 0038); not the phrasing held-out set, not desk_heldout21 on
+    development = {"bench/data/desk_heldout.jsonl"} | {
+        f"bench/data/desk_heldout{n}.jsonl" for n in range(2, 21)
+    }
+    held = {path for path in recorded if "heldout" in path}
+    assert held == development
 
 
 def test_the_desk_reading_ranks_an_order_systems_record_below_a_traders_report() -> None:
@@ -83,9 +83,12 @@ def test_the_desk_reading_ranks_an_order_systems_record_below_a_traders_report()
         assert MODEL.desk_probability(record) < MODEL.probability(record) - 0.25, record
     report = "bought 5m EURUSD at 1.0842"
     assert MODEL.desk_probability(report) > 0.9
+    again = parse_model(
+        resources.files("channel_memory.worker").joinpath(MODEL_FILE).read_bytes(), "again"
+    )
     for text in (*records, report, "anyone for coffee?", "", "🚀" * 50):
         p = MODEL.desk_probability(text)
-        assert 0.0 <= p <= 1.0 and MODEL.desk_probability(text) == p
+        assert 0.0 <= p <= 1.0 and again.desk_probability(text) == p
 
 
 @pytest.mark.parametrize(("text", "event_type"), sorted(MODEL_ONLY.items()))
@@ -350,22 +353,40 @@ def test_the_model_promotes_nothing_it_cannot_read() -> None:
 
 
 def test_a_short_answer_to_no_decision_decides_only_by_itself() -> None:
-    # under chatter or a question the model's reading with the parent made "your call"
-    # a decision; such a reply now decides only when it also reads as one alone
+    # the worker reads a reply by itself, then with its parent when that found nothing:
+    # the model's reading with the parent made "your call" under a question a decision;
+    # under a message that is no decision (no rule's, no model's) it no longer does
+    settings = DeriveSettings(RULES, 3_600_000_000, 8, 1200)
+
+    def analysed(reply: str, parent: str) -> tuple[str, str | None]:
+        found = analyse(
+            source_version("r", reply, reply_to="p"), settings, source_version("p", parent)
+        )
+        return found.classified.cls, found.answers
+
     for reply, parent in (
         ("your desk, your call", "should we move the gold stop up a bit?"),
         ("go to sleep Marco 😄", "can't sleep... ES bouncing a bit, nikkei less bad than feared"),
     ):
-        assert RULES.decide(parent) is None
+        assert RULES.decide(parent) is None and MODEL.probability(parent) < MODEL.threshold
         assert RULES.decide(reply, parent=parent) is None, reply
-    # a reply that is a decision by itself still is one under a question
+        assert analysed(reply, parent)[0] != "hard_event", reply
+    # a proposal asked as a question, which no rule decides but the model reads as one,
+    # is still a parent a short verdict is read with
+    for reply, parent in (
+        ("ok, 200", "can I add 200 Bund at 131.20?"),
+        ("yes go", "can I lift the 2m cable offer at 1.2650?"),
+        ("ok 5m", "limit on the credit book is tight, can we raise to 5m?"),
+        ("ok vas-y", "Proposition : on vend les 500 puts mars 56, ils ne valent plus rien"),
+    ):
+        assert MODEL.probability(parent) >= MODEL.threshold, parent
+        found = RULES.decide(reply, parent=parent)
+        assert found is not None and found.event_type == "trade_approval", reply
+        assert analysed(reply, parent) == ("hard_event", "floor/p"), reply
+    # called with a parent that is no decision, decide keeps the reading with the
+    # parent's type when the reply reads as a decision by itself as well
     route = "send the 300 ESZ6/H7 calendar through Skein passive, cap 52.00"
     question = "algo side for the ES roll, two ways: calendar on screen or legs?"
     assert RULES.decide(question) is None
     found = RULES.decide(route, parent=question)
     assert found is not None and found.event_type == "route_decision"
-    # and under a proposal a short verdict is read with it, as before
-    proposal = "Proposition : on vend les 500 puts mars 56, ils ne valent plus grand-chose"
-    assert RULES.decide(proposal) is not None
-    verdict = RULES.decide("ok vas-y", parent=proposal)
-    assert verdict is not None and verdict.event_type == "trade_approval"

@@ -42,7 +42,7 @@ FORMAT = 4
 """Format 2 added the clause selector (``clauses``: :func:`clause_features` weights);
 format 3 the hard-event ranker (``rank``: :func:`rank_features` weights); format 4 the
 desk reading (``desk``: a second decision classifier over the same features, trained
-with every labelled desk; one of the ranker's features)."""
+with twenty-seven labelled desks; one of the ranker's features)."""
 
 CAP_CHARS = 3000
 """A message longer than twice this is read as its first and last ``CAP_CHARS``
@@ -170,8 +170,8 @@ def rank_features(
     """What the hard-event ranker weighs: the score the rules give (``base``: the rule's
     score by how plainly the message states it, times the model's probability); the
     model's probability alone (the message's or its decision clauses', the higher);
-    the desk reading's, read the same way (``desk``: a classifier trained with every
-    labelled desk, where a recap or an echo of a decision is labelled none); how
+    the desk reading's, read the same way (``desk``: a classifier trained with
+    twenty-seven labelled desks, where a recap or an echo of a decision is labelled none); how
     plainly it states the decision (``strength``, 0 to 1); its length (logarithm) and
     lines; how many clauses a rule matched; whether only the model or a reply rule
     found it; whether it replies; who wrote it (``origin``: a person, an app, an
@@ -318,7 +318,7 @@ class DecisionModel:
     def desk_probability(self, text: str) -> float:
         """The probability, 0 to 1, that ``text`` is a decision as the labelled desks
         read one: a second classifier over the same features, trained besides the
-        phrasing sets with every labelled desk, where a decision reported again (an
+        phrasing sets with twenty-seven labelled desks, where a decision reported again (an
         order system's record of a trader's fill, a recap) is labelled none. Not what
         recognises a decision (:meth:`probability` does): what ranks one."""
         vectors = self._features(text, None)

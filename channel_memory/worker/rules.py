@@ -781,15 +781,23 @@ class RuleSet:
         if parent is not None and self._no_verdict(content):
             return None  # the reply rules say it is none ("no idea what the fill was")
         found = self._model_decision(self.model, content, parent)
-        if found is None or parent is None or self.decide(parent) is not None:
+        if found is None or parent is None or self._decides(self.model, parent):
             return found
         # under a parent that is no decision (chatter, a question: "should we move the
         # stop?") a short answer decides only when it reads as one by itself as well
-        # ("no. stop is the stop." does not; "send the 420 calendar through Skein" does)
+        # ("your desk, your call" does not). The worker reads every message by itself
+        # first and a reply with its parent only when that found nothing: there, such a
+        # reply is never a decision by the model's reading with its parent.
         alone = self._model_decision(self.model, content, None)
         if alone is None:
             return None
-        return min(found, alone, key=lambda d: d.probability)
+        return ModelDecision(found.event_type, min(found.probability, alone.probability))
+
+    def _decides(self, model: Scorer, parent: str) -> bool:
+        """Whether a message (read by its text alone) is a decision: the model reads it as
+        one, or a rule or the model decides it ("can I add 200 Bund at 131.20?" is a
+        question no rule decides, but the model reads it as the proposal it is)."""
+        return model.probability(parent) >= model.threshold or self.decide(parent) is not None
 
     def _no_verdict(self, reply: str) -> bool:
         """Whether a reply rule reads a short reply's opening as its verdict and its
