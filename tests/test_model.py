@@ -89,6 +89,8 @@ def test_the_desk_reading_ranks_an_order_systems_record_below_a_traders_report()
     for text in (*records, report, "anyone for coffee?", "", "🚀" * 50):
         p = MODEL.desk_probability(text)
         assert 0.0 <= p <= 1.0 and again.desk_probability(text) == p
+        # ranking reads both from one pass over the terms: the same as each alone
+        assert MODEL.readings(text) == (MODEL.probability(text), p)
 
 
 @pytest.mark.parametrize(("text", "event_type"), sorted(MODEL_ONLY.items()))

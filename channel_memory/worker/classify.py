@@ -196,8 +196,7 @@ def rank_features_of(
     set must have a model): the one definition the trainer and the worker share."""
     assert rules.model is not None
     spans = rules.decision_spans(content)
-    probability = _reading(rules, content, None, spans)
-    desk = _reading(rules, content, None, spans, desk=True)
+    probability, desk = _readings(rules, content, spans)
     plain = rules.strength(content, spans) if isinstance(decision, HardEventRule) else STRENGTH_MAX
     reading = probability if parent is None else None  # the same reading without a parent
     base = rule_score(decision, rules, content, parent, spans=spans, plain=plain, reading=reading)
@@ -269,22 +268,29 @@ def rule_score(
 
 
 def _reading(
-    rules: RuleSet,
-    content: str,
-    parent: str | None,
-    spans: list[tuple[int, int]],
-    desk: bool = False,
+    rules: RuleSet, content: str, parent: str | None, spans: list[tuple[int, int]]
 ) -> float:
     """The model's probability that ``content`` — or its decision clauses read alone,
-    whichever is higher (a report is judged by its decision line) — is a decision; with
-    ``desk``, its desk reading's (which reads no parent)."""
+    whichever is higher (a report is judged by its decision line) — is a decision."""
     model = rules.model
     assert model is not None
-    read = model.desk_probability if desk else lambda text: model.probability(text, parent)
-    probability = read(content)
+    probability = model.probability(content, parent)
     if spans:
-        probability = max(probability, read("\n".join(content[a:b] for a, b in spans)))
+        clauses = "\n".join(content[start:end] for start, end in spans)
+        probability = max(probability, model.probability(clauses, parent))
     return probability
+
+
+def _readings(rules: RuleSet, content: str, spans: list[tuple[int, int]]) -> tuple[float, float]:
+    """:func:`_reading` without a parent, and the desk reading's the same way (the
+    message's or its decision clauses', the higher), from one reading of each text."""
+    model = rules.model
+    assert model is not None
+    probability, desk = model.readings(content)
+    if spans:
+        clauses = model.readings("\n".join(content[start:end] for start, end in spans))
+        probability, desk = max(probability, clauses[0]), max(desk, clauses[1])
+    return probability, desk
 
 
 def classify(

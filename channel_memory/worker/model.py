@@ -211,8 +211,9 @@ BLOCKS: tuple[tuple[str, Analyzer], ...] = (
 class _Block:
     name: str
     analyze: Analyzer
-    terms: dict[str, tuple[int, float, float]]
-    """Term -> (column, inverse document frequency, decision coefficient)."""
+    terms: dict[str, tuple[int, float, float, float]]
+    """Term -> (column, inverse document frequency, decision coefficient, the desk
+    reading's coefficient)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,9 +232,8 @@ class DecisionModel:
     type_weights: tuple[tuple[dict[int, float], ...], ...]
     """Per type, per block: column -> coefficient of the type classifier."""
     type_intercepts: tuple[float, ...]
-    desk_weights: tuple[dict[int, float], ...]
-    """Per block: column -> coefficient of the desk reading (see :meth:`desk_probability`)."""
     desk_intercept: float
+    """The desk reading's intercept (its coefficients are in each block's terms)."""
     clause_weights: tuple[float, ...]
     """The clause selector's coefficients, one per :func:`clause_features` feature."""
     clause_intercept: float
@@ -321,8 +321,28 @@ class DecisionModel:
         phrasing sets with twenty-seven labelled desks, where a decision reported again (an
         order system's record of a trader's fill, a recap) is labelled none. Not what
         recognises a decision (:meth:`probability` does): what ranks one."""
-        vectors = self._features(text, None)
-        return _sigmoid(self.desk_intercept + self._dot(vectors, self.desk_weights))
+        return self.readings(text)[1]
+
+    def readings(self, text: str) -> tuple[float, float]:
+        """:meth:`probability` and :meth:`desk_probability` of ``text`` (read without a
+        parent) from one reading of its terms: what ranking a hard event asks for."""
+        z, desk = self.intercept, self.desk_intercept
+        log = math.log
+        for block in self.blocks:
+            squares = dot = desk_dot = 0.0
+            lookup = block.terms.get
+            for term, count in Counter(block.analyze(text, None)).items():
+                entry = lookup(term)
+                if entry is not None:
+                    value = (1.0 + log(count)) * entry[1]
+                    squares += value * value
+                    dot += value * entry[2]
+                    desk_dot += value * entry[3]
+            if squares:
+                norm = math.sqrt(squares)
+                z += dot / norm
+                desk += desk_dot / norm
+        return _sigmoid(z), _sigmoid(desk)
 
     def readable(self, text: str) -> bool:
         """Whether the model has something to read in ``text``: at least
@@ -368,16 +388,19 @@ def parse_model(raw: bytes, name: str) -> DecisionModel:
         raise ValueError(f"decision model {name}: unexpected rank features")
     sizes = [len(b["idf"]) for b in data["blocks"]]
     decision = _block_weights(data["decision"]["coef"], sizes)
+    desk = _block_weights(data["desk"]["coef"], sizes)
     blocks = tuple(
         _Block(
             spec["name"],
             analyze,
             {
-                term: (i, idf, weights.get(i, 0.0))
+                term: (i, idf, weights.get(i, 0.0), desk_weights.get(i, 0.0))
                 for i, (term, idf) in enumerate(zip(spec["terms"], spec["idf"], strict=True))
             },
         )
-        for spec, (_, analyze), weights in zip(data["blocks"], BLOCKS, decision, strict=True)
+        for spec, (_, analyze), weights, desk_weights in zip(
+            data["blocks"], BLOCKS, decision, desk, strict=True
+        )
     )
     return DecisionModel(
         name=name,
@@ -388,7 +411,6 @@ def parse_model(raw: bytes, name: str) -> DecisionModel:
         types=tuple(data["types"]["classes"]),
         type_weights=tuple(_block_weights(row, sizes) for row in data["types"]["coef"]),
         type_intercepts=tuple(float(b) for b in data["types"]["intercept"]),
-        desk_weights=_block_weights(data["desk"]["coef"], sizes),
         desk_intercept=float(data["desk"]["intercept"]),
         clause_weights=tuple(float(w) for w in clauses["coef"]),
         clause_intercept=float(clauses["intercept"]),
@@ -411,6 +433,7 @@ class Scorer(Protocol):
     def probability(self, text: str, parent: str | None = None) -> float: ...
     def event_type(self, text: str, parent: str | None = None) -> str: ...
     def desk_probability(self, text: str) -> float: ...
+    def readings(self, text: str) -> tuple[float, float]: ...
     def readable(self, text: str) -> bool: ...
     @property
     def clause_threshold(self) -> float: ...
@@ -455,6 +478,9 @@ class ShippedModel:
 
     def desk_probability(self, text: str) -> float:
         return self.loaded.desk_probability(text)
+
+    def readings(self, text: str) -> tuple[float, float]:
+        return self.loaded.readings(text)
 
     def readable(self, text: str) -> bool:
         return self.loaded.readable(text)
