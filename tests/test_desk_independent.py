@@ -452,6 +452,19 @@ MEASURED_DESKS = [
     # Read likewise: "Ich genehmige eine befristete Überschreitung" a shape: 62; 34, 43, 58.
     # With the desk reading among the ranker's features (eighth round): 62; 35, 46, 54.
     ("desk_heldout29.jsonl", 234, 64, 62, (34, 45, 53)),
+    # Written for the eighth round by three more hands (asked for at its start), never read
+    # line by line, never trained or tuned on; each measured once on the round's final
+    # code, the code before the round (in brackets) measured on arrival:
+    # 58 of 62 recognised, 67 ordinary messages made hard events; 35, 43, 52 (58, 67; 35,
+    # 42, 52). Then its misses read.
+    ("desk_heldout30.jsonl", 233, 62, 58, (34, 42, 51)),
+    # 60 of 64, 58; 35, 44, 47 (60, 58; 28, 39, 49). Its writer's day began 8 minutes
+    # before the 24 hours ending on the whole hour after its last message: its first three
+    # messages (none a decision, none answered) were left out before it was measured.
+    ("desk_heldout31.jsonl", 231, 64, 60, (34, 43, 46)),
+    # 64 of 64, 83; 35, 46, 58 (64, 84; 32, 45, 55). Its first message (2 minutes early,
+    # not a decision, not answered) left out likewise.
+    ("desk_heldout32.jsonl", 231, 64, 64, (34, 45, 57)),
 ]
 
 
@@ -505,6 +518,9 @@ LABELLED_DESKS = [
     ("desk_heldout27.jsonl", 232, 65),
     ("desk_heldout28.jsonl", 234, 61),
     ("desk_heldout29.jsonl", 234, 64),
+    ("desk_heldout30.jsonl", 233, 62),
+    ("desk_heldout31.jsonl", 231, 64),
+    ("desk_heldout32.jsonl", 231, 64),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out)
 ]

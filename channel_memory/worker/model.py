@@ -456,7 +456,7 @@ def _parsed(name: str) -> DecisionModel:
 @dataclass(frozen=True, slots=True)
 class ShippedModel:
     """A shipped model by name and digest; parsed on first use, once per process (the
-    parsed vocabulary takes about 95 MB: a server process that never derives never
+    parsed vocabulary takes about 100 MB: a server process that never derives never
     loads it)."""
 
     name: str
