@@ -427,6 +427,10 @@ def test_a_guard_applies_to_its_own_clause() -> None:
         ("stop still at 1.0790, hasn't moved", None),
         ("the stop still sits at 1.0790 and tp1 1.0920 is untouched", None),
         ("can you stop in at my desk at 3?", None),
+        # "last" before a price is how a position stands; before lots it is what is left
+        ("Proposal: sell 40 ESZ5 — close the last 25 long and open 15 short.", "trade_proposal"),
+        ("ESZ5 long 25 @ 6,712, last 6,730, stop 6,690", None),
+        ("last 25 lots of the gilt short still on, stop 96.10 untouched", None),
         ("I'm on holiday next week, Sam covers the book", None),
         ("holiday cover rota is up, fill in your dates", None),
     ],
