@@ -431,6 +431,9 @@ def test_a_guard_applies_to_its_own_clause() -> None:
         ("Proposal: sell 40 ESZ5 — close the last 25 long and open 15 short.", "trade_proposal"),
         ("ESZ5 long 25 @ 6,712, last 6,730, stop 6,690", None),
         ("last 25 lots of the gilt short still on, stop 96.10 untouched", None),
+        # a market's lunch is a time of day, not office chatter
+        ("Going voice to Citi for the unwind, the screen is too thin at London lunch.", "any"),
+        ("anyone up for the London lunch at the new place on Friday?", None),
         ("I'm on holiday next week, Sam covers the book", None),
         ("holiday cover rota is up, fill in your dates", None),
     ],

@@ -457,8 +457,9 @@ MEASURED_DESKS = [
     # code, the code before the round (in brackets) measured on arrival:
     # 58 of 62 recognised, 67 ordinary messages made hard events; 35, 43, 52 (58, 67; 35,
     # 42, 52). Then its misses read: "last 20" before lots left the standing-state guard
-    # (a proposal and a flattened book): 60; 36, 45, 54.
-    ("desk_heldout30.jsonl", 233, 62, 60, (34, 42, 51)),
+    # (a proposal and a flattened book): 60; 36, 45, 54. A market's lunch a time of day
+    # ("too thin at London lunch"): 61.
+    ("desk_heldout30.jsonl", 233, 62, 61, (34, 42, 51)),
     # 60 of 64, 58; 35, 44, 47 (60, 58; 28, 39, 49). Its writer's day began 8 minutes
     # before the 24 hours ending on the whole hour after its last message: its first three
     # messages (none a decision, none answered) were left out before it was measured.
