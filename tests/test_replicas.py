@@ -455,7 +455,16 @@ def test_sigkill_of_the_deriving_replica_loses_nothing(
                 what="the lease holder did not derive",
             )
             time.sleep(rng.random() * 0.05)  # a random moment inside the next writes
-            queued = query(pg_url, "SELECT count(*) FROM dirty_messages")[0][0]
+            # The senders keep the queue filling, but the holder may have just drained it:
+            # kill at the first moment changes are seen queued (the sampled count is kept).
+            queued = 0
+
+            def changes_queued() -> bool:
+                nonlocal queued
+                queued = query(pg_url, "SELECT count(*) FROM dirty_messages")[0][0]
+                return queued > 0
+
+            wait_until(changes_queued, timeout=30, what="nothing was queued for derivation")
             victim.kill()
             killed_at = time.monotonic()
             ((dead_holder, dead_expiry),) = query(
