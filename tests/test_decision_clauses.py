@@ -127,7 +127,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.0925, 0.0098, 0.4544, 0.5884, 0.5853, 0.0242, 0.0072, 0.9675]
+PINNED_WRAP_SCORES = [0.0927, 0.0099, 0.4566, 0.5898, 0.586, 0.0244, 0.0073, 0.9679]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 

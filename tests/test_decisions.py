@@ -866,6 +866,26 @@ max_chars = 10
         ("the hedge is still in place", None),
         ("I'll stop in the office tomorrow", None),
         ("working it out with the kids tonight", None),
+        # a block said by who may not open what; "full stop" as emphasis is no stop
+        ("nobody adds a new Bund long before the auction, full stop.", "risk_limit"),
+        ("no new copper shorts until the LME stocks print", "risk_limit"),
+        ("the email ends with a full stop, not a comma", None),
+        ("nobody opens a new account at that bank anymore lol", None),
+        # a cap for a while, no verb; an algo's share of volume is no cap
+        ("Bund: max 40 lots until 14:30 (auction), then back to 80", "risk_limit"),
+        ("max net 25 lots ES into the print, 50 after", "risk_limit"),
+        ("sending it to the VWAP algo, max 15% of volume until noon", "route_decision"),
+        ("max 20 lots until the print?", None),
+        # an order said to be in at its price
+        ("100 TYH6 offer at 112-16 is in, GTC", "trade_confirmation"),
+        ("their offer at 112-16 is in the screen since yesterday", None),
+        ("is the bid at 96.15 in?", None),
+        # Italian: a route, a broker's confirmation, a fill
+        ("Mando l'ordine a Marex, a voce", "route_decision"),
+        ("Marex conferma: ordine in lavorazione, compriamo 10 lotti KCH6", "trade_confirmation"),
+        ("ho comprato 5 lotti di KCH6 a 372,50", "trade_fill"),
+        ("mando il report a Marco stasera", None),
+        ("ordine del giorno: riunione alle 10", None),
     ],
 )
 def test_fills_cancels_blocks_and_views_in_more_floor_phrasings(

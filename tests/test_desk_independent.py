@@ -458,12 +458,16 @@ MEASURED_DESKS = [
     # 58 of 62 recognised, 67 ordinary messages made hard events; 35, 43, 52 (58, 67; 35,
     # 42, 52). Then its misses read: "last 20" before lots left the standing-state guard
     # (a proposal and a flattened book): 60; 36, 45, 54. A market's lunch a time of day
-    # ("too thin at London lunch"): 61.
-    ("desk_heldout30.jsonl", 233, 62, 61, (34, 42, 51)),
+    # ("too thin at London lunch"): 61. An order said to be in at its price ("100 ymm5 bid
+    # at 96.15 is in, GTC", ninth round): 62; 36, 45, 55.
+    ("desk_heldout30.jsonl", 233, 62, 62, (34, 43, 53)),
     # 60 of 64, 58; 35, 44, 47 (60, 58; 28, 39, 49). Its writer's day began 8 minutes
     # before the 24 hours ending on the whole hour after its last message: its first three
     # messages (none a decision, none answered) were left out before it was measured.
-    ("desk_heldout31.jsonl", 231, 64, 60, (34, 43, 46)),
+    # Its misses read (ninth round): "full stop" no longer a guard, "nobody opens a new
+    # nickel short" a block, a cap without a verb ("max net 60 lots GC until 13:00Z"), an
+    # Italian route and broker's confirmation: 64; 36, 46, 49.
+    ("desk_heldout31.jsonl", 231, 64, 64, (34, 44, 47)),
     # 64 of 64, 83; 35, 46, 58 (64, 84; 32, 45, 55). Its first message (2 minutes early,
     # not a decision, not answered) left out likewise.
     ("desk_heldout32.jsonl", 231, 64, 64, (34, 45, 57)),
