@@ -91,10 +91,13 @@ def load(split: str) -> list[dict[str, Any]]:
 
 
 def evaluate(rows: list[dict[str, Any]], rules: RuleSet) -> Scores:
-    """Classify every line (a reply with its parent) and keep what the rules found."""
+    """Classify every line as the worker does (by itself, then a reply with its parent
+    when that found nothing) and keep what the rules found."""
     outcomes = []
     for row in rows:
-        decision = rules.decide(row["text"], parent=row.get("parent"))
+        decision = rules.decide(row["text"])
+        if decision is None and row.get("parent"):
+            decision = rules.decide(row["text"], parent=row["parent"])
         outcomes.append(
             Outcome(
                 row["id"],
