@@ -528,8 +528,10 @@ def _version(content: str) -> SourceVersion:
 def test_classify_makes_an_approving_reply_a_hard_event_only_under_a_proposal() -> None:
     reply = _version("yes")
     assert classify(reply, RULES, 60_000_000).cls == "ack"
-    assert classify(reply, RULES, 60_000_000, parent="lunch at 1?").cls == "ack"
-    decided = classify(reply, RULES, 60_000_000, parent=PROPOSAL)
+    lunch = source_version("m0", "lunch at 1?", author="pm", at_us=500_000)
+    assert classify(reply, RULES, 60_000_000, parent=lunch).cls == "ack"
+    proposal = source_version("m0", PROPOSAL, author="pm", at_us=500_000)
+    decided = classify(reply, RULES, 60_000_000, parent=proposal)
     assert (decided.cls, decided.event_type) == ("hard_event", "trade_approval")
 
 

@@ -373,6 +373,14 @@ def test_a_short_answer_to_no_decision_decides_only_by_itself() -> None:
         assert RULES.decide(parent) is None and MODEL.probability(parent) < MODEL.threshold
         assert RULES.decide(reply, parent=parent) is None, reply
         assert analysed(reply, parent)[0] != "hard_event", reply
+    # the worker reads whether the parent is a decision from its own classification: a
+    # question the bridge tags as a proposal is one, and the short answer decides on it
+    tagged = analyse(
+        source_version("r", "your desk, your call", reply_to="p"),
+        settings,
+        source_version("p", "should we move the gold stop up a bit?", tags=("proposal",)),
+    )
+    assert (tagged.classified.cls, tagged.answers) == ("hard_event", "floor/p")
     # a proposal asked as a question, which no rule decides but the model reads as one,
     # is still a parent a short verdict is read with
     for reply, parent in (

@@ -17,6 +17,7 @@ Group keys place a message in its collapse or rollup group.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
@@ -293,20 +294,35 @@ def _readings(rules: RuleSet, content: str, spans: list[tuple[int, int]]) -> tup
     return probability, desk
 
 
+def _decides(version: SourceVersion, rules: RuleSet, bucket_us: int) -> bool:
+    """Whether a message is a decision by its own classification."""
+    return classify(version, rules, bucket_us).cls == groups.HARD_EVENT
+
+
 def classify(
-    version: SourceVersion, rules: RuleSet, bucket_us: int, parent: str | None = None
+    version: SourceVersion,
+    rules: RuleSet,
+    bucket_us: int,
+    parent: SourceVersion | None = None,
 ) -> Classified:
     """Classify the current version of a message (see the module docstring).
 
-    ``parent`` is the content of the message this one replies to, when known: a short
-    reply ("yes", "👍 send it", "denied, too correlated") to a proposal is a decision
-    (a ``trade_approval`` hard event under the default rules), where without a parent
-    it is an acknowledgement.
+    ``parent`` is the message this one replies to, when known: a short reply ("yes",
+    "👍 send it", "denied, too correlated") to a proposal is a decision (a
+    ``trade_approval`` hard event under the default rules), where without a parent it is
+    an acknowledgement. Whether the parent is itself a decision is read from its own
+    classification (text, bridge tags and author), only when a reply needs it.
     """
     if version.deleted:
         return Classified(groups.TOMBSTONE, None, 0.3, None)
+    said = None if parent is None else parent.content
     decision = rules.decide(
-        version.content, version.tags, version.author_id, version.author_name, parent
+        version.content,
+        version.tags,
+        version.author_id,
+        version.author_name,
+        said,
+        None if parent is None else functools.partial(_decides, parent, rules, bucket_us),
     )
     if decision is not None:
         # a bridge tag or a reply rule decides outright; the rules' own match is weighed
@@ -319,7 +335,7 @@ def classify(
                 decision,
                 rules,
                 version.content,
-                parent,
+                said,
                 tagged,
                 version.origin,
                 _replying(version),

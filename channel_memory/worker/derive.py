@@ -175,7 +175,7 @@ def analyse(
                 if sure > classified.score:
                     classified = replace(classified, score=sure)
         else:
-            by_reply = classify(version, rules, bucket, parent=parent.content)
+            by_reply = classify(version, rules, bucket, parent=parent)
             if by_reply.cls == groups.HARD_EVENT:
                 classified, answers = by_reply, parent.key.handle
     hard = classified.cls == groups.HARD_EVENT

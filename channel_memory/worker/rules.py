@@ -34,7 +34,7 @@ import json
 import operator
 import re
 import tomllib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -762,10 +762,15 @@ class RuleSet:
         author_id: str | None = None,
         author_name: str | None = None,
         parent: str | None = None,
+        parent_decides: Callable[[], bool] | None = None,
     ) -> Decision | None:
         """The decision a message makes: by its own rules, else as a reply to ``parent``,
         else (with a model) as the model finds it — a short reply read with its parent,
-        and, when the parent is itself no decision, read alone as well."""
+        and, when the parent is itself no decision, read alone as well.
+
+        ``parent_decides`` says whether the parent is a decision as its caller classified
+        it (its text, bridge tags and author, as the worker does); without it the
+        parent's text alone is read."""
         rule = self.first_match(content, tags, author_id, author_name)
         if rule is not None:
             return rule
@@ -781,7 +786,7 @@ class RuleSet:
         if parent is not None and self._no_verdict(content):
             return None  # the reply rules say it is none ("no idea what the fill was")
         found = self._model_decision(self.model, content, parent)
-        if found is None or parent is None or self._decides(self.model, parent):
+        if found is None or parent is None or self._decides(self.model, parent, parent_decides):
             return found
         # under a parent that is no decision (chatter, a question: "should we move the
         # stop?") a short answer decides only when it reads as one by itself as well
@@ -793,11 +798,16 @@ class RuleSet:
             return None
         return ModelDecision(found.event_type, min(found.probability, alone.probability))
 
-    def _decides(self, model: Scorer, parent: str) -> bool:
-        """Whether a message (read by its text alone) is a decision: the model reads it as
-        one, or a rule or the model decides it ("can I add 200 Bund at 131.20?" is a
-        question no rule decides, but the model reads it as the proposal it is)."""
-        return model.probability(parent) >= model.threshold or self.decide(parent) is not None
+    def _decides(
+        self, model: Scorer, parent: str, classified: Callable[[], bool] | None = None
+    ) -> bool:
+        """Whether a parent is a decision: the model reads its text as one, or it is one
+        as ``classified`` says (else as a rule or the model decides its text alone):
+        "can I add 200 Bund at 131.20?" is a question no rule decides, but the model reads
+        it as the proposal it is."""
+        if model.probability(parent) >= model.threshold:
+            return True
+        return classified() if classified is not None else self.decide(parent) is not None
 
     def _no_verdict(self, reply: str) -> bool:
         """Whether a reply rule reads a short reply's opening as its verdict and its
