@@ -777,7 +777,7 @@ max_chars = 10
         ("Cierro el resto, quedo plano en Bund.", "position_change"),
         ("Cerrada la cobertura, estamos planos en Crossover.", "position_change"),
         ("Recompré 20 lotes de maíz a 4,12.", "position_change"),
-        ("Fait : 40 FGBLZ5 rachetés à 128,39.", "position_change"),
+        ("Fait : 40 FGBLZ5 rachetés à 128,39.", "trade_fill"),  # a desk labels it a fill
         ("cut 300kb of the Jan diff, 600kb left", "position_change"),
         (
             "J'ai racheté 10k oz d'or à 2 395 : position ramenée à 5k oz, stop inchangé.",
@@ -888,6 +888,33 @@ max_chars = 10
         ("ho comprato 5 lotti di KCH6 a 372,50", "trade_fill"),
         ("mando il report a Marco stasera", None),
         ("ordine del giorno: riunione alle 10", None),
+        # a view given up beside how something else stands; how a view stands
+        ("gold long still fine, the silver short thesis is dead", "thesis_change"),
+        ("I no longer think the carry thesis holds this week", "thesis_change"),
+        ("the carry thesis still holds", None),
+        ("stop still at 1.0790, idea still fine", None),
+        ("Je ne suis plus bearish sur le crédit HY", "thesis_change"),
+        ("je ne crois plus au rebond du Bund", "thesis_change"),
+        # blocks in German and French, a hyphenated kind of entry
+        ("keine neuen Positionen im Bund bis nach der Auktion", "risk_limit"),
+        ("aucune nouvelle position sur le TRY jusqu'à nouvel ordre", "risk_limit"),
+        ("no new single-name HY entries before payrolls", "risk_limit"),
+        # a trade reported done by its opening word, with its price
+        ("Fait : achat de 5 M€ OAT 10 ans à 98,40 avec BNP", "trade_fill"),
+        ("Hecho: 15 mm a 99,10 con Santander", "trade_fill"),
+        ("Done: 25 ESZ5 at 6,712", "trade_fill"),
+        ("fait : la réunion est à 14h", None),
+        # by voice with a dealer
+        ("Voice con Santander para el resto", "route_decision"),
+        ("voice with GS on the 2y leg, not screen", "route_decision"),
+        ("voice call with GS at 3 about the new ISDA", None),
+        # "last 20m" is what is left; "last 60m=0" a monitor's window; "last 1.0870" a price
+        (
+            "the rest goes through Tradeweb RFQ, I want competition on the last 20m",
+            "route_decision",
+        ),
+        ("[deskmon] rejects last 60m=0 | fix sessions up", None),
+        ("EURUSD long 20m @ 1.0850, last 1.0870, stop 1.0820", None),
     ],
 )
 def test_fills_cancels_blocks_and_views_in_more_floor_phrasings(
