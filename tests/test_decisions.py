@@ -461,6 +461,11 @@ PROPOSAL = "pitch: long 300 SOL @ 142, stop 131"
         ("desk B", "where do we route the USDJPY?", "route_decision"),
         ("cut it", "NVDA -5% on the guide, we're still holding 2k", "position_change"),
         ("leave it at 1.0890", "stop on eurusd still 1.0890 or tighten?", "stop_or_target_change"),
+        # a verdict after the name of whom it answers; not a plain "yes" after a name
+        ("Klaus — approved, but that's the last add this week.", PROPOSAL, "trade_approval"),
+        ("Mike, denied: too much SOL already", PROPOSAL, "trade_approval"),
+        ("Sarah: yes, she's in today", PROPOSAL, None),
+        ("Klaus — approved the expense report yet?", "lunch at 1?", None),
         # without a proposal parent, short replies decide nothing
         ("yes", "lunch at 1?", None),
         ("approved", "can I take Friday off?", None),
@@ -915,6 +920,11 @@ max_chars = 10
         ),
         ("[deskmon] rejects last 60m=0 | fix sessions up", None),
         ("EURUSD long 20m @ 1.0850, last 1.0870, stop 1.0820", None),
+        # a cap overnight ("max." does not end a sentence)
+        ("XAG im Trading-Buch über Nacht max. 10k oz, das Hedgebuch ist ausgenommen", "risk_limit"),
+        ("overnight max 25 lots in the Bund book", "risk_limit"),
+        ("Bund max. 40 Kontrakte über Nacht", "risk_limit"),
+        ("we held max. 40 lots overnight last week?", None),
     ],
 )
 def test_fills_cancels_blocks_and_views_in_more_floor_phrasings(

@@ -54,7 +54,7 @@ _REFERENCE = re.compile(r"(?<!\\)\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 _ABBREVIATIONS = (
     "mio", "mrd", "mn", "bn", "ca", "vs", "approx", "no", "nr", "mr", "dr", "etc", "inc",
-    "corp", "ltd", "bzw", "vgl",
+    "corp", "ltd", "bzw", "vgl", "max",
 )  # fmt: skip
 _CLAUSE_BREAK = re.compile(
     r"\n|(?<=[.!?;])"
