@@ -466,6 +466,15 @@ PROPOSAL = "pitch: long 300 SOL @ 142, stop 131"
         ("Mike, denied: too much SOL already", PROPOSAL, "trade_approval"),
         ("Sarah: yes, she's in today", PROPOSAL, None),
         ("Klaus — approved the expense report yet?", "lunch at 1?", None),
+        ("kör", "förslag: köp 40 OMXS30 jun-terminer runt 2 500, stopp 2 470", "trade_approval"),
+        ("nej, inte idag", "förslag: köp 40 OMXS30 jun-terminer runt 2 500", "trade_approval"),
+        ("kör", "lunsj kl 12?", None),
+        ("aprovado", "proposta: comprar 50 DI F27 a 14,10%, stop 14,30%", "trade_approval"),
+        (
+            "yeah, moved it to 1.0850, in the oms",
+            "stop on eurusd still 1.0820 or tighten?",
+            "stop_or_target_change",
+        ),
         # without a proposal parent, short replies decide nothing
         ("yes", "lunch at 1?", None),
         ("approved", "can I take Friday off?", None),
@@ -925,6 +934,21 @@ max_chars = 10
         ("overnight max 25 lots in the Bund book", "risk_limit"),
         ("Bund max. 40 Kontrakte über Nacht", "risk_limit"),
         ("we held max. 40 lots overnight last week?", None),
+        # Swedish, Norwegian and Portuguese desk words
+        ("flyttar stoppen på OMX-longen till 2480 från 2455", "stop_or_target_change"),
+        ("flytter stoppet på Brent til 82,40", "stop_or_target_change"),
+        ("flyttar inte stoppen, 2455 ligger kvar", None),
+        ("förslag: sälj 40 OMXS30 jun-terminer runt 2 510, stopp 2 545", "trade_proposal"),
+        ("kjøpte 25 OBX-kontrakter på 1 402", "trade_fill"),
+        ("min bull-case för laxen håller inte längre", "thesis_change"),
+        ("mudei de ideia sobre o real: agora estou vendido", "thesis_change"),
+        ("desci o stop do DI pra 13,90%", "stop_or_target_change"),
+        ("zerei a posição em F26 a 14,10%", "position_change"),
+        ("dado 5.000 F28, médio 13,85%", "trade_fill"),
+        # an action in the first person now is no hedge; a plan still is
+        ("Ok, thinking about it more: I'm scrapping the MXN carry view.", "thesis_change"),
+        ("thinking about scrapping the MXN carry view", None),
+        ("Lo hago por Tradition por voz", "route_decision"),
     ],
 )
 def test_fills_cancels_blocks_and_views_in_more_floor_phrasings(

@@ -527,8 +527,11 @@ LABELLED_DESKS = [
     ("desk_heldout30.jsonl", 233, 62),
     ("desk_heldout31.jsonl", 231, 64),
     ("desk_heldout32.jsonl", 231, 64),
+    ("desk_heldout33.jsonl", 233, 65),
+    ("desk_heldout35.jsonl", 232, 61),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
-    # writer did not label a proposal (left as written: the desk is held out)
+    # writer did not label a proposal (left as written: the desk is held out); so is
+    # desk_heldout34, where one approval answers a trader's reply to an agent's card
 ]
 
 
