@@ -127,7 +127,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.0925, 0.0097, 0.4636, 0.5948, 0.5897, 0.0235, 0.007, 0.9684]
+PINNED_WRAP_SCORES = [0.092, 0.0097, 0.4641, 0.5956, 0.5906, 0.0235, 0.007, 0.9686]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 

@@ -941,14 +941,14 @@ max_chars = 10
         ("förslag: sälj 40 OMXS30 jun-terminer runt 2 510, stopp 2 545", "trade_proposal"),
         ("kjøpte 25 OBX-kontrakter på 1 402", "trade_fill"),
         ("min bull-case för laxen håller inte längre", "thesis_change"),
-        ("mudei de ideia sobre o real: agora estou vendido", "thesis_change"),
+        ("mudei de ideia sobre o Ibovespa: agora estou vendido", "thesis_change"),
         ("desci o stop do DI pra 13,90%", "stop_or_target_change"),
         ("zerei a posição em F26 a 14,10%", "position_change"),
         ("dado 5.000 F28, médio 13,85%", "trade_fill"),
         # an action in the first person now is no hedge; a plan still is
         ("Ok, thinking about it more: I'm scrapping the MXN carry view.", "thesis_change"),
         ("thinking about scrapping the MXN carry view", None),
-        ("Lo hago por Tradition por voz", "route_decision"),
+        ("Lo hago por ICAP por voz", "route_decision"),
     ],
 )
 def test_fills_cancels_blocks_and_views_in_more_floor_phrasings(
@@ -956,6 +956,58 @@ def test_fills_cancels_blocks_and_views_in_more_floor_phrasings(
 ) -> None:
     assert _rule_type(text) == event_type
     assert _type(text) == event_type
+
+
+PROPOSTA = "proposta: vender 200 DI1F27 a 14,20, stop 14,40"
+
+
+# The desk words of other languages, and the everyday senses of the same words: a goal,
+# a stoppage, a tradition, a ceiling, a border, eyesight, a mortgage, minutes, guests
+@pytest.mark.parametrize(
+    ("text", "parent", "event_type"),
+    [
+        ("Målet är att vara klara till 16", None, None),
+        ("stopp på T-banen til 14:30, kommer sent", None, None),
+        ("o alvo é terminar o relatório pra 15h", None, None),
+        ("the Christmas party is going ahead, it's a tradition", None, None),
+        ("Te mando la ubicación del restaurante, la mesa está a nombre de Juan", None, None),
+        ("Ti mando il file, è sul desk", None, None),
+        ("the sender was the exchange, phishing test", None, None),
+        ("mudei de ideia sobre o happy hour, não vou", None, None),
+        ("a ideia do churrasco mudou pra sábado", None, None),
+        ("minha tese de mestrado mudou de orientador", None, None),
+        ("Min syn håller inte längre, behöver nya glasögon", None, None),
+        ("back in max 10 mins, before the close", None, None),
+        ("Max 2 questions each until the fed speaks", None, None),
+        ("über Nacht max. 10 Gäste im Gästehaus", None, None),
+        ("I'm moving the stop to 101 maybe, let me think", None, None),
+        ("we're closing the position at some point, maybe tomorrow", None, None),
+        ("Stop at 101.20, size 5k max. Who's around tomorrow?", None, "stop_or_target_change"),
+        ("Stormen rammer Oslo i kveld, økt fare for forsinkelser", None, None),
+        ("O teto da copa foi reduzido na reforma", None, None),
+        ("no new emails from risk today, quiet", None, None),
+        ("plus de nouvelles ventes depuis lundi, le site est en panne", None, None),
+        ("keine neuen Long-Positionen in Gold bis nach dem FOMC", None, "risk_limit"),
+        ("dados 3 meses de histórico, acho que dá", None, None),
+        ("Dei 3 aulas de inglês hoje", None, None),
+        ("Fait : 3 tickets Jira fermés à 17h", None, None),
+        ("Erledigt: 2 Räume gebucht zu 14:00", None, None),
+        ("não sei, deixa eu pensar", PROPOSTA, None),
+        ("sim", "tô vendo aqui 3 opções de restaurante, qual?", None),
+        ("yeah, removed it", "the target slide in the deck has a typo", None),
+        ("the dashboard view is broken, still on the old one", None, None),
+        ("Lo mando como RFQ a tres bancos en el ECN", None, "route_decision"),
+        ("Alvo do spread mudado para 105 (era 115)", None, "stop_or_target_change"),
+        ("Mudei de ideia sobre a curva: agora estou tomado", None, "thesis_change"),
+        ("I'm raising the ags net cap from 400 to 600 lots", None, "risk_limit"),
+        ("aprovado", PROPOSTA, "trade_approval"),
+    ],
+)
+def test_other_languages_desk_words_and_their_everyday_senses(
+    text: str, parent: str | None, event_type: str | None
+) -> None:
+    assert (_rule_type(text) or (parent and _rule_type(text, parent))) == event_type
+    assert (_type(text) or (parent and _type(text, parent))) == event_type
 
 
 CARD = "SIGIL ▸ SGL-4484 ▸ LONG ETH-PERP\nentry   4,150 - 4,165\nstop    4,060\ntp1     4,290"

@@ -464,7 +464,9 @@ def test_sigkill_of_the_deriving_replica_loses_nothing(
                 queued = query(pg_url, "SELECT count(*) FROM dirty_messages")[0][0]
                 return queued > 0
 
-            wait_until(changes_queued, timeout=30, what="nothing was queued for derivation")
+            wait_until(
+                changes_queued, timeout=30, what=f"seed {seed}: nothing was queued for derivation"
+            )
             victim.kill()
             killed_at = time.monotonic()
             ((dead_holder, dead_expiry),) = query(
@@ -481,7 +483,6 @@ def test_sigkill_of_the_deriving_replica_loses_nothing(
             stop.set()
             for thread in senders:
                 thread.join(timeout=60)
-        assert queued > 0, f"seed {seed}: nothing was queued for derivation at the kill"
 
         assert holder_pid(dead_holder) == victim.pid
         # The dead holder keeps the lease until it expires (both replicas share this

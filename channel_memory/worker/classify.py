@@ -310,8 +310,9 @@ def classify(
     ``parent`` is the message this one replies to, when known: a short reply ("yes",
     "👍 send it", "denied, too correlated") to a proposal is a decision (a
     ``trade_approval`` hard event under the default rules), where without a parent it is
-    an acknowledgement. Whether the parent is itself a decision is read from its own
-    classification (text, bridge tags and author), only when a reply needs it.
+    an acknowledgement. Whether the parent is itself a decision, for the model's reading
+    of a short reply with it, is read from its own classification (text, bridge tags and
+    author), only when a reply needs it; the reply rules read the parent's text.
     """
     if version.deleted:
         return Classified(groups.TOMBSTONE, None, 0.3, None)

@@ -54,16 +54,17 @@ _REFERENCE = re.compile(r"(?<!\\)\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 _ABBREVIATIONS = (
     "mio", "mrd", "mn", "bn", "ca", "vs", "approx", "no", "nr", "mr", "dr", "etc", "inc",
-    "corp", "ltd", "bzw", "vgl", "max",
+    "corp", "ltd", "bzw", "vgl",
 )  # fmt: skip
 _CLAUSE_BREAK = re.compile(
     r"\n|(?<=[.!?;])"
     + "".join(rf"(?<!\b(?i:{a})\.)" for a in _ABBREVIATIONS)
-    + r"(?<!\b(?i:e\.g|i\.e|z\.b|u\.a)\.)[ \t]+"
+    + r"(?<!\b(?i:e\.g|i\.e|z\.b|u\.a)\.)(?:(?<!\b(?i:max)\.)|(?=[ \t]+[^\d \t]))[ \t]+"
 )
 """Where a message is cut into clauses: at each line end, and after a sentence's
 closing ``.``, ``!``, ``?`` or ``;`` followed by a space (``1.0849`` stays whole; so does
-a sentence with an abbreviation: "3 Mio. EUR", "vs. Friday", "e.g. the bund")."""
+a sentence with an abbreviation: "3 Mio. EUR", "vs. Friday", "e.g. the bund"; "max." only
+before a number: "über Nacht max. 10k oz", but "5k max. Who's around?" is two)."""
 
 STRENGTH_MAX = 5
 BARE_APPROVAL_WORDS = 3
