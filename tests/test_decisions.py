@@ -680,6 +680,21 @@ def test_rules_test_without_a_file_shows_what_the_current_rules_match(
     assert "floor/2" not in out and "floor/3" not in out
 
 
+def test_rules_test_reads_a_replys_parent_with_its_bridge_tags(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    # as the worker does: "yes" under a question the bridge tags as a proposal approves it
+    out = rules_test_output(
+        make_server,
+        message_event("1", "should we move the gold stop up a bit?", tags=["proposal"]),
+        message_event("2", "yes", reply_to="1", created_at="2026-05-21T16:01:00Z"),
+        message_event("3", "should we move the copper stop up?", created_at="2026-05-21T16:02:00Z"),
+        message_event("4", "yes", reply_to="3", created_at="2026-05-21T16:03:00Z"),
+    )
+    assert "  * floor/2 trade_approval: yes" in out
+    assert "floor/4" not in out
+
+
 def _reference_type(text: str) -> str | None:
     """What the rules say by the plain definition: each pattern searched in each clause that
     no guard makes ordinary, no keyword gate, no combined scan; the earliest such clause

@@ -381,6 +381,17 @@ def test_a_short_answer_to_no_decision_decides_only_by_itself() -> None:
         source_version("p", "should we move the gold stop up a bit?", tags=("proposal",)),
     )
     assert (tagged.classified.cls, tagged.answers) == ("hard_event", "floor/p")
+    # and so do the reply tables: a bare verdict under it is an approval, not under the
+    # same question untagged
+    for verdict in ("yes", "approved", "👍", "denied"):
+        for tags, decided in (((), False), (("proposal",), True)):
+            found = analyse(
+                source_version("r", verdict, reply_to="p"),
+                settings,
+                source_version("p", "should we move the gold stop up a bit?", tags=tags),
+            )
+            assert (found.classified.event_type == "trade_approval") == decided, verdict
+            assert (found.answers == "floor/p") == decided, verdict
     # a proposal asked as a question, which no rule decides but the model reads as one,
     # is still a parent a short verdict is read with
     for reply, parent in (

@@ -33,6 +33,7 @@ from channel_memory.worker.rules import (
     Decision,
     HardEventRule,
     ModelDecision,
+    ParentRule,
     ReplyRule,
     RuleSet,
     strength_weight,
@@ -294,9 +295,14 @@ def _readings(rules: RuleSet, content: str, spans: list[tuple[int, int]]) -> tup
     return probability, desk
 
 
-def _decides(version: SourceVersion, rules: RuleSet, bucket_us: int) -> bool:
-    """Whether a message is a decision by its own classification."""
-    return classify(version, rules, bucket_us).cls == groups.HARD_EVENT
+def parent_rule(parent: SourceVersion, rules: RuleSet) -> ParentRule:
+    """The rule match of a reply's parent with its bridge tags and author, computed once
+    and only when asked."""
+    return functools.cache(
+        functools.partial(
+            rules.first_match, parent.content, parent.tags, parent.author_id, parent.author_name
+        )
+    )
 
 
 def classify(
@@ -310,9 +316,9 @@ def classify(
     ``parent`` is the message this one replies to, when known: a short reply ("yes",
     "👍 send it", "denied, too correlated") to a proposal is a decision (a
     ``trade_approval`` hard event under the default rules), where without a parent it is
-    an acknowledgement. Whether the parent is itself a decision, for the model's reading
-    of a short reply with it, is read from its own classification (text, bridge tags and
-    author), only when a reply needs it; the reply rules read the parent's text.
+    an acknowledgement. The parent's own rule match (its text, bridge tags and author) says
+    whether it is a proposal and whether it is a decision, computed only when a reply
+    needs it.
     """
     if version.deleted:
         return Classified(groups.TOMBSTONE, None, 0.3, None)
@@ -323,7 +329,7 @@ def classify(
         version.author_id,
         version.author_name,
         said,
-        None if parent is None else functools.partial(_decides, parent, rules, bucket_us),
+        None if parent is None else parent_rule(parent, rules),
     )
     if decision is not None:
         # a bridge tag or a reply rule decides outright; the rules' own match is weighed

@@ -40,7 +40,7 @@ from channel_memory.store import sources
 from channel_memory.store.blocks import DerivedRow
 from channel_memory.store.connection import Connection
 from channel_memory.worker import llm_detect
-from channel_memory.worker.classify import Classified, classify, hard_event_score
+from channel_memory.worker.classify import Classified, classify, hard_event_score, parent_rule
 from channel_memory.worker.render import (
     BlockPlan,
     ContentFacts,
@@ -166,7 +166,9 @@ def analyse(
             # a decision by itself ("denied, too correlated") keeps its own type, and
             # still names the proposal it decides on; it ranks as surely as a decision
             # by reply, whatever its own rule and the model make of its reasons
-            reply = rules.reply_decision(version.content, parent.content)
+            reply = rules.reply_decision(
+                version.content, parent.content, parent_rule(parent, rules)
+            )
             if reply is not None:
                 answers = parent.key.handle
                 sure = hard_event_score(

@@ -394,6 +394,8 @@ class ModelDecision:
 
 
 Decision = HardEventRule | ReplyRule | ModelDecision
+ParentRule = Callable[[], HardEventRule | None]
+"""The rule match of the message a reply answers, as the caller sees that message."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -637,7 +639,9 @@ class RuleSet:
                 break  # the rule's earliest clause is the one that counts
         return found
 
-    def reply_decision(self, reply: str, parent: str) -> ReplyRule | None:
+    def reply_decision(
+        self, reply: str, parent: str, parent_rule: ParentRule | None = None
+    ) -> ReplyRule | None:
         """The ``[[reply]]`` decision a short ``reply`` to ``parent`` makes, if any.
 
         The reply must be at most the rule's ``max_chars`` and its first clause must match
@@ -651,6 +655,9 @@ class RuleSet:
         decision of one of ``parent_types``: a review that mentions an approval is no
         proposal). A reply that is a question, or whose parent is not such a message,
         decides nothing (it stays an acknowledgement or an ordinary message).
+        ``parent_rule`` gives the parent's own rule match as its caller sees it (its text,
+        bridge tags and author, as the worker does); without it the parent's text alone
+        is matched.
         """
         text = reply.strip()
         if not text or not self.replies:
@@ -663,7 +670,7 @@ class RuleSet:
         # a verdict and its reasons may be one clause a guard makes ordinary ("no. not
         # into Powell, it's still there on Thursday"): the verdict is read apart
         head = clauses[0] if clauses else None
-        parent_rule = self.first_match(parent)
+        matched = parent_rule() if parent_rule is not None else self.first_match(parent)
         # the parent is often a question ("where do we route it?"): its patterns are
         # searched in its whole text, guards aside
         for reply_rule in self.replies:
@@ -685,7 +692,7 @@ class RuleSet:
                 continue
             if _any(reply_rule.unless, text, text.lower()):
                 continue
-            if parent_rule is not None and parent_rule.event_type in reply_rule.parent_types:
+            if matched is not None and matched.event_type in reply_rule.parent_types:
                 return reply_rule
             if not _any(reply_rule.parent_patterns, parent, parent_lowered):
                 continue
@@ -763,21 +770,21 @@ class RuleSet:
         author_id: str | None = None,
         author_name: str | None = None,
         parent: str | None = None,
-        parent_decides: Callable[[], bool] | None = None,
+        parent_rule: ParentRule | None = None,
     ) -> Decision | None:
         """The decision a message makes: by its own rules, else as a reply to ``parent``,
         else (with a model) as the model finds it — a short reply read with its parent,
         and, when the parent is itself no decision, read alone as well.
 
-        ``parent_decides`` says whether the parent is a decision as its caller classified
-        it (its text, bridge tags and author, as the worker does); without it the
-        parent's text alone is read."""
+        ``parent_rule`` gives the parent's own rule match as its caller sees it (its text,
+        bridge tags and author, as the worker does); without it the parent's text alone
+        is matched."""
         rule = self.first_match(content, tags, author_id, author_name)
         if rule is not None:
             return rule
         if parent is not None and not parent.strip():
             parent = None  # an empty message answers nothing
-        reply = self.reply_decision(content, parent) if parent is not None else None
+        reply = self.reply_decision(content, parent, parent_rule) if parent is not None else None
         if reply is not None or self.model is None:
             return reply
         # the model reads a parent only under a short reply (the reply rules' length):
@@ -787,7 +794,7 @@ class RuleSet:
         if parent is not None and self._no_verdict(content):
             return None  # the reply rules say it is none ("no idea what the fill was")
         found = self._model_decision(self.model, content, parent)
-        if found is None or parent is None or self._decides(self.model, parent, parent_decides):
+        if found is None or parent is None or self._decides(self.model, parent, parent_rule):
             return found
         # under a parent that is no decision (chatter, a question: "should we move the
         # stop?") a short answer decides only when it reads as one by itself as well
@@ -799,16 +806,15 @@ class RuleSet:
             return None
         return ModelDecision(found.event_type, min(found.probability, alone.probability))
 
-    def _decides(
-        self, model: Scorer, parent: str, classified: Callable[[], bool] | None = None
-    ) -> bool:
-        """Whether a parent is a decision: the model reads its text as one, or it is one
-        as ``classified`` says (else as a rule or the model decides its text alone):
-        "can I add 200 Bund at 131.20?" is a question no rule decides, but the model reads
-        it as the proposal it is."""
+    def _decides(self, model: Scorer, parent: str, parent_rule: ParentRule | None = None) -> bool:
+        """Whether a parent is a decision by itself: the model reads its text as one, or a
+        rule matches it (``parent_rule``: with its bridge tags and author), or the model
+        decides its clauses: "can I add 200 Bund at 131.20?" is a question no rule
+        decides, but the model reads it as the proposal it is."""
         if model.probability(parent) >= model.threshold:
             return True
-        return classified() if classified is not None else self.decide(parent) is not None
+        matched = parent_rule() if parent_rule is not None else self.first_match(parent)
+        return matched is not None or self._model_decision(model, parent, None) is not None
 
     def _no_verdict(self, reply: str) -> bool:
         """Whether a reply rule reads a short reply's opening as its verdict and its

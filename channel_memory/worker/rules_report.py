@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from channel_memory.kernel.models import MessageKey, SourceVersion
 from channel_memory.store import Store, sources
+from channel_memory.worker.classify import parent_rule
 from channel_memory.worker.derive import parent_id
 from channel_memory.worker.render import KEY_LINE_CHARS
 from channel_memory.worker.rules import Decision, ModelDecision, RuleSet
@@ -24,12 +25,15 @@ def _typed(decision: Decision | None) -> str:
     )
 
 
-def _verdict(rules: RuleSet, version: SourceVersion, parent: str | None) -> Decision | None:
-    """What the worker decides for ``version``: on its own, else as a reply to ``parent``."""
+def _verdict(
+    rules: RuleSet, version: SourceVersion, parent: SourceVersion | None
+) -> Decision | None:
+    """What the worker decides for ``version``: on its own, else as a reply to ``parent``
+    (read, as the worker reads it, with its bridge tags and author)."""
     args = (version.content, version.tags, version.author_id, version.author_name)
     found = rules.decide(*args)
     if found is None and parent is not None:
-        found = rules.decide(*args, parent=parent)
+        found = rules.decide(*args, parent=parent.content, parent_rule=parent_rule(parent, rules))
     return found
 
 
@@ -57,9 +61,9 @@ class RulesReport:
     def same_rules(self) -> bool:
         return self.current is self.candidate
 
-    def add(self, version: SourceVersion, parent: str | None = None) -> None:
-        """Count one message; ``parent`` is the content of the message it replies to
-        (as the worker reads it: see ``derive.parent_id``), if any."""
+    def add(self, version: SourceVersion, parent: SourceVersion | None = None) -> None:
+        """Count one message; ``parent`` is the message it replies to (as the worker
+        reads it: see ``derive.parent_id``), if any."""
         self.scanned += 1
         new = _typed(_verdict(self.candidate, version, parent))
         if new:
@@ -131,9 +135,9 @@ async def compare_rules(
 
 async def _parents(
     store: Store, page: Sequence[SourceVersion], rule_sets: Sequence[RuleSet]
-) -> dict[MessageKey, str]:
-    """The content of the message each version of ``page`` replies to, when either rule
-    set would read it (``derive.parent_id``) and it is current and not deleted."""
+) -> dict[MessageKey, SourceVersion]:
+    """The message each version of ``page`` replies to, when either rule set would read
+    it (``derive.parent_id``) and it is current and not deleted."""
     wanted: dict[tuple[str, str], dict[MessageKey, str]] = {}
     for version in page:
         for rules in rule_sets:
@@ -143,12 +147,12 @@ async def _parents(
                     version.key
                 ] = target
                 break
-    out: dict[MessageKey, str] = {}
+    out: dict[MessageKey, SourceVersion] = {}
     async with store.read() as conn:
         for (kind, channel), targets in sorted(wanted.items()):
             found = await sources.current_versions(conn, kind, channel, targets.values())
             for key, target in targets.items():
                 parent = found.get(target)
                 if parent is not None and not parent.deleted:
-                    out[key] = parent.content
+                    out[key] = parent
     return out
