@@ -27,7 +27,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Protocol
@@ -215,6 +215,17 @@ class _Block:
     """Term -> (column, inverse document frequency, decision coefficient, the desk
     reading's coefficient)."""
 
+    def weighted(
+        self, text: str, parent: str | None
+    ) -> Iterator[tuple[float, tuple[int, float, float, float]]]:
+        """Each known term of ``text`` (a reply to ``parent``) once, with its sublinear
+        tf-idf weight and its entry: one lookup per distinct term."""
+        log, lookup = math.log, self.terms.get
+        for term, count in Counter(self.analyze(text, parent)).items():
+            entry = lookup(term)
+            if entry is not None:
+                yield (1.0 + log(count)) * entry[1], entry
+
 
 @dataclass(frozen=True, slots=True)
 class DecisionModel:
@@ -278,11 +289,7 @@ class DecisionModel:
         """Each block's TF-IDF vector (sublinear tf, unit length) as column -> value."""
         vectors = []
         for block in self.blocks:
-            values: dict[int, float] = {}
-            for term, count in Counter(block.analyze(text, parent)).items():
-                entry = block.terms.get(term)
-                if entry is not None:
-                    values[entry[0]] = (1.0 + math.log(count)) * entry[1]
+            values = {entry[0]: value for value, entry in block.weighted(text, parent)}
             norm = math.sqrt(math.fsum(v * v for v in values.values()))
             vectors.append({c: v / norm for c, v in values.items()} if norm else {})
         return vectors
@@ -301,16 +308,11 @@ class DecisionModel:
         The hot path (every message no rule matches): one lookup per distinct term
         gives its inverse document frequency and its coefficient together."""
         z = self.intercept
-        log = math.log
         for block in self.blocks:
             squares = dot = 0.0
-            lookup = block.terms.get
-            for term, count in Counter(block.analyze(text, parent)).items():
-                entry = lookup(term)
-                if entry is not None:
-                    value = (1.0 + log(count)) * entry[1]
-                    squares += value * value
-                    dot += value * entry[2]
+            for value, entry in block.weighted(text, parent):
+                squares += value * value
+                dot += value * entry[2]
             if squares:
                 z += dot / math.sqrt(squares)
         return _sigmoid(z)
@@ -327,17 +329,12 @@ class DecisionModel:
         """:meth:`probability` and :meth:`desk_probability` of ``text`` (read without a
         parent) from one reading of its terms: what ranking a hard event asks for."""
         z, desk = self.intercept, self.desk_intercept
-        log = math.log
         for block in self.blocks:
             squares = dot = desk_dot = 0.0
-            lookup = block.terms.get
-            for term, count in Counter(block.analyze(text, None)).items():
-                entry = lookup(term)
-                if entry is not None:
-                    value = (1.0 + log(count)) * entry[1]
-                    squares += value * value
-                    dot += value * entry[2]
-                    desk_dot += value * entry[3]
+            for value, entry in block.weighted(text, None):
+                squares += value * value
+                dot += value * entry[2]
+                desk_dot += value * entry[3]
             if squares:
                 norm = math.sqrt(squares)
                 z += dot / norm
