@@ -1025,6 +1025,109 @@ def test_other_languages_desk_words_and_their_everyday_senses(
     assert (_type(text) or (parent and _type(text, parent))) == event_type
 
 
+PROPOSAL_JA = "提案：7203を2,000株、2,850円で買いたいです。ストップは2,790。"
+PROPOSAL_ZH = "建议买入 600519 茅台 2000股，价格1680附近，请批准"
+
+
+# Japanese and Chinese do not space their words: the rules read them without word
+# edges, and their everyday senses (lunch, a holiday, a credit card, a broker's
+# research target, hearsay, a condition) stay ordinary
+@pytest.mark.parametrize(
+    ("text", "parent", "event_type"),
+    [
+        ("額面5億円を101.50で買いたいです。", None, "trade_proposal"),
+        ("承認します", PROPOSAL_JA, "trade_approval"),
+        ("見送りで。今日はイベント前なので。", PROPOSAL_JA, "trade_approval"),
+        ("批准，做一半", PROPOSAL_ZH, "trade_approval"),
+        ("唔批，太大注", PROPOSAL_ZH, "trade_approval"),
+        ("7203 買い 2,000株 発注しました", None, "trade_confirmation"),
+        ("茅台买单已下，1680限价", None, "trade_confirmation"),
+        ("7203を2,000株、2,849円で約定しました", None, "trade_fill"),
+        ("已成交 5000股 @ 12.35", None, "trade_fill"),
+        ("利確ターゲットを103.00に設定しました", None, "stop_or_target_change"),
+        ("腾讯止损调到 268", None, "stop_or_target_change"),
+        ("CBはNomuraのCBデスクにRFQで出します", None, "route_decision"),
+        ("这单交给中金执行，TWAP", None, "route_decision"),
+        ("VaR上限を5億円に引き下げました", None, "risk_limit"),
+        ("今天停止开新仓，只减不加", None, "risk_limit"),
+        ("ポジションを半分にカットしました", None, "position_change"),
+        ("台积电已经全部平仓", None, "position_change"),
+        ("その前提が崩れたので、このビューを撤回します。", None, "thesis_change"),
+        ("对港股转为看空", None, "thesis_change"),
+        ("お弁当、注文しました", None, None),
+        ("有給の承認待ちです", None, None),
+        ("ランチ買いました、3個", None, None),
+        ("会議の枠を変更しました", None, None),
+        ("みずほ証券がトヨタの目標株価を3200円に引き上げ", None, None),
+        ("年假已批准", None, None),
+        ("我买了3杯咖啡", None, None),
+        ("信用卡额度提高到5万", None, None),
+        ("大摩把腾讯目标价上调至350", None, None),
+        ("对冲基金那边的风险敞口上调了，听说", None, None),
+        ("如果跌破3600就止损", None, None),
+        ("ストップを動かしますか？", None, None),
+        ("收到", PROPOSAL_ZH, None),
+        ("可以啊，晚点聊", PROPOSAL_ZH, None),
+        ("文件已经发给你了", None, None),
+    ],
+)
+def test_japanese_and_chinese_desk_words_and_their_everyday_senses(
+    text: str, parent: str | None, event_type: str | None
+) -> None:
+    assert (_rule_type(text) or (parent and _rule_type(text, parent))) == event_type
+
+
+PROPOSAL_PL = "Propozycja: kupujemy 10 mln EURPLN po 4,2810, SL 4,2650"
+
+
+# Dutch, Polish, Czech and Turkish desk words, and the everyday senses of the same words
+# (a holiday approved, tickets bought, a window closed, a credit card's limit, a
+# market's holiday); a listed ticker's exchange code after a space is read only in
+# capitals ("ASML NA", "NESN SW"), not in "okno na noc" or "antes de"
+@pytest.mark.parametrize(
+    ("text", "parent", "event_type"),
+    [
+        ("Voorstel: 5 mln EURPLN kopen op 4,2810, stop 4,3050", None, "trade_proposal"),
+        ("Nie, odrzucam, za duże ryzyko przed RPP", PROPOSAL_PL, "trade_approval"),
+        ("akkoord", "Voorstel: 20 FGBL kopen op 131,40, akkoord?", "trade_approval"),
+        ("Order geannuleerd, ASML bid eruit gehaald", None, "trade_confirmation"),
+        ("Emir İPTAL edildi, THYAO 5000 lot", None, "trade_confirmation"),
+        ("Koupil jsem 5k ČEZ za 978,50", None, "trade_fill"),
+        ("Kupiłem 10 mln EURPLN po 4,2810", None, "trade_fill"),
+        ("Target ASML verhoogd naar 680", None, "stop_or_target_change"),
+        ("Przesunąłem stopa na 4,2950", None, "stop_or_target_change"),
+        ("Posláno na BCPP přes algo VWAP do close", None, "route_decision"),
+        ("İş Yatırım üzerinden gönderiyoruz, 10 mio USDTRY", None, "route_decision"),
+        ("limit przekroczony o 2 mln", None, "risk_limit"),
+        ("yeni pozisyon açılmayacak", None, "risk_limit"),
+        ("geen nieuwe posities vandaag", None, "risk_limit"),
+        ("Positie in Shell gesloten", None, "position_change"),
+        ("Pozisyonu kapattık, 5 mio USDTRY", None, "position_change"),
+        ("Mijn visie op de euro klopt niet meer", None, "thesis_change"),
+        ("Mijn vakantie is goedgekeurd 🎉", None, None),
+        ("Vakantie voor de zomer goedgekeurd", None, None),
+        ("Zamknąłem okno na noc", None, None),
+        ("Zavřel jsem okno na noc", None, None),
+        ("Ik heb 2 kaartjes gekocht", None, None),
+        ("Kupiłem 2 bilety na koncert", None, None),
+        ("Toplantıyı 14:00'e aldım", None, None),
+        ("Giełda zamknięta 3 maja", None, None),
+        ("Limiet op de creditcard verhoogd naar 5000", None, None),
+        ("Rychlostní limit na D1 je 130", None, None),
+        ("EURCZK testuje 25,15, odpor na 25,20", None, None),
+        ("Niks veranderd, we blijven long Shell", None, None),
+        ("Moeten we ASML verkopen?", None, None),
+        ("dobra", "Kawa o 15?", None),
+        ("Dosyayı bana gönderir misin?", None, None),
+        ("Catering faturasını onayladım", None, None),
+    ],
+)
+def test_dutch_polish_czech_and_turkish_desk_words_and_their_everyday_senses(
+    text: str, parent: str | None, event_type: str | None
+) -> None:
+    assert (_rule_type(text) or (parent and _rule_type(text, parent))) == event_type
+
+
 CARD = "SIGIL ▸ SGL-4484 ▸ LONG ETH-PERP\nentry   4,150 - 4,165\nstop    4,060\ntp1     4,290"
 
 

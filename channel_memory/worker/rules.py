@@ -47,6 +47,14 @@ from channel_memory.worker.model import CAP_CHARS, Scorer, load_model
 _TOKEN = re.compile(r"[^\W_]+")
 """A word for the gates: letters and digits (``SL_UPDATE`` is two words, as a bot means it)."""
 
+
+def _lower(text: str) -> str:
+    """``text`` lower-cased for the patterns, one character for one: a Turkish dotted
+    capital ``İ`` is ``i`` (``str.lower`` would add a combining dot: "İPTAL" would not
+    read as "iptal")."""
+    return text.replace("İ", "i").lower()
+
+
 _GATE_ENTRY = re.compile(r"[^\W_]+\*?")
 _REFERENCE = re.compile(r"(?<!\\)\{([A-Za-z_][A-Za-z0-9_]*)\}")
 """``{name}`` in a pattern (``\\{name}`` is the literal text); regex repetitions
@@ -57,14 +65,16 @@ _ABBREVIATIONS = (
     "corp", "ltd", "bzw", "vgl",
 )  # fmt: skip
 _CLAUSE_BREAK = re.compile(
-    r"\n|(?<=[.!?;])"
+    r"\n|(?<=[。！？；])[ \t]*|(?<=[.!?;])"
     + "".join(rf"(?<!\b(?i:{a})\.)" for a in _ABBREVIATIONS)
     + r"(?<!\b(?i:e\.g|i\.e|z\.b|u\.a)\.)(?:(?<!\b(?i:max)\.)|(?=[ \t]+[^\d \t]))[ \t]+"
 )
 """Where a message is cut into clauses: at each line end, and after a sentence's
 closing ``.``, ``!``, ``?`` or ``;`` followed by a space (``1.0849`` stays whole; so does
 a sentence with an abbreviation: "3 Mio. EUR", "vs. Friday", "e.g. the bund"; "max." only
-before a number: "über Nacht max. 10k oz", but "5k max. Who's around?" is two)."""
+before a number: "über Nacht max. 10k oz", but "5k max. Who's around?" is two), and after
+a Japanese or Chinese full stop, exclamation or question mark or semicolon (``。``,
+``！``, ``？``, ``；``), space or none."""
 
 STRENGTH_MAX = 5
 BARE_APPROVAL_WORDS = 3
@@ -468,7 +478,7 @@ class _View:
                     else [part]
                 )
                 for piece in pieces:
-                    clauses.append(Clause(piece, piece.lower(), number))
+                    clauses.append(Clause(piece, _lower(piece), number))
         self.clauses = clauses
         self.text = "\n".join(c.text for c in clauses)
         self.lowered = "\n".join(c.lowered for c in clauses)
@@ -663,7 +673,7 @@ class RuleSet:
         if not text or not self.replies:
             return None
         clauses = self.clauses(text)
-        parent_lowered = parent.lower()
+        parent_lowered = _lower(parent)
         verdict = self._verdict(text, parent_lowered)
         if not clauses and verdict is None:
             return None
@@ -687,10 +697,10 @@ class RuleSet:
                 and reply_rule.event_type == APPROVAL
                 # the verdict is all approval or rejection ("no", "denied", "👍 send it"),
                 # not a phrase that opens with such a word ("no idea", "ok, let me think")
-                and any(p.whole(verdict, verdict.lower()) for p in reply_rule.patterns)
+                and any(p.whole(verdict, _lower(verdict)) for p in reply_rule.patterns)
             ):
                 continue
-            if _any(reply_rule.unless, text, text.lower()):
+            if _any(reply_rule.unless, text, _lower(text)):
                 continue
             if matched is not None and matched.event_type in reply_rule.parent_types:
                 return reply_rule
@@ -759,7 +769,7 @@ class RuleSet:
         return any(
             rule.event_type == APPROVAL
             and _any(rule.patterns, head.text, head.lowered)
-            and not _any(rule.unless, stripped, stripped.lower())
+            and not _any(rule.unless, stripped, _lower(stripped))
             for rule in self.replies
         )
 
@@ -823,7 +833,7 @@ class RuleSet:
         clauses = self.clauses(text)
         if not clauses:
             return False
-        head, lowered = clauses[0], text.lower()
+        head, lowered = clauses[0], _lower(text)
         return any(
             len(text) <= rule.max_chars
             and _any(rule.patterns, head.text, head.lowered)
