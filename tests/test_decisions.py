@@ -1128,6 +1128,57 @@ def test_dutch_polish_czech_and_turkish_desk_words_and_their_everyday_senses(
     assert (_rule_type(text) or (parent and _rule_type(text, parent))) == event_type
 
 
+CONDITIONAL_CUT = "bobl 117.52, we're down about 4 ticks on the 150. if it loses 117.40 i'd cut it"
+
+
+# Shapes from the tenth round's six desks (written after they were measured), each beside
+# the everyday text that must stay ordinary
+@pytest.mark.parametrize(
+    ("text", "parent", "event_type"),
+    [
+        ("ich würd ihn halbieren, nicht ganz raus", None, "trade_proposal"),
+        ("Ich würde kaufen, wenn der Bund 131 hält", None, None),
+        ("Einverstanden, halbieren.", "steepener +41k. ich würd ihn halbieren", "trade_approval"),
+        ("fine, but let's not be cute with it", CONDITIONAL_CUT, None),
+        ("Nicht vor Powell.", "Vorschlag: +300 ERM5 dazu noch vor Powell.", "trade_approval"),
+        (
+            "passt, go 👍",
+            "Ich würd bei 0,9356 quoten, 4 Punkte Marge. Passt das?",
+            "trade_approval",
+        ),
+        ("Until the Tradeweb feed is back, no rates trading — nothing new", None, "risk_limit"),
+        ("no trading today, bank holiday", None, None),
+        ("Feed's back. Rates trading can resume.", None, "risk_limit"),
+        ("everybody halves CEE rates gross by 14:00 tomorrow", None, "risk_limit"),
+        ("raising your SOFR bucket to 175k through Friday", None, "risk_limit"),
+        ("BWIC results: won 2 of 4 — 24m FR 5.5 at TBA+1-04", None, "trade_fill"),
+        ("list results: 5 of 6 traded, $12.25mm face", None, "trade_fill"),
+        ("got 2bn hgb 35 at 6.95, 1bn still working", None, "trade_fill"),
+        ("doing the hedge on tbsp, not voice", None, "route_decision"),
+        (
+            "6.0 to Dealerweb, hedges through the futures desk TWAP — can you run it?",
+            None,
+            "route_decision",
+        ),
+        ("can you send it?", None, None),
+        ("Kessler-Strip ist jetzt komplett abgesichert", None, "position_change"),
+        ("Plan to get vega under 160k: sell 200m 3m10y straddles at 105.0", None, "trade_proposal"),
+        ("Plan for the offsite: buy 20 pizzas", None, None),
+        ("Je change d'avis sur l'OLO-DSL : le déficit dérape", None, "thesis_change"),
+        ("Le resserrement vers 26 pb n'est plus mon scénario central.", None, "thesis_change"),
+        ("Dobra, przestaję wierzyć w eurpln 4.15 w tym kwartale", None, "thesis_change"),
+        ("Banka hisselerinde long tezim bitti", None, "thesis_change"),
+        ("TRT 2030'lardan 250 milyon TL nominal çıktık", None, "position_change"),
+        ("20m'yi 360T'de 3 bankaya RFQ atıyorum", None, "route_decision"),
+        ("走国泰君安期货的 CTP 通道，限价 108.00 直接挂。", None, "route_decision"),
+    ],
+)
+def test_the_tenth_rounds_shapes_and_their_look_alikes(
+    text: str, parent: str | None, event_type: str | None
+) -> None:
+    assert (_rule_type(text) or (parent and _rule_type(text, parent))) == event_type
+
+
 CARD = "SIGIL ▸ SGL-4484 ▸ LONG ETH-PERP\nentry   4,150 - 4,165\nstop    4,060\ntp1     4,290"
 
 

@@ -484,6 +484,26 @@ MEASURED_DESKS = [
     # Its misses read: Portuguese desk words, a stop moved by reply, a view scrapped: 60;
     # 35, 43, 52.
     ("desk_heldout35.jsonl", 232, 61, 60, (33, 41, 50)),
+    # Written at the end of the ninth round and for the tenth (asked for at its start) by
+    # six more hands, never read line by line, never trained on; each measured on arrival
+    # (in brackets: the ninth round's final detection for the first three, the code before
+    # the tenth round for the others) and once on the tenth round's detection at 7e19d61,
+    # before its misses were read. Then its misses read (the round's shapes); the floors
+    # are the figures after that.
+    # 61 of 64, 56; 32, 41, 51 (60, 56; 33, 42, 52). Its day began 12 minutes early, a
+    # decision among the early messages: every time moved 12 minutes later.
+    ("desk_heldout36.jsonl", 234, 64, 64, (32, 41, 52)),
+    # 57 of 61, 51; 39, 48, 53 (52, 52; 39, 47, 49).
+    ("desk_heldout37.jsonl", 230, 61, 61, (39, 48, 56)),
+    # 62 of 64, 77; 39, 48, 55 (57, 75; 39, 49, 54).
+    ("desk_heldout38.jsonl", 233, 64, 64, (38, 48, 56)),
+    # 59 of 63, 58; 35, 45, 55 (the same).
+    ("desk_heldout39.jsonl", 234, 63, 63, (37, 45, 57)),
+    # 60 of 64, 55; 34, 44, 53 (57, 53; 33, 42, 51). Its day began 12 minutes early (four
+    # messages, none a decision, one answered): every time moved 12 minutes later.
+    ("desk_heldout40.jsonl", 234, 64, 64, (35, 45, 55)),
+    # 58 of 64, 55; 36, 41, 51 (58, 56; 36, 41, 51).
+    ("desk_heldout41.jsonl", 234, 64, 64, (37, 43, 54)),
 ]
 
 
@@ -542,6 +562,12 @@ LABELLED_DESKS = [
     ("desk_heldout32.jsonl", 231, 64),
     ("desk_heldout33.jsonl", 233, 65),
     ("desk_heldout35.jsonl", 232, 61),
+    ("desk_heldout36.jsonl", 234, 64),
+    ("desk_heldout37.jsonl", 230, 61),
+    ("desk_heldout38.jsonl", 233, 64),
+    ("desk_heldout39.jsonl", 234, 63),
+    ("desk_heldout40.jsonl", 234, 64),
+    ("desk_heldout41.jsonl", 234, 64),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card
