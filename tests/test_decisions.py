@@ -1077,6 +1077,44 @@ def test_japanese_and_chinese_desk_words_and_their_everyday_senses(
     assert (_rule_type(text) or (parent and _rule_type(text, parent))) == event_type
 
 
+PROPOSAL_KO = "삼성전자 5만주 매수 제안합니다, 평단 57,800 목표. 다니엘 OK?"
+
+
+# Korean spaces its words but joins particles to them: rules without word edges, and the
+# everyday senses (a meeting cancelled, office supplies ordered, a broker's research, a
+# condition, nothing changed) stay ordinary
+@pytest.mark.parametrize(
+    ("text", "parent", "event_type"),
+    [
+        (
+            "HMC/기아 페어 정리 제안: 현대차 12,000주 매도 / 기아 15,500주 매수 상환",
+            None,
+            "trade_proposal",
+        ),
+        ("승인합니다. 300계약 진행하세요.", PROPOSAL_KO, "trade_approval"),
+        ("삼성전자 15만주 추가 매수 완료 — 평단 57,760", None, "position_change"),
+        ("KTB 10y 300: Samsung Futures DMA로 보냄, 보이스 안 씀", None, "route_decision"),
+        ("손절라인 355.0으로 조정", None, "stop_or_target_change"),
+        ("한도 1.5조로 하향 조정됐습니다", None, "risk_limit"),
+        ("신규 진입 금지, 오늘 장 마감까지", None, "risk_limit"),
+        ("뷰 철회합니다: 7월 인하 시그널 없음", None, "thesis_change"),
+        ("300개 118.89 체결 완료", None, "trade_fill"),
+        ("72,000 깨지면 손절 고려해볼게요", None, None),
+        ("한도 변경 사항 없습니다", None, None),
+        ("회의 취소했어요", None, None),
+        ("프린터 용지 주문 넣었습니다", None, None),
+        ("체결 강도 120% 넘었네", None, None),
+        ("휴가 승인됐습니다 🎉", None, None),
+        ("NH투자증권 투자의견 하향 변경", None, None),
+        ("점심 가시죠", None, None),
+    ],
+)
+def test_korean_desk_words_and_their_everyday_senses(
+    text: str, parent: str | None, event_type: str | None
+) -> None:
+    assert (_rule_type(text) or (parent and _rule_type(text, parent))) == event_type
+
+
 PROPOSAL_PL = "Propozycja: kupujemy 10 mln EURPLN po 4,2810, SL 4,2650"
 
 
@@ -1171,6 +1209,26 @@ CONDITIONAL_CUT = "bobl 117.52, we're down about 4 ticks on the 150. if it loses
         ("TRT 2030'lardan 250 milyon TL nominal çıktık", None, "position_change"),
         ("20m'yi 360T'de 3 bankaya RFQ atıyorum", None, "route_decision"),
         ("走国泰君安期货的 CTP 通道，限价 108.00 直接挂。", None, "route_decision"),
+        (
+            "new entries in Korean autos & auto parts (HMC, Kia, HL Mando) are blocked today",
+            None,
+            "risk_limit",
+        ),
+        ("[RISK] RULE SET book=KR-OPT action=BLOCK_NEW_SHORT underlying=K200", None, "risk_limit"),
+        ("plus aucune nouvelle entrée sur les signaux de basis", None, "risk_limit"),
+        ("on s'est trompés ce matin, le signal était faux", None, "thesis_change"),
+        ("my +7.25 offer is working with them, 5kt/m.", None, "trade_confirmation"),
+        ("my 2 cents: the offer is working", None, None),
+        ("Basket MIB finito ✅ 40/40 nomi, €28,19m", None, "trade_fill"),
+        ("ho finito il report", None, None),
+        (
+            "Panier C40: VWAP fino alla chiusura col nostro algo, niente broker",
+            None,
+            "route_decision",
+        ),
+        ("vado col nostro collega", None, None),
+        ("showing it via SSY and Clarksons both, first to hit gets it.", None, "route_decision"),
+        ("I was showing it via the chat yesterday", None, None),
     ],
 )
 def test_the_tenth_rounds_shapes_and_their_look_alikes(
