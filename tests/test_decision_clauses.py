@@ -127,7 +127,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.0913, 0.0096, 0.4657, 0.5971, 0.5921, 0.0233, 0.007, 0.9689]
+PINNED_WRAP_SCORES = [0.0918, 0.0096, 0.4644, 0.5957, 0.5907, 0.0234, 0.007, 0.9686]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 

@@ -1229,6 +1229,14 @@ CONDITIONAL_CUT = "bobl 117.52, we're down about 4 ticks on the 150. if it loses
         ("vado col nostro collega", None, None),
         ("showing it via SSY and Clarksons both, first to hit gets it.", None, "route_decision"),
         ("I was showing it via the chat yesterday", None, None),
+        ("Yes — do the last 60 by hand on screen, small clips, no algo.", None, "route_decision"),
+        ("I do it by hand every morning, the crossword", None, None),
+        ("I'm not going to work it manually or move it, that's his order", None, None),
+        ("Vai no algo IS do Goldman, NYSE + dark", None, "route_decision"),
+        ("vai no almoço?", None, None),
+        ("Nie czeka — już zamknięte: odkupiłam 60 ZNM5 po 110-29", None, "position_change"),
+        ("見方を変えます。", None, "thesis_change"),
+        ("執行は東京のDMA経由で指値で出します。", None, "route_decision"),
     ],
 )
 def test_the_tenth_rounds_shapes_and_their_look_alikes(
