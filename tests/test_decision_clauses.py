@@ -127,7 +127,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.0918, 0.0096, 0.4644, 0.5957, 0.5907, 0.0234, 0.007, 0.9686]
+PINNED_WRAP_SCORES = [0.0912, 0.0098, 0.4663, 0.5963, 0.5905, 0.0235, 0.0069, 0.9687]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 

@@ -1120,8 +1120,8 @@ PROPOSAL_PL = "Propozycja: kupujemy 10 mln EURPLN po 4,2810, SL 4,2650"
 
 # Dutch, Polish, Czech and Turkish desk words, and the everyday senses of the same words
 # (a holiday approved, tickets bought, a window closed, a credit card's limit, a
-# market's holiday); a listed ticker's exchange code after a space is read only in
-# capitals ("ASML NA", "NESN SW"), not in "okno na noc" or "antes de"
+# market's holiday); a word and an exchange code after a space ("okno na noc", "antes de")
+# are no listed ticker
 @pytest.mark.parametrize(
     ("text", "parent", "event_type"),
     [
@@ -1237,6 +1237,31 @@ CONDITIONAL_CUT = "bobl 117.52, we're down about 4 ticks on the 150. if it loses
         ("Nie czeka — już zamknięte: odkupiłam 60 ZNM5 po 110-29", None, "position_change"),
         ("見方を変えます。", None, "thesis_change"),
         ("執行は東京のDMA経由で指値で出します。", None, "route_decision"),
+        # a review's everyday senses of the round's shapes
+        ("we won 2 of 4 games at the five-a-side", None, None),
+        ("the gift basket is done", None, None),
+        ("got 2 tickets for Coldplay at 85 each", None, None),
+        ("The plan for Friday: buy 2 cakes at 3pm", None, None),
+        ("Das Haus ist jetzt komplett abgesichert", None, None),
+        ("my 20 offer is in for the couch", None, None),
+        ("showing it via Zoom", None, None),
+        ("doing the call on zoom, not voice", None, None),
+        ("con el algoritmo de Instagram no hay manera", None, None),
+        ("Vai no dark mode", None, None),
+        ("ich würde das Auto jetzt verkaufen", None, None),
+        ("ich würde ihn nicht verkaufen", None, None),
+        ("on s'est trompés de salle", None, None),
+        ("n'est plus mon scénario préféré pour les vacances", None, None),
+        ("ok", "team lunch at 1, passt?", None),
+        ("nie wiem", "Propozycja: kupujemy 10 mln EURPLN po 4,2810", None),
+        (
+            "hayır Kerem, PPK öncesi duration eklemiyoruz. perşembeden sonra konuşalım.",
+            "Öneri: 2032 tahvilden 50 mio TL alalım, 28,40'tan",
+            "trade_approval",
+        ),
+        ("5 MİLYON USDTRY ALDIK 38.20", None, "trade_fill"),
+        ("RFQ ATIYORUM 360T'de 3 bankaya", None, "route_decision"),
+        ("野村にやります、5000株", None, "route_decision"),
     ],
 )
 def test_the_tenth_rounds_shapes_and_their_look_alikes(

@@ -504,6 +504,24 @@ MEASURED_DESKS = [
     ("desk_heldout40.jsonl", 234, 64, 64, (35, 45, 55)),
     # 58 of 64, 55; 36, 41, 51 (58, 56; 36, 41, 51).
     ("desk_heldout41.jsonl", 234, 64, 64, (37, 43, 54)),
+    # Three more, asked for after those were measured, each measured once on the round's
+    # detection at b337cdc before its misses were read (in brackets: the code before the
+    # round, in the same sitting); then read (Korean desk words among the shapes):
+    # 57 of 64, 58; 40, 48, 55 (57, 58; 40, 48, 56).
+    ("desk_heldout42.jsonl", 231, 64, 64, (42, 51, 61)),
+    # 60 of 64, 51; 37, 45, 53 (the same).
+    ("desk_heldout43.jsonl", 233, 64, 64, (36, 47, 55)),
+    # 61 of 63, 57; 38, 45, 56 (61, 57; 38, 46, 56).
+    ("desk_heldout44.jsonl", 232, 63, 63, (40, 47, 57)),
+    # Three more, asked for after those were measured, each measured once on the round's
+    # detection at 2543c00, then read:
+    # 61 of 62, 52; 34, 43, 51 (61, 52; 34, 42, 50).
+    ("desk_heldout45.jsonl", 232, 62, 62, (35, 43, 52)),
+    # 57 of 58, 72; 29, 40, 51 (58, 78; 29, 40, 51).
+    ("desk_heldout46.jsonl", 234, 58, 58, (29, 40, 52)),
+    # 60 of 63, 58; 37, 44, 53 (56, 58; 36, 44, 51). Its first two messages (up to 8
+    # minutes early, none a decision, none answered) were left out before measuring.
+    ("desk_heldout47.jsonl", 232, 63, 63, (37, 45, 54)),
 ]
 
 
@@ -568,6 +586,12 @@ LABELLED_DESKS = [
     ("desk_heldout39.jsonl", 234, 63),
     ("desk_heldout40.jsonl", 234, 64),
     ("desk_heldout41.jsonl", 234, 64),
+    ("desk_heldout42.jsonl", 231, 64),
+    ("desk_heldout43.jsonl", 233, 64),
+    ("desk_heldout44.jsonl", 232, 63),
+    ("desk_heldout45.jsonl", 232, 62),
+    ("desk_heldout46.jsonl", 234, 58),
+    ("desk_heldout47.jsonl", 232, 63),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card

@@ -18,11 +18,12 @@ A rules file has four parts (see `docs/worker.md`, "Hard-event rules"):
 - ``[[reply]]`` — decisions made by replying: a short reply ("approved", "send
   it", "desk B") is a decision when the message it answers has a given shape.
 
-Messages are cut into clauses (lines, and sentences ending in ``.``, ``!``, ``?``
-or ``;`` before a space); a rule matches a message when one of its patterns
-matches a clause that no guard makes ordinary and none of its own ``unless``
-patterns matches that clause. Every pattern is bounded and each is searched at
-most once per clause, so matching stays linear in the length of the message.
+Messages are cut into clauses (lines, sentences ending in ``.``, ``!``, ``?`` or ``;``
+before a space, and sentences ending in ``。``, ``！``, ``？`` or ``；``); a rule matches
+a message when one of its patterns matches a clause that no guard makes ordinary and
+none of its own ``unless`` patterns matches that clause. Every pattern is bounded and
+each is searched at most once per clause, so matching stays linear in the length of the
+message.
 """
 
 from __future__ import annotations
@@ -730,7 +731,7 @@ class RuleSet:
         if (
             label is not None
             and not self.bare_approval(label.group(1))
-            and re.search(rf"(?<!\w){re.escape(label.group(1).lower())}(?!\w)", parent_lowered)
+            and re.search(rf"(?<!\w){re.escape(_lower(label.group(1)))}(?!\w)", parent_lowered)
         ):
             text = text[label.end() :]
         found = _VERDICT.match(text)
