@@ -498,7 +498,7 @@ MEASURED_DESKS = [
     # 62 of 64, 77; 39, 48, 55 (57, 75; 39, 49, 54).
     ("desk_heldout38.jsonl", 233, 64, 64, (38, 48, 56)),
     # 59 of 63, 58; 35, 45, 55 (the same).
-    ("desk_heldout39.jsonl", 234, 63, 63, (37, 45, 57)),
+    ("desk_heldout39.jsonl", 234, 63, 63, (36, 45, 57)),
     # 60 of 64, 55; 34, 44, 53 (57, 53; 33, 42, 51). Its day began 12 minutes early (four
     # messages, none a decision, one answered): every time moved 12 minutes later.
     ("desk_heldout40.jsonl", 234, 64, 64, (35, 45, 55)),
@@ -508,7 +508,7 @@ MEASURED_DESKS = [
     # detection at b337cdc before its misses were read (in brackets: the code before the
     # round, in the same sitting); then read (Korean desk words among the shapes):
     # 57 of 64, 58; 40, 48, 55 (57, 58; 40, 48, 56).
-    ("desk_heldout42.jsonl", 231, 64, 64, (42, 51, 61)),
+    ("desk_heldout42.jsonl", 231, 64, 64, (42, 51, 60)),
     # 60 of 64, 51; 37, 45, 53 (the same).
     ("desk_heldout43.jsonl", 233, 64, 64, (36, 47, 55)),
     # 61 of 63, 57; 38, 45, 56 (61, 57; 38, 46, 56).
@@ -522,6 +522,15 @@ MEASURED_DESKS = [
     # 60 of 63, 58; 37, 44, 53 (56, 58; 36, 44, 51). Its first two messages (up to 8
     # minutes early, none a decision, none answered) were left out before measuring.
     ("desk_heldout47.jsonl", 232, 63, 63, (37, 45, 54)),
+    # Held out: three more, asked for at the end of the tenth round, measured once on its
+    # final code (0c79e27) and never read; the code before the round, in the same sitting,
+    # in brackets: 56 of 64, 59; 33, 43, 50 (56, 59; 33, 42, 50).
+    ("desk_heldout48.jsonl", 230, 64, 56, (33, 43, 50)),
+    # 59 of 61, 50; 35, 43, 56 (the same).
+    ("desk_heldout49.jsonl", 234, 61, 59, (35, 43, 56)),
+    # 62 of 63, 62; 33, 39, 51 (62, 63; 33, 40, 51). Its first three messages (up to 12
+    # minutes early, none a decision, none answered) were left out before measuring.
+    ("desk_heldout50.jsonl", 231, 63, 62, (33, 39, 51)),
 ]
 
 
@@ -592,6 +601,9 @@ LABELLED_DESKS = [
     ("desk_heldout45.jsonl", 232, 62),
     ("desk_heldout46.jsonl", 234, 58),
     ("desk_heldout47.jsonl", 232, 63),
+    ("desk_heldout48.jsonl", 230, 64),
+    ("desk_heldout49.jsonl", 234, 61),
+    ("desk_heldout50.jsonl", 231, 63),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card
