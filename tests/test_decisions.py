@@ -1055,6 +1055,9 @@ PROPOSAL_ZH = "建议买入 600519 茅台 2000股，价格1680附近，请批准
         ("その前提が崩れたので、このビューを撤回します。", None, "thesis_change"),
         ("对港股转为看空", None, "thesis_change"),
         ("お弁当、注文しました", None, None),
+        ("Amazonで注文しました、明日届く", None, None),
+        # the Japanese and Chinese guards leave English text to the other guards
+        ("we are no longer buyers of Amazon here, thesis is dead", None, "thesis_change"),
         ("有給の承認待ちです", None, None),
         ("ランチ買いました、3個", None, None),
         ("会議の枠を変更しました", None, None),
