@@ -51,6 +51,11 @@ def _rule_type(text: str, parent: str | None = None) -> str | None:
     return decision.event_type if decision else None
 
 
+def _rules_read(text: str, parent: str | None) -> str | None:
+    """The type the rules alone give a message: by itself, else as a reply to ``parent``."""
+    return _rule_type(text) or (_rule_type(text, parent) if parent else None)
+
+
 # Decisions written for these tests in the styles of a real floor (not taken from the
 # evaluation set): every one must be recognised, with its type.
 DECISIONS = {
@@ -1021,7 +1026,7 @@ PROPOSTA = "proposta: vender 200 DI1F27 a 14,20, stop 14,40"
 def test_other_languages_desk_words_and_their_everyday_senses(
     text: str, parent: str | None, event_type: str | None
 ) -> None:
-    assert (_rule_type(text) or (parent and _rule_type(text, parent))) == event_type
+    assert _rules_read(text, parent) == event_type
     assert (_type(text) or (parent and _type(text, parent))) == event_type
 
 
@@ -1077,7 +1082,7 @@ PROPOSAL_ZH = "建议买入 600519 茅台 2000股，价格1680附近，请批准
 def test_japanese_and_chinese_desk_words_and_their_everyday_senses(
     text: str, parent: str | None, event_type: str | None
 ) -> None:
-    assert (_rule_type(text) or (parent and _rule_type(text, parent))) == event_type
+    assert _rules_read(text, parent) == event_type
 
 
 PROPOSAL_KO = "삼성전자 5만주 매수 제안합니다, 평단 57,800 목표. 다니엘 OK?"
@@ -1115,7 +1120,7 @@ PROPOSAL_KO = "삼성전자 5만주 매수 제안합니다, 평단 57,800 목표
 def test_korean_desk_words_and_their_everyday_senses(
     text: str, parent: str | None, event_type: str | None
 ) -> None:
-    assert (_rule_type(text) or (parent and _rule_type(text, parent))) == event_type
+    assert _rules_read(text, parent) == event_type
 
 
 PROPOSAL_PL = "Propozycja: kupujemy 10 mln EURPLN po 4,2810, SL 4,2650"
@@ -1166,7 +1171,7 @@ PROPOSAL_PL = "Propozycja: kupujemy 10 mln EURPLN po 4,2810, SL 4,2650"
 def test_dutch_polish_czech_and_turkish_desk_words_and_their_everyday_senses(
     text: str, parent: str | None, event_type: str | None
 ) -> None:
-    assert (_rule_type(text) or (parent and _rule_type(text, parent))) == event_type
+    assert _rules_read(text, parent) == event_type
 
 
 CONDITIONAL_CUT = "bobl 117.52, we're down about 4 ticks on the 150. if it loses 117.40 i'd cut it"
@@ -1270,7 +1275,7 @@ CONDITIONAL_CUT = "bobl 117.52, we're down about 4 ticks on the 150. if it loses
 def test_the_tenth_rounds_shapes_and_their_look_alikes(
     text: str, parent: str | None, event_type: str | None
 ) -> None:
-    assert (_rule_type(text) or (parent and _rule_type(text, parent))) == event_type
+    assert _rules_read(text, parent) == event_type
 
 
 CARD = "SIGIL ▸ SGL-4484 ▸ LONG ETH-PERP\nentry   4,150 - 4,165\nstop    4,060\ntp1     4,290"
