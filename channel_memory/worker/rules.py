@@ -63,7 +63,7 @@ _REFERENCE = re.compile(r"(?<!\\)\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 _ABBREVIATIONS = (
     "mio", "mrd", "mn", "bn", "ca", "vs", "approx", "no", "nr", "mr", "dr", "etc", "inc",
-    "corp", "ltd", "bzw", "vgl",
+    "corp", "ltd", "bzw", "vgl", "εκ", "χιλ", "δισ", "τεμ", "млн", "млрд", "тыс",
 )  # fmt: skip
 _CLAUSE_BREAK = re.compile(
     r"\n|(?<=[。！？；])[ \t]*|(?<=[.!?;])"
@@ -173,6 +173,11 @@ def clause_bounds(content: str) -> list[tuple[int, int]]:
 SELECTOR_DECIDED = 8
 """How many of a message's first and last rule-matched clauses the clause selector also
 weighs when they lie beyond what the model reads."""
+
+SHOWN_RULED = {"thesis_change": 2}
+"""How many rule-matched clauses a hard event shown cut keeps, by its type, besides the
+selector's best (one for the others): a change of view is often announced in one clause
+and stated in the next ("View change. I'm no longer bearish duration")."""
 
 MAX_REFERENCE_DEPTH = 8
 CLAUSE_EDGE_CHARS = 1000
@@ -915,15 +920,18 @@ class RuleSet:
         ruled = frozenset(decided)
         scores = model.clause_scores(content, clauses, scored, ruled)
 
-        def best(pool: Sequence[int]) -> set[int]:
-            return {max(pool, key=lambda n: (scores[n], -n))} if pool else set()
+        def best(pool: Sequence[int], count: int = 1) -> set[int]:
+            return set(sorted(pool, key=lambda n: (-scores[n], n))[:count])
 
-        # the selector's best clause, and the best a rule matched beside it: the selector
-        # leans on a message's first clause, and "done." or "Verstanden." alone is no fill
-        # or block shown; a rule may match a card's "status: awaiting approval" line while
-        # the selector's best is the card's headline
+        # the selector's best clause, and the best a rule matched beside it (the best two
+        # for a change of view, see SHOWN_RULED): the selector leans on a message's first
+        # clause, and "done." or "Verstanden." alone is no fill or block shown; a rule may
+        # match a card's "status: awaiting approval" line while the selector's best is the
+        # card's headline
+        matched = self.first_match(content)
+        count = SHOWN_RULED.get(matched.event_type, 1) if matched is not None else 1
         kept = best(range(len(scored))) | best(
-            [n for n, index in enumerate(scored) if clauses[index] in ruled]
+            [n for n, index in enumerate(scored) if clauses[index] in ruled], count
         )
         threshold = model.clause_threshold
         return [
