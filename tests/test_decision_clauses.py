@@ -198,7 +198,7 @@ def test_a_change_of_view_keeps_its_announcement_and_the_new_view() -> None:
         "view change on the front end. the data this week took the cut pricing out and "
         "the curve has repriced twice. i'm not bullish front anymore."
     )
-    assert clause_cut(text, RULES.shown_spans(text)) == (
+    assert clause_cut(text, RULES.shown_spans(text, "thesis_change")) == (
         "view change on the front end. … i'm not bullish front anymore."
     )
 

@@ -181,7 +181,8 @@ def analyse(
             if by_reply.cls == groups.HARD_EVENT:
                 classified, answers = by_reply, parent.key.handle
     hard = classified.cls == groups.HARD_EVENT
-    return Analysis(classified, content_facts(version, settings.render_settings(), hard), answers)
+    facts = content_facts(version, settings.render_settings(), hard, classified.event_type)
+    return Analysis(classified, facts, answers)
 
 
 def analyse_all(subjects: Iterable[Subject], settings: DeriveSettings) -> dict[SubjectId, Analysis]:

@@ -136,14 +136,17 @@ class ContentFacts:
     """For a hard event: its decision clauses (see :func:`clause_cut`), else its text."""
 
 
-def content_facts(version: SourceVersion, settings: RenderSettings, hard: bool) -> ContentFacts:
-    """The facts of ``version`` that rendering needs; ``hard`` adds the hard-event texts."""
+def content_facts(
+    version: SourceVersion, settings: RenderSettings, hard: bool, event_type: str | None = None
+) -> ContentFacts:
+    """The facts of ``version`` that rendering needs; ``hard`` adds the hard-event texts
+    (cut as a hard event of ``event_type`` is, see :meth:`RuleSet.shown_spans`)."""
     content = version.content
     hard_text = cut = None
     if hard:
         long_cut = decision_cut(content, version.key.handle, settings)
         hard_text = content if len(content) <= settings.hard_event_max_chars else long_cut
-        cut = clause_cut(content, settings.rules.shown_spans(content)) or hard_text
+        cut = clause_cut(content, settings.rules.shown_spans(content, event_type)) or hard_text
     return ContentFacts(
         _informativeness(content), _first_line(content), _first_line(content, 240), hard_text, cut
     )
@@ -298,7 +301,7 @@ def render(
     covered_facts = [
         known[v.key.message_id]
         if v.key.message_id in known and (not hard or known[v.key.message_id].cut_text is not None)
-        else content_facts(v, settings, hard)
+        else content_facts(v, settings, hard, plan.event_type)
         for v in covered
     ]
     text = _text(plan, covered, covered_facts)

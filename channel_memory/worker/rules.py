@@ -893,10 +893,11 @@ class RuleSet:
         # score can reach a block id; nine digits are the same on every host
         return ModelDecision(model.event_type(text, parent), round(probability, 9))
 
-    def shown_spans(self, content: str) -> list[tuple[int, int]]:
+    def shown_spans(self, content: str, event_type: str | None = None) -> list[tuple[int, int]]:
         """The clauses a hard event shown cut keeps: with a model, the clause its clause
         selector finds most likely to state the decision, the likeliest of those a rule
-        matched (when a rule matched one), and any other it rates at least its
+        matched (when a rule matched one; for a hard event of ``event_type`` in
+        ``SHOWN_RULED``, that many), and any other it rates at least its
         ``clause_threshold``; without one, the rules' decision clauses. None when
         neither the rules nor the model find a decision clause (shown whole).
 
@@ -928,10 +929,9 @@ class RuleSet:
         # clause, and "done." or "Verstanden." alone is no fill or block shown; a rule may
         # match a card's "status: awaiting approval" line while the selector's best is the
         # card's headline
-        matched = self.first_match(content)
-        count = SHOWN_RULED.get(matched.event_type, 1) if matched is not None else 1
         kept = best(range(len(scored))) | best(
-            [n for n, index in enumerate(scored) if clauses[index] in ruled], count
+            [n for n, index in enumerate(scored) if clauses[index] in ruled],
+            SHOWN_RULED.get(event_type or "", 1),
         )
         threshold = model.clause_threshold
         return [
