@@ -455,7 +455,10 @@ MEASURED_DESKS = [
     # 61 of 64, 58; 34, 43, 58 (61, 58; 32, 42, 54).
     # Read likewise: "Ich genehmige eine befristete Überschreitung" a shape: 62; 34, 43, 58.
     # With the desk reading among the ranker's features (eighth round): 62; 35, 46, 54.
-    ("desk_heldout29.jsonl", 234, 64, 64, (35, 47, 54)),
+    # Twelfth round: ties between equally dense hard events broken by the message (the
+    # newer first), not by the block id: a route by reply and a proposal of the same size
+    # trade places in the restoration: 64; 34, 46, 54.
+    ("desk_heldout29.jsonl", 234, 64, 64, (34, 46, 54)),
     # Written for the eighth round by three more hands (asked for at its start), never read
     # line by line, never trained or tuned on; each measured once on the round's final
     # code, the code before the round (in brackets) measured on arrival:

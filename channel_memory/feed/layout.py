@@ -679,6 +679,13 @@ def _raw_size(item: FeedItem, fmt: Format, style: Style, shown: int) -> int:
     return len(_raw_cut_text(item, style, shown))
 
 
+def _tie(item: FeedItem) -> tuple[int, str, str]:
+    """Breaks ties between hard events by the message, not by the block id: the newer
+    first, then the handle. A block id hashes the rules' text, so a tie broken by it would
+    move whenever the rules were reworded without changing what they match."""
+    return (-item.last_us, item.handle, item.key)
+
+
 def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> int:
     items = list(c.hard)
     full = {i.key: sizes.of(i, False, False) for i in items}
@@ -686,7 +693,7 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
     total = sum(full.values())
     everything_loaded = len(items) == c.hard_total
     # Cut the hard events that save the most first, until all of them fit.
-    for item in sorted(items, key=lambda i: (cut[i.key] - full[i.key], i.key)):
+    for item in sorted(items, key=lambda i: (cut[i.key] - full[i.key], _tie(i))):
         if total <= left:
             break
         if cut[item.key] < full[item.key]:
@@ -709,12 +716,12 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
         weight = ECHO_WEIGHT if item.key in echoes else 1.0
         return item.score * weight / cut[item.key]
 
-    for item in sorted(items, key=lambda i: (-density(i), i.key)):
+    for item in sorted(items, key=lambda i: (-density(i), _tie(i))):
         if cut[item.key] <= left:
             chosen.hard.append(item)
             left -= cut[item.key]
     # what is left restores whole texts, the smallest restorations first
-    for item in sorted(chosen.hard, key=lambda i: (full[i.key] - cut[i.key], i.key)):
+    for item in sorted(chosen.hard, key=lambda i: (full[i.key] - cut[i.key], _tie(i))):
         extra = full[item.key] - cut[item.key]
         if extra <= left:
             chosen.cut.discard(item.key)
