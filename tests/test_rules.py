@@ -275,6 +275,29 @@ patterns = ['\\?$']
     assert rules.decision_lines("intro\nsearch reverted\nrolled back?") == [False, True, False]
 
 
+def test_a_phrase_opens_its_gate_by_its_longest_word() -> None:
+    # every match of "i don sell" holds "sell": a gate on "i" would open on every English line
+    rules = parse_rules(
+        """
+ignore_case = true
+[define]
+verb = 'i don sell|go ahead|ok(?:ed)?'
+[[rule]]
+name = "p"
+event_type = "p"
+gate = ["{verb}"]
+patterns = ['\\b(?:{verb})\\b']
+""",
+        "p.toml",
+    )
+    rule = rules.rules[0]
+    assert rule.gate_words == {"sell", "ahead"}
+    assert rule.gate_stems == {"ok"}
+    for text in ["I don sell 5k MTN", "go ahead", "OKed"]:
+        assert rules.first_match(text) is not None, text
+    assert not rules.view("I go to the shop, I don know").opens(rule)
+
+
 @pytest.mark.parametrize(
     ("gate", "where"),
     [

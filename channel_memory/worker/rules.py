@@ -207,8 +207,9 @@ class RuleSpec(BaseModel):
     (case-insensitive substrings). Every match of the patterns must contain one."""
     gate: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list)
     """Optional word gate: the rule is only tried on messages with one of these words
-    (``word``; ``stem*``: a word starting so; ``{name}``: the words a definition's
-    alternatives start with). Every match of the rule must contain one."""
+    (``word``; ``stem*``: a word starting so; ``{name}``: for each alternative of a
+    definition, the longest whole word of the literal text it starts with, else its
+    leading stem). Every match of the rule must contain one."""
 
 
 class GuardSpec(BaseModel):
@@ -1082,10 +1083,13 @@ _QUANTIFIER = "?*{"
 
 
 def _leading_word(alternative: str) -> tuple[str, bool] | None:
-    """The word an alternative of a definition starts with, and whether it is a stem.
+    """The word that opens a rule's gate for an alternative of a definition, and whether
+    it is a stem: the longest whole word of the literal text the alternative starts with
+    (every match holds it, and a longer word is a rarer one), else its leading stem.
 
-    ``approv(?:ed|al)`` starts with the stem ``approv``; ``go ahead`` with the word
-    ``go``; ``ack[\x27]d`` with the stem ``ack``. None when it starts with regex syntax.
+    ``approv(?:ed|al)`` gives the stem ``approv``; ``go ahead`` the word ``ahead``;
+    ``i don sell`` the word ``sell``, not ``i``; ``ack[\x27]d`` the stem ``ack``.
+    None when it starts with regex syntax.
     """
     text = alternative.removeprefix("\\b")
     run = _LITERAL.match(text)
@@ -1094,11 +1098,14 @@ def _leading_word(alternative: str) -> tuple[str, bool] | None:
     literal, rest = run.group(), text[run.end() :]
     if rest[:1] and rest[0] in _QUANTIFIER:
         literal, rest = literal[:-1], literal[-1] + rest  # the last character is optional
-    word = _TOKEN.match(literal.lower())
-    if word is None:
+    lowered = literal.lower()
+    tokens = list(_TOKEN.finditer(lowered))
+    if not tokens or tokens[0].start() != 0:
         return None
-    whole = word.end() < len(literal) or not rest
-    return word.group(), not whole
+    whole = [t.group() for t in tokens if t.end() < len(lowered) or not rest]
+    if whole:
+        return max(whole, key=len), False
+    return tokens[0].group(), True
 
 
 def _gate_words(
