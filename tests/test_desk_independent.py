@@ -373,7 +373,9 @@ MEASURED_DESKS = [
     # 1m short", "Dealt $15m at 87.21 with SCB") and became shapes: 64; 32, 41, 51; the
     # third a block lifted ("Lifting the new-entry block on Asia FX"), a shape too: 65.
     # With the best clause shown among those a rule matched (seventh round): 65; 32, 41, 52.
-    ("desk_heldout18.jsonl", 234, 65, 65, (42, 53, 59)),
+    # Twelfth round (the model retrained with the round's words; the desk's readings
+    # unchanged): 65; 42, 52, 59 (were 65; 42, 53, 59).
+    ("desk_heldout18.jsonl", 234, 65, 65, (42, 52, 59)),
     # 55 of 60, 53; 31, 38, 46 (55, 53; 30, 36, 44).
     # Its miss "RESUME | … action=NEW_ORDERS_ENABLED" (a halt lifted) read at the round's
     # end with desk_heldout18's lifted block: 56.
@@ -415,7 +417,9 @@ MEASURED_DESKS = [
     # 62; 35, 48, 53.
     # With the card's headline kept beside a rule's clause (seventh round): 62; 35, 48, 54.
     # With the desk reading among the ranker's features (eighth round): 62; 38, 48, 55.
-    ("desk_heldout23.jsonl", 229, 63, 62, (38, 48, 56)),
+    # Twelfth round (the model retrained; one message read with another type):
+    # 62; 39, 48, 56 (were 62; 38, 48, 56).
+    ("desk_heldout23.jsonl", 229, 63, 62, (39, 48, 56)),
     # Written at the end of the seventh round by three more hands, after desk_heldout21-23
     # were read; never read line by line, never trained or tuned on; each measured once on
     # the round's final detection (c6c8485), the code before the round in the same sitting
@@ -505,10 +509,14 @@ MEASURED_DESKS = [
     # 62 of 64, 77; 39, 48, 55 (57, 75; 39, 49, 54).
     ("desk_heldout38.jsonl", 233, 64, 64, (39, 50, 58)),
     # 59 of 63, 58; 35, 45, 55 (the same).
-    ("desk_heldout39.jsonl", 234, 63, 63, (37, 46, 58)),
+    # Twelfth round (the model retrained with the round's words; the desk's readings
+    # unchanged): 63; 37, 46, 57 (were 63; 37, 46, 58).
+    ("desk_heldout39.jsonl", 234, 63, 63, (37, 46, 57)),
     # 60 of 64, 55; 34, 44, 53 (57, 53; 33, 42, 51). Its day began 12 minutes early (four
     # messages, none a decision, one answered): every time moved 12 minutes later.
-    ("desk_heldout40.jsonl", 234, 64, 64, (34, 45, 55)),
+    # Twelfth round (the model retrained with the round's words; the desk's readings
+    # unchanged): 64; 35, 45, 55 (were 64; 34, 45, 55).
+    ("desk_heldout40.jsonl", 234, 64, 64, (35, 45, 55)),
     # 58 of 64, 55; 36, 41, 51 (58, 56; 36, 41, 51).
     ("desk_heldout41.jsonl", 234, 64, 64, (37, 43, 53)),
     # Three more, asked for after those were measured, each measured once on the round's
