@@ -567,6 +567,28 @@ MEASURED_DESKS = [
     ("desk_heldout55.jsonl", 232, 64, 60, (39, 50, 57)),
     # 54 of 59, 47; 34, 42, 49 (39, 43; 29, 37, 37).
     ("desk_heldout56.jsonl", 235, 59, 54, (34, 42, 49)),
+    # Held out: five more by five hands (asked for at the twelfth round's start: Hungarian
+    # and Romanian; Finnish and Estonian; Taglish and Thai; Swahili, Nigerian Pidgin and
+    # Afrikaans; English only), never trained or tuned on; measured once on the round's
+    # detection with all its words (recognised, look-alikes kept; verbatim at 6,000,
+    # 8,192, 12,000), before a review dropped words that are ordinary in other languages;
+    # a rule-level diff then printed 45 of their messages, cut to 160 characters (nothing
+    # was changed for them); the floors are the final code's figures:
+    # 60 of 64, 81; 19, 29, 38 (on arrival, a8bd2cc: 53, 80; 19, 25, 32);
+    # final code: 60, 80; 19, 29, 36.
+    ("desk_heldout57.jsonl", 238, 64, 60, (19, 29, 36)),
+    # 60 of 63, 83; 28, 39, 50 (on arrival, a8bd2cc: 52, 80; 25, 36, 44);
+    # final code: 61, 82; 30, 40, 51.
+    ("desk_heldout58.jsonl", 238, 63, 61, (30, 40, 51)),
+    # 55 of 65, 91; 28, 33, 39 (on arrival, a8bd2cc: 55, 94; 28, 32, 39);
+    # final code: 55, 91; 28, 33, 39.
+    ("desk_heldout59.jsonl", 240, 65, 55, (28, 33, 39)),
+    # 62 of 64, 80; 30, 35, 44 (on arrival, a8bd2cc: 60, 79; 29, 36, 44);
+    # final code: 62, 80; 30, 35, 44.
+    ("desk_heldout60.jsonl", 239, 64, 62, (30, 35, 44)),
+    # 64 of 64, 78; 35, 44, 52 (on arrival, a8bd2cc: 64, 78; 35, 44, 52);
+    # final code: 64, 78; 35, 44, 52.
+    ("desk_heldout61.jsonl", 240, 64, 64, (35, 44, 52)),
 ]
 
 
@@ -645,6 +667,11 @@ LABELLED_DESKS = [
     ("desk_heldout54.jsonl", 231, 61),
     ("desk_heldout55.jsonl", 232, 64),
     ("desk_heldout56.jsonl", 235, 59),
+    ("desk_heldout57.jsonl", 238, 64),
+    ("desk_heldout58.jsonl", 238, 63),
+    ("desk_heldout59.jsonl", 240, 65),
+    ("desk_heldout60.jsonl", 239, 64),
+    ("desk_heldout61.jsonl", 240, 64),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
