@@ -1082,7 +1082,7 @@ def _expand(source: str, define: Mapping[str, str], where: str) -> str:
 _QUANTIFIER = "?*{"
 
 
-def _leading_word(alternative: str) -> tuple[str, bool] | None:
+def _gate_of_alternative(alternative: str) -> tuple[str, bool] | None:
     """The word that opens a rule's gate for an alternative of a definition, and whether
     it is a stem: the longest whole word of the literal text the alternative starts with
     (every match holds it, and a longer word is a rarer one), else its leading stem.
@@ -1125,7 +1125,7 @@ def _gate_words(
             if reference is not None:
                 add_definition(reference.group(1), depth + 1)
                 continue
-            lead = _leading_word(alternative)
+            lead = _gate_of_alternative(alternative)
             if lead is None:
                 raise RulesError(
                     f"{where}: {{{name}}} has an alternative that does not start with a word: "
