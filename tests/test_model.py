@@ -411,3 +411,18 @@ def test_a_short_answer_to_no_decision_decides_only_by_itself() -> None:
     assert RULES.decide(question) is None
     found = RULES.decide(route, parent=question)
     assert found is not None and found.event_type == "route_decision"
+
+
+def test_a_kept_reading_is_the_reading_of_its_text_and_parent() -> None:
+    """The model keeps its last readings by text and parent: a reply read with its
+    parent, then alone, then again, reads as a fresh model reads each."""
+    model = MODEL.loaded
+    reply, parent = "yes", "can I buy 100 AAPL at 180?"
+    with_parent, alone = model.probability(reply, parent), model.probability(reply)
+    assert with_parent != alone  # the parent is part of what is kept
+    assert model.probability(reply, parent) == with_parent
+    fresh = dataclasses.replace(model)  # the same weights, nothing kept
+    assert fresh.probability(reply) == alone and fresh.probability(reply, parent) == with_parent
+    assert fresh.readings(parent) == model.readings(parent)
+    long = "bought 5 ES " * 2_000  # longer than any kept text: read each time, the same
+    assert model.probability(long) == fresh.probability(long)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import subprocess
@@ -15,7 +16,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from channel_memory.worker.rules import RulesError, default_rules, load_rules, parse_rules
+from channel_memory.worker.rules import (
+    VIEW_MAX_CHARS,
+    VIEWS_KEPT,
+    RulesError,
+    RuleSet,
+    default_rules,
+    load_rules,
+    parse_rules,
+)
 from tests.conftest import LiveServer, message_event, query
 
 OPS_RULES = """
@@ -115,6 +124,13 @@ def test_custom_rules_for_another_domain(tmp_path: Path) -> None:
     ("text", "where"),
     [
         ("[[rule]]\nname = 'x'\nevent_type = 'x'\npatterns = ['(unclosed']\n", "rule.0.patterns"),
+        # invalid alone, though its combination with the next would compile: refused
+        ("[[rule]]\nname='x'\nevent_type='x'\npatterns=['a)|(b', 'c']\n", "rule.0.patterns.0"),
+        # each valid alone, but one group name twice: they cannot be searched together
+        (
+            "[[rule]]\nname='x'\nevent_type='x'\npatterns=['(?P<n>a)', '(?P<n>b)']\n",
+            "rule.0.patterns: the patterns do not combine",
+        ),
         ("[[rule]]\nname = 'x'\nevent_type = 'Bad Type'\n", "rule.0.event_type"),
         ("[[rule]]\nname = 'x'\nevent_type = 'x'\ncolour = 'red'\n", "rule.0.colour"),
         ("[[rule]\n", "not valid TOML"),
@@ -124,6 +140,14 @@ def test_invalid_rules_are_clear_errors(text: str, where: str) -> None:
     with pytest.raises(RulesError, match=r"rules\.toml") as error:
         parse_rules(text, "rules.toml")
     assert where in str(error.value)
+
+
+def test_every_shipped_pattern_compiles_alone() -> None:
+    """The shipped rules compile each rule pattern alone only when it is first used (a
+    message is searched with their combination): here every one is compiled alone."""
+    rules = default_rules()
+    assert all(p.regex.pattern == p.body for r in rules.rules for p in r.patterns)
+    assert sum(len(r.patterns) for r in rules.rules) > 100
 
 
 def test_changing_the_rules_rederives_every_block(
@@ -323,3 +347,56 @@ def test_lowered_patterns_match_exactly_as_case_insensitive_ones(words: list[str
         for pattern in rule.patterns + rule.together:
             # pattern.source: the pattern as written, its {names} expanded
             assert pattern.search(text, text.lower()) == bool(re.search(pattern.source, text, re.M))
+
+
+# --- a rule set reads a text once (its views are kept) -------------------------------------
+
+READERS: dict[str, Callable[[RuleSet, str], object]] = {
+    "first_match": lambda r, t: getattr(r.first_match(t), "name", None),
+    "decide": lambda r, t: getattr(r.decide(t), "event_type", None),
+    "decision_spans": RuleSet.decision_spans,
+    "decision_lines": RuleSet.decision_lines,
+    "strength": RuleSet.strength,
+    "clauses": lambda r, t: [(c.text, c.line) for c in r.clauses(t)],
+}
+
+
+@settings(deadline=None, max_examples=60)
+@given(
+    st.lists(
+        st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=10).map(" ".join),
+        min_size=1,
+        max_size=4,
+    ),
+    st.permutations(sorted(READERS)),
+)
+def test_a_kept_view_reads_a_text_as_a_fresh_one(texts: list[str], order: list[str]) -> None:
+    """Texts read in any order, each by every reader, through the views the rule set
+    keeps, read as each reader alone reads each text on a rule set that read nothing."""
+    shipped = default_rules()
+    warm = dataclasses.replace(shipped)  # a cache of its own, empty
+    seen = {(name, text): READERS[name](warm, text) for text in texts for name in order}
+    for (name, text), got in seen.items():
+        assert got == READERS[name](dataclasses.replace(shipped), text), (name, text)
+
+
+def test_a_rule_set_keeps_the_views_of_the_texts_it_read_last() -> None:
+    rules = parse_rules(OPS_RULES, "ops")
+    text = "declared a sev1 incident"
+    first = rules.view(text)
+    assert rules.view(text) is first
+    for n in range(VIEWS_KEPT):
+        rules.view(f"line {n}")
+    assert rules.view(text) is not first  # bounded: the oldest went
+    long = "x " * VIEW_MAX_CHARS
+    assert rules.view(long) is not rules.view(long)  # a long text is never kept
+
+
+def test_a_rule_set_made_from_another_keeps_views_of_its_own() -> None:
+    guarded = parse_rules(OPS_RULES + "\n[[ignore]]\nname = 'question'\npatterns = ['\\?$']\n", "q")
+    text = "declared a sev1 incident?"
+    assert guarded.first_match(text) is None  # the guard makes the question ordinary
+    unguarded = dataclasses.replace(guarded, guards=())
+    matched = unguarded.first_match(text)
+    assert matched is not None and matched.name == "incident"
+    assert guarded.first_match(text) is None

@@ -28,7 +28,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Protocol
 
@@ -44,6 +44,10 @@ format 3 the hard-event ranker (``rank``: :func:`rank_features` weights); format
 desk reading (``desk``: a second decision classifier over the same features, trained
 with twenty-seven labelled desks; one of the ranker's features)."""
 
+SUMS_KEPT = 512
+"""How many texts' readings (see :meth:`DecisionModel._read`) a model keeps."""
+SUMS_MAX_CHARS = 16_000
+"""A text (with its parent) longer than this is read each time, not kept."""
 CAP_CHARS = 3000
 """A message longer than twice this is read as its first and last ``CAP_CHARS``
 characters (a report's decision is in its first or last lines; the cost stays bounded)."""
@@ -253,6 +257,9 @@ class DecisionModel:
     rank_weights: tuple[float, ...]
     """The hard-event ranker's coefficients, one per :func:`rank_features` feature."""
     rank_intercept: float
+    _kept: Callable[[str, str | None], tuple[tuple[float, float, float], ...]] = field(
+        init=False, repr=False, compare=False
+    )
 
     def rank(self, features: Sequence[float]) -> float:
         """The probability, 0 to 1, that a hard event with these :func:`rank_features`
@@ -302,17 +309,37 @@ class DecisionModel:
             for column, value in vector.items()
         )
 
-    def probability(self, text: str, parent: str | None = None) -> float:
-        """The probability, 0 to 1, that ``text`` (a reply to ``parent``) is a decision.
+    def __post_init__(self) -> None:
+        kept = functools.lru_cache(maxsize=SUMS_KEPT)(self._read)
+        object.__setattr__(self, "_kept", kept)  # a model of its own: a cache of its own
 
-        The hot path (every message no rule matches): one lookup per distinct term
-        gives its inverse document frequency and its coefficient together."""
-        z = self.intercept
+    def _read(self, text: str, parent: str | None) -> tuple[tuple[float, float, float], ...]:
+        """Per block, the sum of the squares of ``text``'s term weights and its dot
+        products with the decision and the desk coefficients: what :meth:`probability`
+        and :meth:`readings` are computed from. One lookup per distinct term gives its
+        inverse document frequency and its coefficients together."""
+        sums = []
         for block in self.blocks:
-            squares = dot = 0.0
+            squares = dot = desk_dot = 0.0
             for value, entry in block.weighted(text, parent):
                 squares += value * value
                 dot += value * entry[2]
+                desk_dot += value * entry[3]
+            sums.append((squares, dot, desk_dot))
+        return tuple(sums)
+
+    def _sums(self, text: str, parent: str | None) -> tuple[tuple[float, float, float], ...]:
+        """:meth:`_read`, kept for the last ``SUMS_KEPT`` texts read (deriving a message
+        reads it, its decision clauses and its parent more than once)."""
+        if len(text) + len(parent or "") > SUMS_MAX_CHARS:
+            return self._read(text, parent)
+        return self._kept(text, parent)
+
+    def probability(self, text: str, parent: str | None = None) -> float:
+        """The probability, 0 to 1, that ``text`` (a reply to ``parent``) is a decision:
+        the hot path (every message no rule matches)."""
+        z = self.intercept
+        for squares, dot, _ in self._sums(text, parent):
             if squares:
                 z += dot / math.sqrt(squares)
         return _sigmoid(z)
@@ -329,12 +356,7 @@ class DecisionModel:
         """:meth:`probability` and :meth:`desk_probability` of ``text`` (read without a
         parent) from one reading of its terms: what ranking a hard event asks for."""
         z, desk = self.intercept, self.desk_intercept
-        for block in self.blocks:
-            squares = dot = desk_dot = 0.0
-            for value, entry in block.weighted(text, None):
-                squares += value * value
-                dot += value * entry[2]
-                desk_dot += value * entry[3]
+        for squares, dot, desk_dot in self._sums(text, None):
             if squares:
                 norm = math.sqrt(squares)
                 z += dot / norm

@@ -36,7 +36,7 @@ import operator
 import re
 import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -270,27 +270,46 @@ class RulesError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Pattern:
-    """A compiled rule pattern, and whether it runs on the lower-cased text.
+    """A rule pattern, and whether it runs on the lower-cased text.
 
     A case-insensitive pattern without upper-case characters (no ``\\S``, no
     ``(?-i:…)``) matches the lower-cased text exactly as it matches the original
     case-insensitively, and runs many times faster there (case-insensitive matching
     defeats the regex engine's first-character skipping).
+
+    Compiled when made, or (``deferred``) when first searched with: a rule's patterns
+    one by one are its definition (:meth:`HardEventRule.clause_matches`), but a message is
+    searched with their combination (``scans``), so the shipped rules, each pattern of
+    which the test suite compiles, do not compile them at every start.
     """
 
-    regex: re.Pattern[str]
+    body: str
+    """What is compiled: ``source``, or without its leading ``(?i)`` on lowered text."""
     on_lowered: bool
     source: str
     """The pattern with every ``{name}`` expanded (flags included)."""
+    _regex: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
 
     @classmethod
-    def compile(cls, source: str, ignore_case: bool = False) -> Pattern:
+    def compile(cls, source: str, ignore_case: bool = False, deferred: bool = False) -> Pattern:
         if ignore_case and not source.startswith("(?i)"):
             source = "(?i)" + source
         body = source[4:] if source.startswith("(?i)") else None
         if body is not None and body == body.lower() and not _INLINE_FLAGS.search(body):
-            return cls(re.compile(body, re.MULTILINE), True, source)
-        return cls(re.compile(source, re.MULTILINE), False, source)  # ^/$ at each clause
+            pattern = cls(body, True, source)
+        else:
+            pattern = cls(source, False, source)  # ^/$ at each clause
+        if not deferred:
+            pattern.regex  # noqa: B018 (compiled now: an invalid pattern fails here)
+        return pattern
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        regex = self._regex
+        if regex is None:
+            regex = re.compile(self.body, re.MULTILINE)
+            object.__setattr__(self, "_regex", regex)  # compiled once, on first use
+        return regex
 
     def search(self, content: str, lowered: str) -> bool:
         return self.regex.search(lowered if self.on_lowered else content) is not None
@@ -308,7 +327,7 @@ def _combined(patterns: Sequence[Pattern]) -> tuple[Pattern, ...]:
     A clause matches the alternation exactly when it matches one of the patterns. A
     pattern with a global flag other than a leading ``(?i)`` stays on its own.
     """
-    lowered = [p.regex.pattern for p in patterns if p.on_lowered]
+    lowered = [p.body for p in patterns if p.on_lowered]
     cased, alone = [], []
     for p in patterns:
         if p.on_lowered:
@@ -321,10 +340,12 @@ def _combined(patterns: Sequence[Pattern]) -> tuple[Pattern, ...]:
     out = list(alone)
     if lowered:
         source = "|".join(f"(?:{s})" for s in lowered)
-        out.append(Pattern(re.compile(source, re.MULTILINE), True, source))
+        out.append(Pattern(source, True, source))
     if cased:
         source = "|".join(cased)
-        out.append(Pattern(re.compile(source, re.MULTILINE), False, source))
+        out.append(Pattern(source, False, source))
+    for pattern in out:
+        pattern.regex  # noqa: B018 (compiled now: an invalid combination fails here)
     return tuple(out)
 
 
@@ -462,6 +483,7 @@ class _View:
         "_guarded",
         "_guards",
         "_lowered_starts",
+        "_matched",
         "_message_bits",
         "_starts",
         "clauses",
@@ -496,6 +518,7 @@ class _View:
         self._gates = gates
         self._message_bits: int | None = None
         self._clause_bits: list[int] | None = None
+        self._matched: dict[int, tuple[int, ...]] = {}
 
     def _bits(self) -> int:
         """The rules (bits) whose word gate this message opens; per clause too when few."""
@@ -582,15 +605,19 @@ class _View:
             candidates.extend(sorted(common or ()))
         return dict.fromkeys(candidates)
 
-    def matches(self, rule: HardEventRule) -> Iterator[int]:
+    def matches(self, rule: HardEventRule) -> tuple[int, ...]:
         """The clauses where ``rule`` matches (a pattern, or every ``all`` pattern; no
-        guard and none of its ``unless``), each once."""
-        for index in self._shaped(rule):
-            if self.guarded(index):
-                continue
-            c = self.clauses[index]
-            if not _any(rule.unless, c.text, c.lowered):
-                yield index
+        guard and none of its ``unless``), each once; computed once per view."""
+        known = self._matched.get(rule.index)
+        if known is None:
+            known = tuple(
+                index
+                for index in self._shaped(rule)
+                if not self.guarded(index)
+                and not _any(rule.unless, self.clauses[index].text, self.clauses[index].lowered)
+            )
+            self._matched[rule.index] = known
+        return known
 
 
 def _line_starts(lines: Iterable[str]) -> list[int]:
@@ -599,6 +626,14 @@ def _line_starts(lines: Iterable[str]) -> list[int]:
         starts.append(at)
         at += len(line) + 1
     return starts
+
+
+VIEWS_KEPT = 128
+"""How many messages' views (their clauses and the rules' matches in them) a rule set
+keeps: deriving one message reads it several times (its type, its decision clauses, its
+strength, the clauses shown), and a reply reads its parent."""
+VIEW_MAX_CHARS = 32_000
+"""A message longer than this is cut into a view each time it is read, not kept."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -610,8 +645,20 @@ class RuleSet:
     replies: tuple[ReplyRule, ...] = ()
     gates: WordGates = NO_GATES
     model: Scorer | None = None
+    _kept: Callable[[str], _View] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        kept = functools.lru_cache(maxsize=VIEWS_KEPT)(self._make_view)
+        object.__setattr__(self, "_kept", kept)  # a rule set of its own: a cache of its own
 
     def view(self, content: str) -> _View:
+        """``content`` cut into clauses, with the rules' matches in it as they are found:
+        the same view for the same text while it is among the last ``VIEWS_KEPT`` read."""
+        if len(content) > VIEW_MAX_CHARS:
+            return self._make_view(content)
+        return self._kept(content)
+
+    def _make_view(self, content: str) -> _View:
         return _View(content, self.guards, self.gates)
 
     @property
@@ -647,13 +694,11 @@ class RuleSet:
         best: tuple[int, int] | None = None
         found: HardEventRule | None = None
         for rule in self._gated(allowed, view):
-            for index in view.matches(rule):
-                if best is not None and index > best[0]:
-                    break
-                rank = (index, rule.index)
+            matched = view.matches(rule)
+            if matched:  # the rule's earliest clause is the one that counts
+                rank = (matched[0], rule.index)
                 if best is None or rank < best:
                     best, found = rank, rule
-                break  # the rule's earliest clause is the one that counts
         return found
 
     def reply_decision(
@@ -1148,27 +1193,32 @@ def _gate_words(
 
 
 def _patterns(
-    sources: Sequence[str], spec: RuleFile, where: str
+    sources: Sequence[str], spec: RuleFile, where: str, deferred: bool = False
 ) -> tuple[tuple[Pattern, ...], list[str]]:
     compiled: list[Pattern] = []
     expanded: list[str] = []
     for i, source in enumerate(sources):
         text = _expand(source, spec.define, f"{where}.{i}")
         try:
-            compiled.append(Pattern.compile(text, spec.ignore_case))
+            compiled.append(Pattern.compile(text, spec.ignore_case, deferred))
         except re.error as exc:
             raise RulesError(f"{where}.{i}: invalid regular expression: {exc}") from None
         expanded.append(text)
     return tuple(compiled), expanded
 
 
-def _compile(spec: RuleFile, source: str) -> RuleSet:
+def _compile(spec: RuleFile, source: str, check_each: bool = True) -> RuleSet:
     canonical = json.dumps(spec.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
     raw_define = spec.define
     spec = spec.model_copy(update={"define": {k: _factored(v) for k, v in spec.define.items()}})
     rules: list[HardEventRule] = []
     for i, r in enumerate(spec.rule):
-        patterns, _ = _patterns(r.patterns, spec, f"{source}: rule.{i}.patterns")
+        where = f"{source}: rule.{i}.patterns"
+        patterns, _ = _patterns(r.patterns, spec, where, deferred=not check_each)
+        try:
+            scans = _combined(patterns)
+        except re.error as exc:  # e.g. a group name used by two patterns
+            raise RulesError(f"{where}: the patterns do not combine: {exc}") from None
         unless, _ = _patterns(r.unless, spec, f"{source}: rule.{i}.unless")
         together, _ = _patterns(r.all, spec, f"{source}: rule.{i}.all")
         gate_words, gate_stems = _gate_words(r.gate, raw_define, f"{source}: rule.{i}.gate")
@@ -1184,7 +1234,7 @@ def _compile(spec: RuleFile, source: str) -> RuleSet:
                 keyword_gate=re.compile("|".join(re.escape(k.lower()) for k in r.keywords))
                 if r.keywords
                 else None,
-                scans=_combined(patterns),
+                scans=scans,
                 together=together,
                 gate_words=gate_words,
                 gate_stems=gate_stems,
@@ -1229,8 +1279,13 @@ def _compile(spec: RuleFile, source: str) -> RuleSet:
     return RuleSet(tuple(rules), fingerprint, source, guards, replies, gates, model)
 
 
-def parse_rules(text: str, source: str) -> RuleSet:
-    """Parse a rules file's text. Raises ``RulesError`` naming the table and field."""
+def parse_rules(text: str, source: str, check_each: bool = True) -> RuleSet:
+    """Parse a rules file's text. Raises ``RulesError`` naming the table and field.
+
+    ``check_each``: compile each rule pattern alone now, so that one that is invalid
+    alone is refused by its place; else only their combinations are compiled now (each
+    alone when first used), as for the shipped rules, whose every pattern the test
+    suite compiles alone."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -1243,14 +1298,14 @@ def parse_rules(text: str, source: str) -> RuleSet:
             for e in exc.errors(include_input=False, include_url=False)
         )
         raise RulesError(f"{source}: {problems}") from None
-    return _compile(spec, source)
+    return _compile(spec, source, check_each)
 
 
 @functools.cache
 def default_rules() -> RuleSet:
     """The shipped rules (compiled once: a ``RuleSet`` is immutable)."""
     text = resources.files("channel_memory.worker").joinpath("default_rules.toml").read_text()
-    return parse_rules(text, "default rules")
+    return parse_rules(text, "default rules", check_each=False)
 
 
 def load_rules(path: Path | str | None) -> RuleSet:
