@@ -589,6 +589,23 @@ MEASURED_DESKS = [
     # 64 of 64, 78; 35, 44, 52 (on arrival, a8bd2cc: 64, 78; 35, 44, 52);
     # final code: 64, 78; 35, 44, 52.
     ("desk_heldout61.jsonl", 240, 64, 64, (35, 44, 52)),
+    # Held out: five more by five hands (asked for at the thirteenth round's start: a
+    # London/Houston energy and agricultural desk, English; a Frankfurt/Paris/Madrid rates
+    # and credit desk, some German, French and Spanish; a crypto desk, English; a New
+    # York/Chicago equity derivatives desk, English; a Singapore/Tokyo/Mumbai Asian FX and
+    # rates desk, some Japanese, Hinglish and Chinese), never read, never trained or tuned
+    # on; measured once on the round's final detection (740477c, whose readings are
+    # 2a0440c's), the floors are those figures:
+    # 61 of 65, 80; 30, 36, 45.
+    ("desk_heldout62.jsonl", 240, 65, 61, (30, 36, 45)),
+    # 62 of 64, 75; 29, 35, 47.
+    ("desk_heldout63.jsonl", 238, 64, 62, (29, 35, 47)),
+    # 64 of 65, 90; 28, 35, 45.
+    ("desk_heldout64.jsonl", 239, 65, 64, (28, 35, 45)),
+    # 64 of 65, 96; 29, 40, 48.
+    ("desk_heldout65.jsonl", 238, 65, 64, (29, 40, 48)),
+    # 61 of 65, 104; 28, 36, 43.
+    ("desk_heldout66.jsonl", 240, 65, 61, (28, 36, 43)),
 ]
 
 
@@ -672,10 +689,15 @@ LABELLED_DESKS = [
     ("desk_heldout59.jsonl", 240, 65),
     ("desk_heldout60.jsonl", 239, 64),
     ("desk_heldout61.jsonl", 240, 64),
+    ("desk_heldout62.jsonl", 240, 65),
+    ("desk_heldout63.jsonl", 238, 64),
+    ("desk_heldout65.jsonl", 238, 65),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
-    # desk_heldout53, where one answers a message its writer labelled a change of view
+    # desk_heldout53, where one answers a message its writer labelled a change of view;
+    # desk_heldout64 (two) and desk_heldout66 (one) have approvals that answer a message
+    # their writers did not label a proposal (counted, not read: the desks are held out)
 ]
 
 
