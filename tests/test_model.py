@@ -424,5 +424,5 @@ def test_a_kept_reading_is_the_reading_of_its_text_and_parent() -> None:
     fresh = dataclasses.replace(model)  # the same weights, nothing kept
     assert fresh.probability(reply) == alone and fresh.probability(reply, parent) == with_parent
     assert fresh.readings(parent) == model.readings(parent)
-    long = "bought 5 ES " * 2_000  # longer than any kept text: read each time, the same
+    long = "bought 5 ES " * 2_000  # longer than any kept text (read each time): the same
     assert model.probability(long) == fresh.probability(long)

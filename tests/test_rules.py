@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from channel_memory.worker.rules import (
+    VIEW_CLAUSES_KEPT,
     VIEW_MAX_CHARS,
     VIEWS_KEPT,
     RulesError,
@@ -372,7 +373,8 @@ READERS: dict[str, Callable[[RuleSet, str], object]] = {
 )
 def test_a_kept_view_reads_a_text_as_a_fresh_one(texts: list[str], order: list[str]) -> None:
     """Texts read in any order, each by every reader, through the views the rule set
-    keeps, read as each reader alone reads each text on a rule set that read nothing."""
+    keeps, read as each reader alone reads each text on a rule set whose views are empty
+    (the model, shared, keeps its own readings: tested in ``test_model.py``)."""
     shipped = default_rules()
     warm = dataclasses.replace(shipped)  # a cache of its own, empty
     seen = {(name, text): READERS[name](warm, text) for text in texts for name in order}
@@ -390,6 +392,15 @@ def test_a_rule_set_keeps_the_views_of_the_texts_it_read_last() -> None:
     assert rules.view(text) is not first  # bounded: the oldest went
     long = "x " * VIEW_MAX_CHARS
     assert rules.view(long) is not rules.view(long)  # a long text is never kept
+    # bounded by clauses too: a pasted log of short lines has thousands
+    size = VIEW_CLAUSES_KEPT * 3 // 7  # two such logs are kept together, not three
+    logs = [f"{n}\n" + "a\n" * (size - 1) for n in range(3)]
+    first = rules.view(logs[0])
+    assert len(first.clauses) == size and len(logs[0]) <= VIEW_MAX_CHARS
+    second = rules.view(logs[1])
+    assert rules.view(logs[0]) is first  # two kept, the first now read last
+    rules.view(logs[2])
+    assert rules.view(logs[1]) is not second  # the third pushed out the least recent
 
 
 def test_a_rule_set_made_from_another_keeps_views_of_its_own() -> None:

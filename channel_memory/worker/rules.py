@@ -34,7 +34,9 @@ import hashlib
 import json
 import operator
 import re
+import threading
 import tomllib
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -288,7 +290,7 @@ class Pattern:
     on_lowered: bool
     source: str
     """The pattern with every ``{name}`` expanded (flags included)."""
-    _regex: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
+    _regex: re.Pattern[str] | None = field(default=None, init=False, compare=False, repr=False)
 
     @classmethod
     def compile(cls, source: str, ignore_case: bool = False, deferred: bool = False) -> Pattern:
@@ -605,19 +607,32 @@ class _View:
             candidates.extend(sorted(common or ()))
         return dict.fromkeys(candidates)
 
+    def _matching(self, rule: HardEventRule) -> Iterator[int]:
+        for index in self._shaped(rule):
+            if self.guarded(index):
+                continue
+            c = self.clauses[index]
+            if not _any(rule.unless, c.text, c.lowered):
+                yield index
+
     def matches(self, rule: HardEventRule) -> tuple[int, ...]:
         """The clauses where ``rule`` matches (a pattern, or every ``all`` pattern; no
         guard and none of its ``unless``), each once; computed once per view."""
         known = self._matched.get(rule.index)
         if known is None:
-            known = tuple(
-                index
-                for index in self._shaped(rule)
-                if not self.guarded(index)
-                and not _any(rule.unless, self.clauses[index].text, self.clauses[index].lowered)
-            )
-            self._matched[rule.index] = known
+            known = self._matched[rule.index] = tuple(self._matching(rule))
         return known
+
+    def first(self, rule: HardEventRule) -> int | None:
+        """The first clause :meth:`matches` gives (None: none), without checking the
+        guards and ``unless`` of the clauses after it when they are not known yet."""
+        known = self._matched.get(rule.index)
+        if known is not None:
+            return known[0] if known else None
+        for index in self._matching(rule):
+            return index
+        self._matched[rule.index] = ()  # most rules match nothing: known at once next time
+        return None
 
 
 def _line_starts(lines: Iterable[str]) -> list[int]:
@@ -632,8 +647,40 @@ VIEWS_KEPT = 128
 """How many messages' views (their clauses and the rules' matches in them) a rule set
 keeps: deriving one message reads it several times (its type, its decision clauses, its
 strength, the clauses shown), and a reply reads its parent."""
-VIEW_MAX_CHARS = 32_000
+VIEW_MAX_CHARS = 16_000
 """A message longer than this is cut into a view each time it is read, not kept."""
+VIEW_CLAUSES_KEPT = 16_384
+"""The most clauses the kept views hold together (a view's memory grows with its clauses:
+a pasted log of short lines has thousands); the oldest views go first."""
+
+
+class _Views:
+    """The views a rule set made last, by text: an LRU bounded by entries and by clauses,
+    safe across threads (the worker derives in a thread while the event loop may read the
+    same rule set). It holds no reference to its rule set (no cycle to collect)."""
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[str, _View] = OrderedDict()
+        self._clauses = 0
+        self._lock = threading.Lock()
+
+    def get(self, content: str, make: Callable[[str], _View]) -> _View:
+        if len(content) > VIEW_MAX_CHARS:
+            return make(content)
+        with self._lock:
+            view = self._kept.get(content)
+            if view is not None:
+                self._kept.move_to_end(content)
+                return view
+        view = make(content)
+        with self._lock:
+            if content not in self._kept:
+                self._kept[content] = view
+                self._clauses += len(view.clauses)
+                while len(self._kept) > VIEWS_KEPT or self._clauses > VIEW_CLAUSES_KEPT:
+                    _, gone = self._kept.popitem(last=False)
+                    self._clauses -= len(gone.clauses)
+        return view
 
 
 @dataclass(frozen=True, slots=True)
@@ -645,18 +692,13 @@ class RuleSet:
     replies: tuple[ReplyRule, ...] = ()
     gates: WordGates = NO_GATES
     model: Scorer | None = None
-    _kept: Callable[[str], _View] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        kept = functools.lru_cache(maxsize=VIEWS_KEPT)(self._make_view)
-        object.__setattr__(self, "_kept", kept)  # a rule set of its own: a cache of its own
+    _views: _Views = field(default_factory=_Views, init=False, repr=False, compare=False)
+    """A rule set's own (``dataclasses.replace`` makes a new one for the new rule set)."""
 
     def view(self, content: str) -> _View:
         """``content`` cut into clauses, with the rules' matches in it as they are found:
-        the same view for the same text while it is among the last ``VIEWS_KEPT`` read."""
-        if len(content) > VIEW_MAX_CHARS:
-            return self._make_view(content)
-        return self._kept(content)
+        the same view for the same text while it is among the last read (``_Views``)."""
+        return self._views.get(content, self._make_view)
 
     def _make_view(self, content: str) -> _View:
         return _View(content, self.guards, self.gates)
@@ -694,9 +736,9 @@ class RuleSet:
         best: tuple[int, int] | None = None
         found: HardEventRule | None = None
         for rule in self._gated(allowed, view):
-            matched = view.matches(rule)
-            if matched:  # the rule's earliest clause is the one that counts
-                rank = (matched[0], rule.index)
+            index = view.first(rule)  # the rule's first clause is the one that counts
+            if index is not None:
+                rank = (index, rule.index)
                 if best is None or rank < best:
                     best, found = rank, rule
         return found
