@@ -606,6 +606,18 @@ MEASURED_DESKS = [
     ("desk_heldout65.jsonl", 238, 65, 64, (29, 40, 48)),
     # 61 of 65, 104; 28, 36, 43.
     ("desk_heldout66.jsonl", 240, 65, 61, (28, 36, 43)),
+    # Held out: three more by three hands (asked for at the thirteenth round's end: a
+    # Warsaw/Prague/London CEE desk, some Polish and Czech; a São Paulo/Mexico City/New
+    # York Latin American desk, some Brazilian Portuguese and Mexican Spanish; a
+    # Seoul/Taipei/Hong Kong North Asian desk, some Korean and Traditional Chinese), never
+    # read, never trained or tuned on; measured once on arrival at the fourteenth round's
+    # start (cd5974e), the floors are those figures:
+    # 61 of 65, 74; 31, 40, 49.
+    ("desk_heldout67.jsonl", 239, 65, 61, (31, 40, 49)),
+    # 61 of 65, 77; 32, 38, 45.
+    ("desk_heldout68.jsonl", 240, 65, 61, (32, 38, 45)),
+    # 63 of 65, 90; 28, 35, 44.
+    ("desk_heldout69.jsonl", 238, 65, 63, (28, 35, 44)),
 ]
 
 
@@ -692,6 +704,9 @@ LABELLED_DESKS = [
     ("desk_heldout62.jsonl", 240, 65),
     ("desk_heldout63.jsonl", 238, 64),
     ("desk_heldout65.jsonl", 238, 65),
+    ("desk_heldout67.jsonl", 239, 65),
+    ("desk_heldout68.jsonl", 240, 65),
+    ("desk_heldout69.jsonl", 238, 65),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
