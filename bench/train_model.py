@@ -6,8 +6,8 @@
 
 The decision model's training data is every labelled line except the held-out phrasing
 set (``tests/data/decisions/heldout.jsonl``) and the ``bench/data/desk_heldout*.jsonl``
-desks (the first twenty of which only the desk reading, the selector and the ranker
-learn from; ``desk_heldout21`` on never are): the phrasing sets ``tune`` and ``dev`` (replies
+desks (the first forty of which only the desk reading, the selector and the ranker
+learn from; ``desk_heldout41`` on never are): the phrasing sets ``tune`` and ``dev`` (replies
 with their parent), the labelled desks of :data:`DESKS` (the first independent desk and
 six desks written later by six other hands, replies with the message they answer),
 the synthetic desk (each message labelled by the shipped rules without the model, which
@@ -22,10 +22,10 @@ as small, is the hard-event ranker: over :func:`channel_memory.worker.model.rank
 of every hard event of the training desks as the worker finds it, read by a model
 trained without its desk's fold, whether it is a labelled decision (ADR 0034). The
 ranker reads a fifth, the desk reading: a decision classifier over the same features,
-trained on the same lines and the labelled desks of :data:`READ_DESKS` besides (twenty
+trained on the same lines and the labelled desks of :data:`READ_DESKS` besides (forty
 development desks written by other hands, where a decision reported again is labelled
 none); it only ranks, and the selector and the ranker learn from every desk of
-:data:`RANK_DESKS` (ADR 0038).
+:data:`RANK_DESKS` (ADRs 0038, 0039).
 
 The file written holds each block's vocabulary and inverse document frequencies, the
 classifiers' coefficients, the threshold and the SHA-256 of every file the training
@@ -81,10 +81,11 @@ DESKS = [
 """The labelled desks trained on (each its own writer for ``--cross``)."""
 READ_DESKS = [
     ROOT / "bench" / "data" / name
-    for name in ("desk_heldout.jsonl", *(f"desk_heldout{n}.jsonl" for n in range(2, 21)))
+    for name in ("desk_heldout.jsonl", *(f"desk_heldout{n}.jsonl" for n in range(2, 41)))
 ]
 """The development desks the desk reading also learns from (not the decision model: it
-keeps to the phrasing sets' balance; ``desk_heldout21`` on are left out of training)."""
+keeps to the phrasing sets' balance; ``desk_heldout41`` on are left out of training:
+they measure what the desk reading learns, ADR 0039)."""
 RANK_DESKS = [*DESKS, *READ_DESKS]
 """The desks the clause selector and the ranker learn from, out of fold."""
 CHAT = ROOT / "bench" / "data" / "conversations.jsonl"

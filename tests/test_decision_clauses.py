@@ -127,7 +127,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.092, 0.0095, 0.4673, 0.5985, 0.5933, 0.0233, 0.007, 0.9691]
+PINNED_WRAP_SCORES = [0.0745, 0.0132, 0.5536, 0.6635, 0.646, 0.0294, 0.0078, 0.9795]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 

@@ -61,11 +61,12 @@ def test_the_model_was_trained_on_the_training_files_as_they_are() -> None:
     assert isinstance(recorded, dict) and recorded
     for path, digest in recorded.items():
         assert hashlib.sha256((ROOT / path).read_bytes()).hexdigest() == digest, path
-    # the held-out data is never trained on: no file named held-out but the first twenty
+    # the held-out data is never trained on: no file named held-out but the first forty
     # desks, development desks whose misses were read in earlier rounds, which the desk
-    # reading learns from (ADR 0038); not the phrasing held-out set, not desk_heldout21 on
+    # reading learns from (ADRs 0038, 0039); not the phrasing held-out set, not
+    # desk_heldout41 on
     development = {"bench/data/desk_heldout.jsonl"} | {
-        f"bench/data/desk_heldout{n}.jsonl" for n in range(2, 21)
+        f"bench/data/desk_heldout{n}.jsonl" for n in range(2, 41)
     }
     held = {path for path in recorded if "heldout" in path}
     assert held == development
@@ -186,7 +187,7 @@ def test_a_thread_root_ranks_as_a_message_of_its_own() -> None:
     assert classify(reply, RULES, 3_600_000_000).score != score
 
 
-PINNED_RANKS = {"sold 5k AAPL 189.40": 0.9129, FILL_RECORD: 0.7886, WRAP_MENTION: 0.5648}
+PINNED_RANKS = {"sold 5k AAPL 189.40": 0.9249, FILL_RECORD: 0.6445, WRAP_MENTION: 0.4881}
 """The shipped ranker's scores of these hard events (set when it was trained)."""
 
 

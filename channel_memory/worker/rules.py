@@ -176,6 +176,12 @@ SELECTOR_DECIDED = 8
 """How many of a message's first and last rule-matched clauses the clause selector also
 weighs when they lie beyond what the model reads."""
 
+SHOWN_UNRULED = 0.5
+"""A hard event shown cut also keeps the selector's best clause no rule matched when it
+rates it at least this: a card's headline ("Card 31: own 2y Schatz vs Bund steepener")
+states the trade its "status: pending approval" line, which a rule reads, only points to
+(ADR 0039)."""
+
 SHOWN_RULED = {"thesis_change": 2}
 """How many rule-matched clauses a hard event shown cut keeps, by its type, besides the
 selector's best (one for the others): a change of view is often announced in one clause
@@ -985,7 +991,8 @@ class RuleSet:
         """The clauses a hard event shown cut keeps: with a model, the clause its clause
         selector finds most likely to state the decision, the likeliest of those a rule
         matched (when a rule matched one; for a hard event of ``event_type`` in
-        ``SHOWN_RULED``, that many), and any other it rates at least its
+        ``SHOWN_RULED``, that many), the likeliest no rule matched when it rates it at
+        least ``SHOWN_UNRULED``, and any other it rates at least its
         ``clause_threshold``; without one, the rules' decision clauses. None when
         neither the rules nor the model find a decision clause (shown whole).
 
@@ -1021,6 +1028,10 @@ class RuleSet:
             [n for n, index in enumerate(scored) if clauses[index] in ruled],
             SHOWN_RULED.get(event_type or "", 1),
         )
+        # and the best clause no rule matched when the selector rates it well: a card's
+        # headline beside its status line
+        unruled = [n for n, index in enumerate(scored) if clauses[index] not in ruled]
+        kept |= {n for n in best(unruled) if scores[n] >= SHOWN_UNRULED}
         threshold = model.clause_threshold
         return [
             clauses[index] for n, index in enumerate(scored) if n in kept or scores[n] >= threshold
