@@ -177,9 +177,19 @@ def test_an_opening_acknowledgement_never_stands_for_the_decision_a_rule_read() 
         assert decision in shown and shown != f"{opening} {ELLIPSIS}"
 
 
+def test_a_clause_no_rule_matched_is_kept_only_when_rated_well() -> None:
+    # the unruled clauses of a fill ("thanks all" after it) are rated below
+    # SHOWN_UNRULED: only the fill is kept
+    text = "thanks all for the patience today\nsold 20k SAP GY at 231.50 on the open"
+    assert [text[a:b] for a, b in RULES.shown_spans(text)] == [
+        "sold 20k SAP GY at 231.50 on the open"
+    ]
+
+
 def test_a_cards_headline_stays_beside_the_status_line_a_rule_reads() -> None:
-    # a rule reads "status: pending approval" as a proposal; the card's headline, which
-    # states the trade, is the selector's best: both are kept
+    # a rule reads "status: pending approval" as a proposal; the card's headline states
+    # the trade: both are kept (the selector rates the status line higher, the headline
+    # above SHOWN_UNRULED)
     card = (
         "Card 31: own 2y Schatz vs Bund steepener, 10k DV01\n"
         "notes: carry positive\n"

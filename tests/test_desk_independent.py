@@ -684,7 +684,8 @@ MEASURED_DESKS = [
     # detection with all its words (recognised, look-alikes kept; verbatim at 6,000,
     # 8,192, 12,000), before a review dropped words that are ordinary in other languages;
     # a rule-level diff then printed 45 of their messages, cut to 160 characters (nothing
-    # was changed for them); the floors are the final code's figures:
+    # was changed for them); the floors were the final code's figures until the
+    # fourteenth round (its figures below each):
     # 60 of 64, 81; 19, 29, 38 (on arrival, a8bd2cc: 53, 80; 19, 25, 32);
     # final code: 60, 80; 19, 29, 36.
     # Fourteenth round (the desk reading, selector and ranker trained on forty desks, a
@@ -716,7 +717,8 @@ MEASURED_DESKS = [
     # York/Chicago equity derivatives desk, English; a Singapore/Tokyo/Mumbai Asian FX and
     # rates desk, some Japanese, Hinglish and Chinese), never read, never trained or tuned
     # on; measured once on the round's final detection (740477c, whose readings are
-    # 2a0440c's), the floors are those figures:
+    # 2a0440c's), the floors were those figures until the fourteenth round (its
+    # figures below each):
     # 61 of 65, 80; 30, 36, 45.
     # Fourteenth round (the desk reading, selector and ranker trained on forty desks, a
     # card's headline kept; ADR 0039): 61; 31, 40, 50.
@@ -742,7 +744,8 @@ MEASURED_DESKS = [
     # York Latin American desk, some Brazilian Portuguese and Mexican Spanish; a
     # Seoul/Taipei/Hong Kong North Asian desk, some Korean and Traditional Chinese), never
     # read, never trained or tuned on; measured once on arrival at the fourteenth round's
-    # start (cd5974e), the floors are those figures:
+    # start (cd5974e), the floors were those figures until the round's change (its
+    # figures below each):
     # 61 of 65, 74; 31, 40, 49.
     # Fourteenth round (the desk reading, selector and ranker trained on forty desks, a
     # card's headline kept; ADR 0039): 61; 33, 37, 48.

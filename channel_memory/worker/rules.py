@@ -1023,7 +1023,7 @@ class RuleSet:
         # for a change of view, see SHOWN_RULED): the selector leans on a message's first
         # clause, and "done." or "Verstanden." alone is no fill or block shown; a rule may
         # match a card's "status: awaiting approval" line while the selector's best is the
-        # card's headline
+        # card's headline (or the status line, with the headline rated next)
         kept = best(range(len(scored))) | best(
             [n for n, index in enumerate(scored) if clauses[index] in ruled],
             SHOWN_RULED.get(event_type or "", 1),
