@@ -623,6 +623,14 @@ MEASURED_DESKS = [
     ("desk_heldout68.jsonl", 240, 65, 61, (31, 39, 47)),
     # 63 of 65, 90; 28, 35, 44.
     ("desk_heldout69.jsonl", 238, 65, 63, (26, 34, 45)),
+    # Held out: three more by three hands (asked for at the fifteenth round's start: a
+    # Sydney/Auckland/Jakarta desk, Australian and New Zealand slang, some Indonesian; a
+    # Zurich/Geneva Swiss franc desk, some Swiss German and French; a Dubai/Riyadh/Istanbul
+    # desk, some Arabic and Turkish), never read, never trained or tuned on; measured once
+    # on arrival on the fourteenth round's code (d20c685): the floors are those figures.
+    ("desk_heldout70.jsonl", 237, 65, 61, (35, 45, 55)),
+    ("desk_heldout71.jsonl", 239, 65, 60, (31, 41, 55)),
+    ("desk_heldout72.jsonl", 238, 66, 63, (37, 45, 56)),
 ]
 
 
@@ -712,6 +720,9 @@ LABELLED_DESKS = [
     ("desk_heldout67.jsonl", 239, 65),
     ("desk_heldout68.jsonl", 240, 65),
     ("desk_heldout69.jsonl", 238, 65),
+    ("desk_heldout70.jsonl", 237, 65),
+    ("desk_heldout71.jsonl", 239, 65),
+    ("desk_heldout72.jsonl", 238, 66),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
