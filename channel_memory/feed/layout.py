@@ -35,7 +35,9 @@ The text body, per item, is one metadata line then the content, every line after
 - ``+N``: the block covers N more messages (its ``id=`` expands it);
 - ``re:``: the proposal a reply decision answers (a message id of the same channel);
 - ``author``: as given; JSON-quoted when it holds anything but letters, digits and
-  ``._@'-``, or reads like a trust word (so a name can never forge a line or a field);
+  ``._@'-``, or reads like a trust word or an alias (so a name can never forge a line
+  or a field); or an alias ``@N`` for an author many items name (:func:`aliases`), the
+  body's one ``[authors: @1 "Name", …]`` line, before the sections, naming each as given;
 - ``trust`` and ``role``: only when not the default the section line states;
 - ``new`` / ``seen``: whether the consumer has consumed the version(s) the item shows,
   written only when it differs from the section's default (``, new`` in the section
@@ -239,7 +241,8 @@ class Body:
 
 @dataclass(frozen=True, slots=True)
 class Style:
-    """How every item of one body reads: fixed before selection, so sizes are stable."""
+    """How every item of one body reads: fixed before selection, so sizes are stable (a
+    body is drawn with those of its aliases that pay in it, :func:`_body_style`)."""
 
     trust: str
     """The sections' default trust, written once in each section line."""
@@ -256,6 +259,15 @@ class Style:
     channel: str | None = None
     """The one channel the feed serves: its items' handles are written as the message id
     alone (each section line names the channel); None when it serves several."""
+    aliased: tuple[str, ...] = ()
+    """Authors written by an alias, in alias order (``@1`` first): those many items name
+    under a long name; the body's ``[authors: …]`` line names each as given."""
+
+    def alias(self, author: str | None) -> str | None:
+        """The author's alias (``@2``), or None when written by name."""
+        if author is None or author not in self.aliased:
+            return None
+        return f"@{self.aliased.index(author) + 1}"
 
     def role_of(self, in_raw_tier: bool) -> str:
         return self.raw_role if in_raw_tier else self.role
@@ -304,6 +316,7 @@ COLLAPSE_NOUNS = {
 KIND_WORDS = frozenset((*HARD_LABELS.values(), *KIND_LABELS.values(), TOMBSTONE_BLOCK))
 """Every kind a metadata line writes bare (a rules file's own type: ``hard:<type>``)."""
 _BARE = re.compile(r"[\w.@'-]+")
+_ALIAS = re.compile(r"@\d+")
 _RESERVED = frozenset((*TRUST_WORDS, *ROLE_WORDS, *KIND_WORDS, "unknown", "cut", "new", "seen"))
 """Words a metadata line gives a meaning: an author named so is quoted, and a message so
 named keeps its channel in the handle, so neither reads as a kind or a marker."""
@@ -361,12 +374,23 @@ def json_quote(text: str) -> str:
 
 
 def author_token(name: str | None) -> str:
-    """An author name as given: bare when it is one plain word, else JSON-quoted."""
+    """An author name as given: bare when it is one plain word, else JSON-quoted (also a
+    name spelled like an alias, ``@3``, so it never reads as one)."""
     if name is None:
         return "unknown"
-    if _BARE.fullmatch(name) and name not in _RESERVED:
+    if _BARE.fullmatch(name) and name not in _RESERVED and not _ALIAS.fullmatch(name):
         return name
     return json_quote(name)
+
+
+def _author(item: FeedItem, style: Style) -> str:
+    """The author as an item line writes it: its alias when it has one, else its token."""
+    return style.alias(item.author) or author_token(item.author)
+
+
+def _names_author(item: FeedItem, in_raw_tier: bool) -> bool:
+    """Whether the item's line names its author: one message, verbatim or a hard event."""
+    return item.handles == 1 and (in_raw_tier or item.kind in (HARD_EVENT_BLOCK, RAW_EXCERPT))
 
 
 def _day(micros: int) -> str:
@@ -411,8 +435,8 @@ def _meta(
         channel, _, message = item.answers.partition("/")
         same = item.handle.partition("/")[0] == channel
         parts.append("re:" + (message if same else json_quote(item.answers)))
-    if item.handles == 1 and (in_raw_tier or item.kind in (HARD_EVENT_BLOCK, RAW_EXCERPT)):
-        parts.append(author_token(item.author))
+    if _names_author(item, in_raw_tier):
+        parts.append(_author(item, style))
     if item.handles > 1 and item.block_id:
         parts.append(f"id={item.block_id}")
     if item.trust != style.trust:
@@ -556,7 +580,9 @@ CUT_NOTE = (
 )
 """Said once when any hard event is shown cut."""
 HARD_NOTE_RESERVE = 200
-"""Room kept for the two omission lines when not every hard event fits."""
+"""Room kept toward the notes when not every hard event fits (the fitting passes measure
+them whole); omitted hard events are named in whatever room the chosen body leaves, the
+rest counted (ADR 0040)."""
 RAW_CUT_MIN = 600
 """A raw message is shown cut only when larger than this (and than a third of the room)."""
 RAW_CUT_SHOWN_MIN = 80
@@ -582,7 +608,62 @@ def style_of(c: Candidates) -> Style:
     raw_role, raw_new = _defaults(c.raw)
     days = _day(c.from_us) != _day(c.to_us)
     channel = c.channels[0] if len(c.channels) == 1 else None
-    return Style(default, role, new, days, raw_role, raw_new, channel)
+    return Style(default, role, new, days, raw_role, raw_new, channel, aliases(c))
+
+
+LEGEND_CHARS = len("[authors: ]\n")
+"""The legend line's own characters, besides its entries."""
+ALIAS_MIN_CHARS = 8
+"""An author written in fewer characters keeps their name: the alias is for long names."""
+
+
+def _paying(uses: Counter[str | None], order: Sequence[str]) -> tuple[str, ...]:
+    """The authors of ``order`` whose alias saves characters, aliases numbered in that
+    order: written in ``t`` characters (at least :data:`ALIAS_MIN_CHARS`) and named ``n``
+    times, an author's alias of ``a`` saves ``n * (t - a)`` and costs its legend entry
+    (``, @1 `` and the token); none when together they do not pay for the legend line."""
+    kept: list[str] = []
+    saved = 0
+    for name in order:
+        token = len(author_token(name))
+        alias = len(f"@{len(kept) + 1}")
+        saving = uses[name] * (token - alias) - (token + alias + 3)
+        if token >= ALIAS_MIN_CHARS and saving > 0:
+            kept.append(name)
+            saved += saving
+    return tuple(kept) if saved > LEGEND_CHARS else ()
+
+
+def _uses(items: Sequence[tuple[FeedItem, bool]]) -> Counter[str | None]:
+    """How many of ``items`` (each with whether it is in the raw tier) name each author."""
+    return Counter(item.author for item, raw in items if _names_author(item, raw))
+
+
+def aliases(c: Candidates) -> tuple[str, ...]:
+    """The authors the candidates name often enough under a long name that an alias
+    saves characters (:func:`_paying`), in alias order: the most named first (ties: by
+    name). Fixed before selection, so an item's size is the same on every fitting pass."""
+    tiers = ((c.hard, False), (c.raw, True), (c.sparse, False), (c.older, False))
+    uses = _uses([(item, raw) for tier, raw in tiers for item in tier])
+    return _paying(uses, sorted((a for a in uses if a is not None), key=lambda a: (-uses[a], a)))
+
+
+def _body_style(style: Style, items: Sequence[tuple[FeedItem, bool]]) -> Style:
+    """The style one body is drawn in: of the candidates' aliases, those that save
+    characters among the items it shows, numbered again from ``@1`` in their order. A kept
+    alias is never longer than the one its items were sized with; an author whose alias
+    does not pay in this body is written by name, a longer line than its size but a
+    shorter body (the alias and its legend entry cost more). The legend line, like the
+    section lines, is in no item's size: the fitting passes measure the whole body."""
+    return replace(style, aliased=_paying(_uses(items), style.aliased))
+
+
+def legend(style: Style) -> str:
+    """The ``[authors: @1 "Name", …]`` line naming a body's aliases as given, or nothing."""
+    if not style.aliased:
+        return ""
+    entries = (f"@{n} {author_token(name)}" for n, name in enumerate(style.aliased, 1))
+    return "[authors: " + ", ".join(entries) + "]\n"
 
 
 def _defaults(items: Sequence[FeedItem]) -> tuple[str, bool]:
@@ -704,7 +785,7 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
         return left - total
     # Even cut they do not fit: by score per character (echoes a quarter), each one that fits.
     chosen.cut = {i.key for i in items}
-    left -= HARD_NOTE_RESERVE + min(240, left // 8)  # the note, and a few handles in it
+    left -= HARD_NOTE_RESERVE  # the omission lines
     # as many as fit, the most decision per character first: the score (the rule's,
     # weighed by how plainly and how surely the message states a decision) over the
     # characters the item takes, so a long report that merely mentions an action does
@@ -917,6 +998,7 @@ def _counted_line(items: Sequence[FeedItem]) -> str:
 
 def _render_text(c: Candidates, chosen: Selection, style: Style) -> Drawn:
     digest = sorted(chosen.hard + chosen.digest_rest, key=lambda i: i.order)
+    style = _body_style(style, [*((i, False) for i in digest), *((i, True) for i in chosen.raw)])
     digest_text = ""
     if digest or chosen.counted:
         digest_text = _section(
@@ -961,6 +1043,7 @@ def _render_text(c: Candidates, chosen: Selection, style: Style) -> Drawn:
     notes += "".join(gap_text(g) for g in chosen.gaps)
     if len(chosen.gaps) < c.coverage_gaps:
         notes += f"[{c.coverage_gaps - len(chosen.gaps)} more coverage gaps not shown]\n"
+    notes += legend(style)
     return header_line(numbers) + notes + digest_text + raw_text, numbers
 
 

@@ -7,6 +7,7 @@ holds, in order.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -16,6 +17,12 @@ from channel_memory.kernel.models import HARD_EVENT_BLOCK, TOMBSTONE_BLOCK
 _ITEM = re.compile(r"^\[(\d\d:\d\d(?:-(?:\d\d-\d\dT)?\d\d:\d\d)?) (.*)\]$")
 _SECTION = re.compile(r"^\[[a-z ]+; (?:channel (\S+), )?trust ")
 _BLOCK_ID = re.compile(r"^id=([a-z0-9]{1,64})$")
+_QUOTED = r'"(?:[^"\\]|\\.)*"'
+"""A JSON-quoted string (an author's name, a handle of another channel)."""
+_LEGEND = re.compile(r"^\[authors: (.*)\]$")
+_TOKEN = re.compile(rf"(?:{_QUOTED}|[^\s\"])+")
+_ENTRY = re.compile(rf"(@\d+) ({_QUOTED}|[^\s,]+)(?:, |$)")
+_ALIAS = re.compile(r"@\d+")
 _KINDS = {label: kind for kind, label in KIND_LABELS.items()}
 _HARD = frozenset(HARD_LABELS.values())
 
@@ -39,6 +46,9 @@ class ServedItem:
     """Characters the item takes in the body, its metadata line included."""
     content: tuple[str, ...] = ()
     """Its quoted lines, each without the ``> ``."""
+    author: str | None = None
+    """The author's name as given (an alias read through the ``[authors: …]`` line), for
+    an item showing one message; None for a rollup or an author the feed calls unknown."""
 
     @property
     def handle(self) -> str:
@@ -50,15 +60,20 @@ def served_items(body: str) -> list[ServedItem]:
     items: list[ServedItem] = []
     lines = body.split("\n")
     channel = ""  # a feed of one channel writes handles as message ids, its sections name it
+    names: dict[str, str] = {}  # alias -> author, from the body's [authors: …] line
     for index, line in enumerate(lines):
         section = _SECTION.match(line)
         if section is not None:
             channel = section.group(1) or ""
             continue
+        legend = _LEGEND.match(line)
+        if legend is not None:
+            names = {m.group(1): _name(m.group(2)) for m in _ENTRY.finditer(legend.group(1))}
+            continue
         match = _ITEM.match(line)
         if match is None:
             continue
-        tokens = match.group(2).split(" ")
+        tokens = _TOKEN.findall(match.group(2))
         # a lone token is a handle, whatever it is spelled like
         label = tokens.pop(0) if len(tokens) > 1 and is_kind(tokens[0]) else ""
         handle, _, more = tokens[0].partition("+")
@@ -70,6 +85,13 @@ def served_items(body: str) -> list[ServedItem]:
             # only a line covering several messages names its block, and it has no author
             # token that could hold a look-alike
             block_id = next((m.group(1) for t in tokens[1:] if (m := _BLOCK_ID.match(t))), None)
+        author = None
+        if not more and _kind(label) in (HARD_EVENT_BLOCK, "message"):
+            # one message's line: its author follows the handle and any ``re:`` reference
+            rest = [t for t in tokens[1:] if not t.startswith("re:")]
+            if rest and rest[0] != "unknown":
+                # a bare @N is an alias (a name so spelled is quoted)
+                author = names.get(rest[0]) if _ALIAS.fullmatch(rest[0]) else _name(rest[0])
         chars = len(line) + 1
         content = []
         for following in lines[index + 1 :]:
@@ -88,9 +110,15 @@ def served_items(body: str) -> list[ServedItem]:
                 block_id=block_id,
                 chars=chars,
                 content=tuple(content),
+                author=author,
             )
         )
     return items
+
+
+def _name(token: str) -> str:
+    """An author token as written: JSON-quoted, or one bare word."""
+    return str(json.loads(token)) if token.startswith('"') else token
 
 
 def _kind(label: str) -> str:
