@@ -633,6 +633,16 @@ MEASURED_DESKS = [
     ("desk_heldout70.jsonl", 237, 65, 61, (38, 47, 56)),
     ("desk_heldout71.jsonl", 239, 65, 60, (34, 44, 57)),
     ("desk_heldout72.jsonl", 238, 66, 63, (40, 47, 57)),
+    # Held out: three more by three hands, asked for during the fifteenth round (a
+    # Lisbon/Madrid/Buenos Aires desk, some European Portuguese and Rioplatense Spanish; a
+    # Chicago/New York equities and index-options desk, English, terse, emoji and bots; a
+    # Tokyo/Osaka rates and yen desk, much of it in Japanese), never read, never trained or
+    # tuned on; measured once on arrival on the round's code (d9cedc5): the floors are those
+    # figures (on the code before the round, d20c685, the same sitting: 175 of 193; 99, 124,
+    # 153 in all).
+    ("desk_heldout73.jsonl", 236, 65, 61, (36, 44, 53)),
+    ("desk_heldout74.jsonl", 239, 64, 64, (37, 51, 61)),
+    ("desk_heldout75.jsonl", 239, 64, 50, (26, 34, 42)),
 ]
 
 
@@ -725,6 +735,9 @@ LABELLED_DESKS = [
     ("desk_heldout70.jsonl", 237, 65),
     ("desk_heldout71.jsonl", 239, 65),
     ("desk_heldout72.jsonl", 238, 66),
+    ("desk_heldout73.jsonl", 236, 65),
+    ("desk_heldout74.jsonl", 239, 64),
+    ("desk_heldout75.jsonl", 239, 64),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
