@@ -3,6 +3,7 @@
     .venv/bin/python bench/decisions.py                  # the held-out split
     .venv/bin/python bench/decisions.py --split dev --show-misses
     .venv/bin/python bench/decisions.py --split all      # tune, dev and held-out
+    .venv/bin/python bench/decisions.py --split japanese # held out too: Japanese desk chat
 
 Each line of ``tests/data/decisions/<split>.jsonl`` is a desk message with its label (a
 decision type, or null for a look-alike that is not a decision). Every line is
@@ -142,7 +143,9 @@ def throughput(texts: list[str], rules: RuleSet, seconds: float = 1.0) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--split", choices=["tune", "dev", "heldout", "all"], default="heldout")
+    parser.add_argument(
+        "--split", choices=["tune", "dev", "heldout", "japanese", "all"], default="heldout"
+    )
     parser.add_argument("--rules", help="a rules file (default: the shipped rules)")
     parser.add_argument(
         "--no-model",
