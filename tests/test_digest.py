@@ -166,6 +166,8 @@ def test_block_object_shape(desk: tuple[LiveServer, httpx.Client]) -> None:
         "stale",
         "dirty",
         "processor",
+        "author_name",  # a block of one message names its author
     }
+    assert block["author_name"] == "desk-lead"
     assert block["source_window"] == {"from": "2026-05-21T16:00:00Z", "to": "2026-05-21T16:00:00Z"}
     assert block["id"].isalnum() and block["id"].islower()

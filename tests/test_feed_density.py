@@ -185,9 +185,9 @@ def test_an_oversized_newest_message_is_cut_and_the_tier_kept(
     text = response.text
     assert header(text)["messages"] == "10"
     # desk-lead wrote all ten: the line names them by their alias, the legend by name
-    assert "\n[authors: @1 desk-lead]\n" in text
+    assert "\n[authors: DL = desk-lead]\n" in text
     meta = re.search(
-        r"^\[19:50 big @1 cut: first (\d+) of 9360 chars; the rest: "
+        r"^\[19:50 big DL cut: first (\d+) of 9360 chars; the rest: "
         r'get_channel_messages source_handles=\["floor\\/big"\]\]\n',
         text,
         re.MULTILINE,
@@ -320,33 +320,77 @@ def test_an_author_many_items_name_is_written_by_an_alias_the_legend_names(
             message_event(f"d{n}", f"note d{n}", created_at=at(18, n), author="dana")
             for n in range(8)
         ),
-        message_event("a", "note a", created_at=at(19, 7), author="@1"),
+        message_event("a", "note a", created_at=at(19, 7), author="MO"),
     )
     server.drain()
     text = feed(client, limit=20).text
     lines = text.split("\n")
     # the legend comes before the sections and names the alias's author as given
-    assert '[authors: @1 "Margo Okafor (desk lead)"]' in lines
-    assert lines.index('[authors: @1 "Margo Okafor (desk lead)"]') < next(
+    assert '[authors: MO = "Margo Okafor (desk lead)"]' in lines
+    assert lines.index('[authors: MO = "Margo Okafor (desk lead)"]') < next(
         n for n, line in enumerate(lines) if line.startswith("[raw recent; ")
     )
-    assert "[19:00 m0 @1]" in lines and "[19:04 m4 @1]" in lines
+    assert "[19:00 m0 MO]" in lines and "[19:04 m4 MO]" in lines
     assert "[19:06 s tom]" in lines  # one item: the name costs less than a legend entry
     assert "[18:07 d7 dana]" in lines  # a short name stays a name, however often
-    assert '[19:07 a "@1"]' in lines  # a name spelled like an alias is quoted
+    assert '[19:07 a "MO"]' in lines  # a name spelled like an alias is quoted
     # read back, every item names its author as given
     written = {
         **{f"m{n}": lead for n in range(5)},
         **{f"d{n}": "dana" for n in range(8)},
         "s": "tom",
-        "a": "@1",
+        "a": "MO",
     }
     assert {i.message_id: i.author for i in read_items(text)} == written
     # JSON carries each author as a field: no aliases there
     data = feed(client, format="json").json()
     assert {m["message_id"]: m["author_name"] for m in data["raw_recent"]}["m0"] == lead
     assert "authors" not in data
-    assert [m["message_id"] for m in data["raw_recent"] if m["author_name"] == "@1"] == ["a"]
+    assert [m["message_id"] for m in data["raw_recent"] if m["author_name"] == "MO"] == ["a"]
+
+
+def test_a_json_hard_event_names_its_author(desk: tuple[LiveServer, httpx.Client]) -> None:
+    server, client = desk
+    lead = "Margo Okafor (desk lead)"
+    ingest_ok(
+        client,
+        message_event("f1", "FILLED 100 ES @ 5000", created_at=at(9), author=lead),
+        message_event("f2", "Stop moved to 4990 on ES.", created_at=at(9, 5), author="ops"),
+    )
+    server.drain()
+    data = feed(client, format="json", since="24h", limit=1).json()
+    hard = {b["source_messages"][0]: b for b in data["digest"] if b["kind"] == "hard_event"}
+    assert hard["f1"]["author_name"] == lead and hard["f2"]["author_name"] == "ops"
+
+
+def test_an_alias_is_read_from_the_name_and_stays_from_one_body_to_the_next() -> None:
+    """A proxy may keep earlier feeds in front of its model: an author's alias is read from
+    the name (never a rank that shifts as messages arrive or the budget changes); two
+    names with the same initials are told apart by a number, the more named keeping the
+    bare alias."""
+
+    def by(author: str, key: str, minute: int) -> FeedItem:
+        return replace(_hard(key, minute, 1.0), author=author)
+
+    margo = [by("Margo Okafor (desk lead)", f"m{n}", n) for n in range(6)]
+    mark = [by("Mark Owens (FX)", f"k{n}", 10 + n) for n in range(4)]
+    window = replace(_window([]), hard=(margo + mark)[::-1], hard_total=10, available=10)
+    body = render(window, 100_000, "text").content
+    assert '[authors: MO = "Margo Okafor (desk lead)", MO2 = "Mark Owens (FX)"]' in body
+    assert {i.author for i in read_items(body) if i.message_id == "k0"} == {"Mark Owens (FX)"}
+    # more of Mark's items than Margo's now: the aliases stay with their names, at any budget
+    more = [by("Mark Owens (FX)", f"x{n}", 20 + n) for n in range(6)]
+    later = replace(window, hard=(margo + mark + more)[::-1], hard_total=16, available=16)
+    again = render(later, 100_000, "text").content
+    assert '[authors: MO2 = "Mark Owens (FX)", MO = "Margo Okafor (desk lead)"]' in again
+    for budget in (3000, 2400, 1800):
+        smaller = render(later, budget, "text").content
+        items = read_items(smaller)
+        assert items
+        for item in items:
+            line = next(ln for ln in smaller.split("\n") if f" {item.message_id} " in ln)
+            alias = "MO2" if item.author == "Mark Owens (FX)" else "MO"
+            assert line.endswith(f" {alias}]") or line.endswith(f' "{item.author}"]'), line
 
 
 def test_an_alias_is_used_only_where_it_saves_characters() -> None:
@@ -355,14 +399,14 @@ def test_an_alias_is_used_only_where_it_saves_characters() -> None:
     many = [_hard(f"h{n}", n, 1.0) for n in range(6)]  # six items by "Lena (lead)"
     window = replace(_window([]), hard=many[::-1], hard_total=6, available=6)
     whole = render(window, 100_000, "text").content
-    assert '\n[authors: @1 "Lena (lead)"]\n' in whole and whole.count(" @1]\n") == 6
+    assert '\n[authors: LL = "Lena (lead)"]\n' in whole and whole.count(" LL]\n") == 6
     assert '"Lena (lead)"]\n>' not in whole
     for budget in range(len(whole), 700, -25):
         body = render(window, budget, "text").content
         assert len(body) <= budget
         shown = len(HARD_LINE.findall(body))
         if shown <= 1:
-            assert "[authors: " not in body and " @1]" not in body
+            assert "[authors: " not in body and " LL]" not in body
         named = {i.author for i in read_items(body)}
         assert named <= {"Lena (lead)"}
         assert len(named) == (1 if shown else 0)

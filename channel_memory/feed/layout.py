@@ -35,9 +35,10 @@ The text body, per item, is one metadata line then the content, every line after
 - ``+N``: the block covers N more messages (its ``id=`` expands it);
 - ``re:``: the proposal a reply decision answers (a message id of the same channel);
 - ``author``: as given; JSON-quoted when it holds anything but letters, digits and
-  ``._@'-``, or reads like a trust word or an alias (so a name can never forge a line
-  or a field); or an alias ``@N`` for an author many items name (:func:`aliases`), the
-  body's one ``[authors: @1 "Name", …]`` line, before the sections, naming each as given;
+  ``._@'-``, or reads like a trust word or one of the body's aliases (so a name can never
+  forge a line or a field); or an alias read from the name (``MO``) for an author many
+  items name under a long name (:func:`aliases`), the body's one ``[authors: MO = "Name",
+  …]`` line, before the sections, naming each as given;
 - ``trust`` and ``role``: only when not the default the section line states;
 - ``new`` / ``seen``: whether the consumer has consumed the version(s) the item shows,
   written only when it differs from the section's default (``, new`` in the section
@@ -259,15 +260,22 @@ class Style:
     channel: str | None = None
     """The one channel the feed serves: its items' handles are written as the message id
     alone (each section line names the channel); None when it serves several."""
-    aliased: tuple[str, ...] = ()
-    """Authors written by an alias, in alias order (``@1`` first): those many items name
-    under a long name; the body's ``[authors: …]`` line names each as given."""
+    aliases: tuple[tuple[str, str], ...] = ()
+    """(author, alias) for the authors written by an alias (``MO`` for "Margo Okafor
+    (desk lead)"): those many items name under a long name; the body's ``[authors: …]``
+    line names each as given."""
 
     def alias(self, author: str | None) -> str | None:
-        """The author's alias (``@2``), or None when written by name."""
-        if author is None or author not in self.aliased:
-            return None
-        return f"@{self.aliased.index(author) + 1}"
+        """The author's alias, or None when written by name."""
+        return next((alias for name, alias in self.aliases if name == author), None)
+
+    def name_token(self, author: str | None) -> str:
+        """The author written by name: :func:`author_token`, also quoted when it is
+        spelled like one of the body's aliases, so it never reads as one."""
+        token = author_token(author)
+        if any(token == alias for _, alias in self.aliases):
+            return json_quote(token)
+        return token
 
     def role_of(self, in_raw_tier: bool) -> str:
         return self.raw_role if in_raw_tier else self.role
@@ -316,7 +324,6 @@ COLLAPSE_NOUNS = {
 KIND_WORDS = frozenset((*HARD_LABELS.values(), *KIND_LABELS.values(), TOMBSTONE_BLOCK))
 """Every kind a metadata line writes bare (a rules file's own type: ``hard:<type>``)."""
 _BARE = re.compile(r"[\w.@'-]+")
-_ALIAS = re.compile(r"@\d+")
 _RESERVED = frozenset((*TRUST_WORDS, *ROLE_WORDS, *KIND_WORDS, "unknown", "cut", "new", "seen"))
 """Words a metadata line gives a meaning: an author named so is quoted, and a message so
 named keeps its channel in the handle, so neither reads as a kind or a marker."""
@@ -374,18 +381,17 @@ def json_quote(text: str) -> str:
 
 
 def author_token(name: str | None) -> str:
-    """An author name as given: bare when it is one plain word, else JSON-quoted (also a
-    name spelled like an alias, ``@3``, so it never reads as one)."""
+    """An author name as given: bare when it is one plain word, else JSON-quoted."""
     if name is None:
         return "unknown"
-    if _BARE.fullmatch(name) and name not in _RESERVED and not _ALIAS.fullmatch(name):
+    if _BARE.fullmatch(name) and name not in _RESERVED:
         return name
     return json_quote(name)
 
 
 def _author(item: FeedItem, style: Style) -> str:
-    """The author as an item line writes it: its alias when it has one, else its token."""
-    return style.alias(item.author) or author_token(item.author)
+    """The author as an item line writes it: its alias when it has one, else its name."""
+    return style.alias(item.author) or style.name_token(item.author)
 
 
 def _names_author(item: FeedItem, in_raw_tier: bool) -> bool:
@@ -615,21 +621,34 @@ LEGEND_CHARS = len("[authors: ]\n")
 """The legend line's own characters, besides its entries."""
 ALIAS_MIN_CHARS = 8
 """An author written in fewer characters keeps their name: the alias is for long names."""
+_WORD = re.compile(r"[^\W_]+")
 
 
-def _paying(uses: Counter[str | None], order: Sequence[str]) -> tuple[str, ...]:
-    """The authors of ``order`` whose alias saves characters, aliases numbered in that
-    order: written in ``t`` characters (at least :data:`ALIAS_MIN_CHARS`) and named ``n``
-    times, an author's alias of ``a`` saves ``n * (t - a)`` and costs its legend entry
-    (``, @1 `` and the token); none when together they do not pay for the legend line."""
-    kept: list[str] = []
+def _alias_core(name: str) -> str:
+    """An alias read from the name itself, so it stays the same from one body to the next:
+    the first letters of its first two words, or the first two of a one-word name, in
+    upper case ("Margo Okafor (desk lead)" -> ``MO``, "RiskGuard" -> ``RI``)."""
+    words: list[str] = _WORD.findall(name)
+    if not words:
+        return "A"
+    core = words[0][:2] if len(words) == 1 else words[0][0] + words[1][0]
+    return core.upper()
+
+
+def _paying(
+    uses: Counter[str | None], candidates: Sequence[tuple[str, str]]
+) -> tuple[tuple[str, str], ...]:
+    """Of ``candidates`` (an author and their alias), those whose alias saves characters:
+    written in ``t`` characters and named ``n`` times, an alias of ``a`` saves
+    ``n * (t - a)`` and costs its legend entry (``, MO = `` and the name); none when
+    together they do not pay for the legend line."""
+    kept: list[tuple[str, str]] = []
     saved = 0
-    for name in order:
+    for name, alias in candidates:
         token = len(author_token(name))
-        alias = len(f"@{len(kept) + 1}")
-        saving = uses[name] * (token - alias) - (token + alias + 3)
-        if token >= ALIAS_MIN_CHARS and saving > 0:
-            kept.append(name)
+        saving = uses[name] * (token - len(alias)) - (token + len(alias) + 5)
+        if saving > 0:
+            kept.append((name, alias))
             saved += saving
     return tuple(kept) if saved > LEGEND_CHARS else ()
 
@@ -639,30 +658,40 @@ def _uses(items: Sequence[tuple[FeedItem, bool]]) -> Counter[str | None]:
     return Counter(item.author for item, raw in items if _names_author(item, raw))
 
 
-def aliases(c: Candidates) -> tuple[str, ...]:
-    """The authors the candidates name often enough under a long name that an alias
-    saves characters (:func:`_paying`), in alias order: the most named first (ties: by
-    name). Fixed before selection, so an item's size is the same on every fitting pass."""
+def aliases(c: Candidates) -> tuple[tuple[str, str], ...]:
+    """The authors the candidates name often enough under a long name (at least
+    :data:`ALIAS_MIN_CHARS`) that an alias saves characters (:func:`_paying`), the most
+    named first (ties: by name). An alias depends on the name alone: its core, and when
+    several long names share a core, the core and ``2``, ``3``… by name order — so an
+    author keeps their alias as messages arrive and budgets change. Fixed before
+    selection, so an item's size is the same on every fitting pass."""
     tiers = ((c.hard, False), (c.raw, True), (c.sparse, False), (c.older, False))
     uses = _uses([(item, raw) for tier, raw in tiers for item in tier])
-    return _paying(uses, sorted((a for a in uses if a is not None), key=lambda a: (-uses[a], a)))
+    long = sorted(a for a in uses if a is not None and len(author_token(a)) >= ALIAS_MIN_CHARS)
+    seen: Counter[str] = Counter()
+    alias = {}
+    for name in long:
+        core = _alias_core(name)
+        seen[core] += 1
+        alias[name] = core if seen[core] == 1 else f"{core}{seen[core]}"
+    order = sorted(long, key=lambda a: (-uses[a], a))
+    return _paying(uses, [(name, alias[name]) for name in order])
 
 
 def _body_style(style: Style, items: Sequence[tuple[FeedItem, bool]]) -> Style:
     """The style one body is drawn in: of the candidates' aliases, those that save
-    characters among the items it shows, numbered again from ``@1`` in their order. A kept
-    alias is never longer than the one its items were sized with; an author whose alias
-    does not pay in this body is written by name, a longer line than its size but a
-    shorter body (the alias and its legend entry cost more). The legend line, like the
-    section lines, is in no item's size: the fitting passes measure the whole body."""
-    return replace(style, aliased=_paying(_uses(items), style.aliased))
+    characters among the items it shows, each unchanged. An author whose alias does not
+    pay in this body is written by name: a longer line than the size it was chosen by,
+    a shorter body (the alias and its legend entry would cost more); the legend line, like
+    the section lines, is in no item's size — the fitting passes measure the whole body."""
+    return replace(style, aliases=_paying(_uses(items), style.aliases))
 
 
 def legend(style: Style) -> str:
-    """The ``[authors: @1 "Name", …]`` line naming a body's aliases as given, or nothing."""
-    if not style.aliased:
+    """The ``[authors: MO = "Name", …]`` line naming a body's aliases as given, or nothing."""
+    if not style.aliases:
         return ""
-    entries = (f"@{n} {author_token(name)}" for n, name in enumerate(style.aliased, 1))
+    entries = (f"{alias} = {style.name_token(name)}" for name, alias in style.aliases)
     return "[authors: " + ", ".join(entries) + "]\n"
 
 

@@ -21,8 +21,7 @@ _QUOTED = r'"(?:[^"\\]|\\.)*"'
 """A JSON-quoted string (an author's name, a handle of another channel)."""
 _LEGEND = re.compile(r"^\[authors: (.*)\]$")
 _TOKEN = re.compile(rf"(?:{_QUOTED}|[^\s\"])+")
-_ENTRY = re.compile(rf"(@\d+) ({_QUOTED}|[^\s,]+)(?:, |$)")
-_ALIAS = re.compile(r"@\d+")
+_ENTRY = re.compile(rf"(\S+) = ({_QUOTED}|[^\s,]+)(?:, |$)")
 _KINDS = {label: kind for kind, label in KIND_LABELS.items()}
 _HARD = frozenset(HARD_LABELS.values())
 
@@ -90,8 +89,8 @@ def served_items(body: str) -> list[ServedItem]:
             # one message's line: its author follows the handle and any ``re:`` reference
             rest = [t for t in tokens[1:] if not t.startswith("re:")]
             if rest and rest[0] != "unknown":
-                # a bare @N is an alias (a name so spelled is quoted)
-                author = names.get(rest[0]) if _ALIAS.fullmatch(rest[0]) else _name(rest[0])
+                # an alias the legend names (a name spelled like one is quoted)
+                author = names.get(rest[0]) or _name(rest[0])
         chars = len(line) + 1
         content = []
         for following in lines[index + 1 :]:

@@ -171,6 +171,12 @@ class BlockOut(BaseModel):
         description="A decision by reply: the source handle of the message it decides on "
         "(present only then).",
     )
+    author_name: str | None = Field(
+        None,
+        exclude_if=lambda value: value is None,
+        description="A block of one message (a hard event, a verbatim excerpt): its author's "
+        "name as given (else the author id); absent for a block of several messages.",
+    )
     role: str | None = Field(
         None,
         exclude_if=lambda value: value is None,
@@ -202,6 +208,7 @@ class BlockOut(BaseModel):
             dirty=block.dirty,
             processor=block.processor,
             answers=block.answers,
+            author_name=block.author if len(block.sources) == 1 else None,
             role=role,
         )
 
