@@ -4,6 +4,7 @@
     .venv/bin/python bench/decisions.py --split dev --show-misses
     .venv/bin/python bench/decisions.py --split all      # tune, dev and held-out
     .venv/bin/python bench/decisions.py --split japanese # held out too: Japanese desk chat
+    .venv/bin/python bench/decisions.py --split japanese_dev --show-misses
 
 Each line of ``tests/data/decisions/<split>.jsonl`` is a desk message with its label (a
 decision type, or null for a look-alike that is not a decision). Every line is
@@ -144,7 +145,9 @@ def throughput(texts: list[str], rules: RuleSet, seconds: float = 1.0) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--split", choices=["tune", "dev", "heldout", "japanese", "all"], default="heldout"
+        "--split",
+        choices=["tune", "dev", "heldout", "japanese", "japanese_dev", "all"],
+        default="heldout",
     )
     parser.add_argument("--rules", help="a rules file (default: the shipped rules)")
     parser.add_argument(
@@ -155,13 +158,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--show-misses",
         action="store_true",
-        help="list missed, mistyped and kept lines (tune, dev)",
+        help="list missed, mistyped and kept lines (tune, dev, japanese_dev)",
     )
     args = parser.parse_args(argv)
-    if args.show_misses and args.split not in ("tune", "dev"):
+    if args.show_misses and args.split not in ("tune", "dev", "japanese_dev"):
         parser.error(
-            "--show-misses is for the tune and dev splits only "
-            "(the held-out split is never read line by line)"
+            "--show-misses is for the tune and dev splits only (and japanese_dev; "
+            "the held-out splits are never read line by line)"
         )
     rules = load_rules(args.rules) if args.rules else default_rules()
     if args.no_model:

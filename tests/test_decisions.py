@@ -661,6 +661,14 @@ def test_japanese_recall_does_not_regress() -> None:
     assert scores.negatives_kept <= JAPANESE_NEGATIVES_KEPT_CEILING
 
 
+def test_the_japanese_development_lines_share_no_text_with_the_held_out_ones() -> None:
+    """japanese_dev.jsonl is read to write rules: it must show nothing of japanese.jsonl."""
+    development = load("japanese_dev")
+    held_out = {row["text"] for row in load("japanese")}
+    assert len(development) == 235 and sum(1 for r in development if r["label"]) == 158
+    assert all(row["lang"] == "ja" and row["text"] not in held_out for row in development)
+
+
 @pytest.mark.parametrize("split", ["tune", "dev"])
 def test_development_splits_meet_the_recall_target(split: str) -> None:
     scores = evaluate(load(split), RULES)
