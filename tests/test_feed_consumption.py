@@ -109,7 +109,7 @@ def test_handled_removes_new_and_failed_keeps_it(server: LiveServer, alpha: http
     assert after["header"]["new"] == 2
     text = alpha.get("/channel-awareness", params={"channels": "floor"}).text
     # an id spelled like a kind keeps its channel (its author under an alias or by name)
-    assert re.search(r" fill floor/fill (desk-lead|DL)( seen)?\]\n", text)
+    assert re.search(r" fill floor/fill (desk-lead|DLhw)( seen)?\]\n", text)
     assert [i.author for i in served_items(text) if i.message_id == "fill"] == ["desk-lead"]
     assert " new=2 " in text.split("\n", 1)[0]
 

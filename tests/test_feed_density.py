@@ -26,7 +26,14 @@ from bench.desk import (
 from channel_memory.demo.synthetic_desk import DAY_US
 from channel_memory.feed import candidates
 from channel_memory.feed.candidates import FeedQuery
-from channel_memory.feed.layout import Candidates, FeedItem, author_token, counted, render
+from channel_memory.feed.layout import (
+    Candidates,
+    FeedItem,
+    Trigger,
+    author_token,
+    counted,
+    render,
+)
 from channel_memory.inspector.feedview import served_items as read_items
 from channel_memory.kernel.config import FeedSettings
 from channel_memory.kernel.principal import Principal
@@ -185,9 +192,9 @@ def test_an_oversized_newest_message_is_cut_and_the_tier_kept(
     text = response.text
     assert header(text)["messages"] == "10"
     # desk-lead wrote all ten: the line names them by their alias, the legend by name
-    assert "\n[authors: DL = desk-lead]\n" in text
+    assert "\n[authors: DLhw = desk-lead]\n" in text
     meta = re.search(
-        r"^\[19:50 big DL cut: first (\d+) of 9360 chars; the rest: "
+        r"^\[19:50 big DLhw cut: first (\d+) of 9360 chars; the rest: "
         r'get_channel_messages source_handles=\["floor\\/big"\]\]\n',
         text,
         re.MULTILINE,
@@ -320,33 +327,33 @@ def test_an_author_many_items_name_is_written_by_an_alias_the_legend_names(
             message_event(f"d{n}", f"note d{n}", created_at=at(18, n), author="dana")
             for n in range(8)
         ),
-        message_event("a", "note a", created_at=at(19, 7), author="MO"),
+        message_event("a", "note a", created_at=at(19, 7), author="MOj3"),
     )
     server.drain()
     text = feed(client, limit=20).text
     lines = text.split("\n")
     # the legend comes before the sections and names the alias's author as given
-    assert '[authors: MO = "Margo Okafor (desk lead)"]' in lines
-    assert lines.index('[authors: MO = "Margo Okafor (desk lead)"]') < next(
+    assert '[authors: MOj3 = "Margo Okafor (desk lead)"]' in lines
+    assert lines.index('[authors: MOj3 = "Margo Okafor (desk lead)"]') < next(
         n for n, line in enumerate(lines) if line.startswith("[raw recent; ")
     )
-    assert "[19:00 m0 MO]" in lines and "[19:04 m4 MO]" in lines
+    assert "[19:00 m0 MOj3]" in lines and "[19:04 m4 MOj3]" in lines
     assert "[19:06 s tom]" in lines  # one item: the name costs less than a legend entry
     assert "[18:07 d7 dana]" in lines  # a short name stays a name, however often
-    assert '[19:07 a "MO"]' in lines  # a name spelled like an alias is quoted
+    assert '[19:07 a "MOj3"]' in lines  # a name spelled like an alias is quoted
     # read back, every item names its author as given
     written = {
         **{f"m{n}": lead for n in range(5)},
         **{f"d{n}": "dana" for n in range(8)},
         "s": "tom",
-        "a": "MO",
+        "a": "MOj3",
     }
     assert {i.message_id: i.author for i in read_items(text)} == written
     # JSON carries each author as a field: no aliases there
     data = feed(client, format="json").json()
     assert {m["message_id"]: m["author_name"] for m in data["raw_recent"]}["m0"] == lead
     assert "authors" not in data
-    assert [m["message_id"] for m in data["raw_recent"] if m["author_name"] == "MO"] == ["a"]
+    assert [m["message_id"] for m in data["raw_recent"] if m["author_name"] == "MOj3"] == ["a"]
 
 
 def test_a_json_hard_event_names_its_author(desk: tuple[LiveServer, httpx.Client]) -> None:
@@ -365,9 +372,9 @@ def test_a_json_hard_event_names_its_author(desk: tuple[LiveServer, httpx.Client
 
 def test_an_alias_is_read_from_the_name_and_stays_from_one_body_to_the_next() -> None:
     """A proxy may keep earlier feeds in front of its model: an author's alias is read from
-    the name (never a rank that shifts as messages arrive or the budget changes); two
-    names with the same initials are told apart by a number, the more named keeping the
-    bare alias."""
+    the name alone (its initials and two characters of a hash of it), never from a rank
+    or from which other names are present, so it stays as messages arrive and budgets
+    change; names whose aliases would be the same take longer ones."""
 
     def by(author: str, key: str, minute: int) -> FeedItem:
         return replace(_hard(key, minute, 1.0), author=author)
@@ -376,21 +383,58 @@ def test_an_alias_is_read_from_the_name_and_stays_from_one_body_to_the_next() ->
     mark = [by("Mark Owens (FX)", f"k{n}", 10 + n) for n in range(4)]
     window = replace(_window([]), hard=(margo + mark)[::-1], hard_total=10, available=10)
     body = render(window, 100_000, "text").content
-    assert '[authors: MO = "Margo Okafor (desk lead)", MO2 = "Mark Owens (FX)"]' in body
-    assert {i.author for i in read_items(body) if i.message_id == "k0"} == {"Mark Owens (FX)"}
-    # more of Mark's items than Margo's now: the aliases stay with their names, at any budget
+    assert '[authors: MOj3 = "Margo Okafor (desk lead)", MOab = "Mark Owens (FX)"]' in body
+    # more of Mark's items than Margo's, and a third name with the same initials
     more = [by("Mark Owens (FX)", f"x{n}", 20 + n) for n in range(6)]
-    later = replace(window, hard=(margo + mark + more)[::-1], hard_total=16, available=16)
+    maia = [by("Maia Ortiz (risk)", f"a{n}", 30 + n) for n in range(3)]
+    later = replace(window, hard=(margo + mark + more + maia)[::-1], hard_total=19, available=19)
     again = render(later, 100_000, "text").content
-    assert '[authors: MO2 = "Mark Owens (FX)", MO = "Margo Okafor (desk lead)"]' in again
+    legend = next(ln for ln in again.split("\n") if ln.startswith("[authors: "))
+    assert 'MOab = "Mark Owens (FX)"' in legend and 'MOj3 = "Margo Okafor (desk lead)"' in legend
+    assert 'MOjm = "Maia Ortiz (risk)"' in legend
+    expected = {"Mark Owens (FX)": "MOab", "Margo Okafor (desk lead)": "MOj3"}
+    expected["Maia Ortiz (risk)"] = "MOjm"
     for budget in (3000, 2400, 1800):
         smaller = render(later, budget, "text").content
         items = read_items(smaller)
         assert items
         for item in items:
+            assert item.author is not None
             line = next(ln for ln in smaller.split("\n") if f" {item.message_id} " in ln)
-            alias = "MO2" if item.author == "Mark Owens (FX)" else "MO"
+            alias = expected[item.author]
             assert line.endswith(f" {alias}]") or line.endswith(f' "{item.author}"]'), line
+
+
+def test_names_that_would_share_an_alias_never_do() -> None:
+    """Names without letters, capitals longer than their letter (ß), one-letter words:
+    every alias of one body names one author, and each item reads back to its own."""
+    names = ["📈📈📈📈📈📈", "🚀🚀🚀🚀🚀🚀", "!!!!!!!!!!", "Sa Sb (x)", "Sc Sd (y)", "ß2traderx"]
+    names += [f"Margo Okafor {n}" for n in range(40)]
+    items = [
+        replace(_hard(f"h{n}_{k}", (n * 3 + k) % 60, 1.0), author=name)
+        for n, name in enumerate(names)
+        for k in range(3)
+    ]
+    window = replace(_window([]), hard=items[::-1], hard_total=len(items), available=len(items))
+    body = render(window, 200_000, "text").content
+    legend = next(ln for ln in body.split("\n") if ln.startswith("[authors: "))
+    aliases = re.findall(r"(?:\[authors: |, )(\S+) = ", legend)
+    assert len(aliases) == len(set(aliases)) >= 40
+    written = {item.key: item.author for item in items}
+    assert all(i.author == written[i.message_id] for i in read_items(body))
+
+
+def test_a_trigger_by_a_name_spelled_like_an_alias_is_quoted() -> None:
+    margo = [replace(_hard(f"m{n}", n, 1.0), author="Margo Okafor (desk lead)") for n in range(6)]
+    trigger = Trigger(
+        handle="floor/t1", created_us=parse_rfc3339(at(19)), author="MOj3",
+        trust="unverified", role="user", new=True, text="who moved my stop?",
+        version=("floor", "t1", "h"), in_window=False, message_object={},
+    )  # fmt: skip
+    window = replace(_window([]), hard=margo[::-1], hard_total=6, available=6, trigger=trigger)
+    body = render(window, 100_000, "text").content
+    assert '[authors: MOj3 = "Margo Okafor (desk lead)"]' in body
+    assert ' floor/t1 "MOj3" unverified user new]\n' in body
 
 
 def test_an_alias_is_used_only_where_it_saves_characters() -> None:
@@ -399,14 +443,14 @@ def test_an_alias_is_used_only_where_it_saves_characters() -> None:
     many = [_hard(f"h{n}", n, 1.0) for n in range(6)]  # six items by "Lena (lead)"
     window = replace(_window([]), hard=many[::-1], hard_total=6, available=6)
     whole = render(window, 100_000, "text").content
-    assert '\n[authors: LL = "Lena (lead)"]\n' in whole and whole.count(" LL]\n") == 6
+    assert '\n[authors: LLct = "Lena (lead)"]\n' in whole and whole.count(" LLct]\n") == 6
     assert '"Lena (lead)"]\n>' not in whole
     for budget in range(len(whole), 700, -25):
         body = render(window, budget, "text").content
         assert len(body) <= budget
         shown = len(HARD_LINE.findall(body))
         if shown <= 1:
-            assert "[authors: " not in body and " LL]" not in body
+            assert "[authors: " not in body and " LLct]" not in body
         named = {i.author for i in read_items(body)}
         assert named <= {"Lena (lead)"}
         assert len(named) == (1 if shown else 0)
@@ -495,9 +539,9 @@ def _independent_body(max_chars: int) -> str:
 
 def test_metadata_costs_few_characters_per_item() -> None:
     """On the independent desk (real author names, many hard events), an item's metadata
-    line costs at most 28 characters on average, its share of the ``[authors: …]`` line
+    line costs at most 29 characters on average, its share of the ``[authors: …]`` line
     included (it was about 65 at first; 49, then 39 after a feed of one channel wrote its
-    handles as message ids and a hard event's kind lost its ``hard:`` prefix, and 27 after
+    handles as message ids and a hard event's kind lost its ``hard:`` prefix, and 29 after
     authors many items name were written by an alias), and at most 27 besides the author's
     token. Measured with every item shown whole, so the figure is the format's, not that of
     whichever items a budget picks (the role marker, " other" on the agents' and apps'
@@ -519,7 +563,7 @@ def test_metadata_costs_few_characters_per_item() -> None:
     ]
     assert len(sizes) == len(metas)
     besides = sum(sizes) / len(sizes)
-    assert per_item <= 28, per_item
+    assert per_item <= 29, per_item
     assert besides <= 27, besides
     assert len(text) <= 200_000 and " cut: first " not in text
     # read back through the legend, every item names its message's author as given

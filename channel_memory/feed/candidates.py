@@ -171,6 +171,7 @@ def source_item(
             "stale": False,
             "dirty": False,
             "processor": "source",
+            "author_name": version.author_name or version.author_id,
         }
     return FeedItem(
         key="source:" + handle,

@@ -66,6 +66,7 @@ body budget shrinks by any overshoot until header and body fit together.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections import Counter
@@ -625,14 +626,29 @@ _WORD = re.compile(r"[^\W_]+")
 
 
 def _alias_core(name: str) -> str:
-    """An alias read from the name itself, so it stays the same from one body to the next:
-    the first letters of its first two words, or the first two of a one-word name, in
-    upper case ("Margo Okafor (desk lead)" -> ``MO``, "RiskGuard" -> ``RI``)."""
+    """The readable part of an alias: the first letters of the name's first two words (a
+    word is a run of letters or digits), or the first two of a one-word name, in
+    capitals, two characters at most ("Margo Okafor (desk lead)" -> ``MO``); ``X`` for a
+    name with neither letters nor digits."""
     words: list[str] = _WORD.findall(name)
     if not words:
-        return "A"
+        return "X"
     core = words[0][:2] if len(words) == 1 else words[0][0] + words[1][0]
-    return core.upper()
+    return core.upper()[:2]
+
+
+_BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def _alias_of(name: str, length: int) -> str:
+    """The name's alias: its core and ``length`` characters of a hash of the name, so it
+    depends on the name alone (``MOj3`` for "Margo Okafor (desk lead)")."""
+    digest = int.from_bytes(hashlib.blake2b(name.encode(), digest_size=8).digest(), "big")
+    tail = ""
+    for _ in range(length):
+        digest, digit = divmod(digest, 36)
+        tail += _BASE36[digit]
+    return _alias_core(name) + tail
 
 
 def _paying(
@@ -661,19 +677,19 @@ def _uses(items: Sequence[tuple[FeedItem, bool]]) -> Counter[str | None]:
 def aliases(c: Candidates) -> tuple[tuple[str, str], ...]:
     """The authors the candidates name often enough under a long name (at least
     :data:`ALIAS_MIN_CHARS`) that an alias saves characters (:func:`_paying`), the most
-    named first (ties: by name). An alias depends on the name alone: its core, and when
-    several long names share a core, the core and ``2``, ``3``… by name order — so an
-    author keeps their alias as messages arrive and budgets change. Fixed before
-    selection, so an item's size is the same on every fitting pass."""
+    named first (ties: by name). An alias depends on the name alone (:func:`_alias_of`),
+    so an author keeps it as messages arrive and budgets change; names among the
+    candidates that would share one take longer ones. Fixed before selection, so an
+    item's size is the same on every fitting pass."""
     tiers = ((c.hard, False), (c.raw, True), (c.sparse, False), (c.older, False))
     uses = _uses([(item, raw) for tier, raw in tiers for item in tier])
     long = sorted(a for a in uses if a is not None and len(author_token(a)) >= ALIAS_MIN_CHARS)
-    seen: Counter[str] = Counter()
-    alias = {}
-    for name in long:
-        core = _alias_core(name)
-        seen[core] += 1
-        alias[name] = core if seen[core] == 1 else f"{core}{seen[core]}"
+    alias = {name: _alias_of(name, 2) for name in long}
+    for length in range(3, 13):  # names that share an alias take longer ones, until none do
+        shared = Counter(alias.values())
+        if all(n == 1 for n in shared.values()):
+            break
+        alias = {n: _alias_of(n, length) if shared[a] > 1 else a for n, a in alias.items()}
     order = sorted(long, key=lambda a: (-uses[a], a))
     return _paying(uses, [(name, alias[name]) for name in order])
 
@@ -890,10 +906,12 @@ def complete_versions(c: Candidates, chosen: Selection) -> tuple[tuple[str, str,
     return tuple(sorted(shown))
 
 
-def trigger_text(trigger: Trigger) -> str:
-    """The ``[trigger]`` section: one metadata line (full time, handle, author, trust,
-    role, ``new``), then the whole content as quoted data."""
-    parts = [format_rfc3339(trigger.created_us), trigger.handle, author_token(trigger.author)]
+def trigger_text(trigger: Trigger, style: Style | None = None) -> str:
+    """The ``[trigger]`` section: one metadata line (full time, handle, author by name —
+    quoted when spelled like one of the candidates' aliases — trust, role, ``new``), then
+    the whole content as quoted data."""
+    name = style.name_token(trigger.author) if style else author_token(trigger.author)
+    parts = [format_rfc3339(trigger.created_us), trigger.handle, name]
     parts += [trigger.trust, trigger.role] + (["new"] if trigger.new else [])
     return "[trigger]\n[" + " ".join(parts) + "]\n" + quoted(trigger.text)
 
@@ -903,10 +921,11 @@ def trigger_json(trigger: Trigger) -> str:
     return ',"trigger":' + compact(trigger.message_object)
 
 
-def _trigger_part(c: Candidates, fmt: Format) -> str:
+def _trigger_part(c: Candidates, fmt: Format, style: Style) -> str:
+    """The trigger section (``style``: the candidates', the same on every fitting pass)."""
     if c.trigger is None:
         return ""
-    return trigger_json(c.trigger) if fmt == "json" else trigger_text(c.trigger)
+    return trigger_json(c.trigger) if fmt == "json" else trigger_text(c.trigger, style)
 
 
 def _numbers(
@@ -1027,6 +1046,7 @@ def _counted_line(items: Sequence[FeedItem]) -> str:
 
 def _render_text(c: Candidates, chosen: Selection, style: Style) -> Drawn:
     digest = sorted(chosen.hard + chosen.digest_rest, key=lambda i: i.order)
+    trigger = _trigger_part(c, "text", style)
     style = _body_style(style, [*((i, False) for i in digest), *((i, True) for i in chosen.raw)])
     digest_text = ""
     if digest or chosen.counted:
@@ -1049,7 +1069,6 @@ def _render_text(c: Candidates, chosen: Selection, style: Style) -> Drawn:
                 )
             )
         raw_text = _section("raw recent", raw_lines, style, raw=True)
-    trigger = _trigger_part(c, "text")
     numbers = _numbers(c, chosen, len(raw_text), len(digest_text), len(trigger))
     notes = trigger
     if numbers["omitted"]:
@@ -1090,7 +1109,7 @@ def _render_json(c: Candidates, chosen: Selection, style: Style) -> Drawn:
         )
         + "]"
     )
-    trigger = _trigger_part(c, "json")
+    trigger = _trigger_part(c, "json", style)
     numbers = _numbers(c, chosen, len(raw_json), len(digest_json), len(trigger))
     header = {
         k: v for k, v in numbers.items() if k not in ("omitted_hard_events", "more_hard_events")
@@ -1139,7 +1158,7 @@ def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
     style = style_of(c)
     sizes = Sizes(fmt, style)  # fitting passes ask for the same sizes again
     drawer = _render_json if fmt == "json" else _render_text
-    extra = len(_trigger_part(c, fmt))
+    extra = len(_trigger_part(c, fmt, style))
     limit = max_chars + extra  # the trigger is never cut and never counted
 
     def draw(chosen: Selection) -> Drawn:
@@ -1153,7 +1172,7 @@ def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
     if needed > max_chars:
         raise BudgetTooSmall(needed)
     if len(minimal) > limit:  # the header fits, its notes do not
-        head = minimal.split("\n", 1)[0] + "\n" + _trigger_part(c, fmt)
+        head = minimal.split("\n", 1)[0] + "\n" + _trigger_part(c, fmt, style)
         return Body(head, media, minimal_numbers, complete=minimal_complete)
 
     def attempt(budget: int) -> Attempt:
