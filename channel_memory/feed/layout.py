@@ -36,8 +36,8 @@ The text body, per item, is one metadata line then the content, every line after
 - ``re:``: the proposal a reply decision answers (a message id of the same channel);
 - ``author``: as given; JSON-quoted when it holds anything but letters, digits and
   ``._@'-``, or reads like a trust word or one of the body's aliases (so a name can never
-  forge a line or a field); or an alias read from the name (``MO``) for an author many
-  items name under a long name (:func:`aliases`), the body's one ``[authors: MO = "Name",
+  forge a line or a field); or an alias read from the name (``MOj3``) for an author many
+  items name under a long name (:func:`aliases`), the body's one ``[authors: MOj3 = "Name",
   …]`` line, before the sections, naming each as given;
 - ``trust`` and ``role``: only when not the default the section line states;
 - ``new`` / ``seen``: whether the consumer has consumed the version(s) the item shows,
@@ -262,7 +262,7 @@ class Style:
     """The one channel the feed serves: its items' handles are written as the message id
     alone (each section line names the channel); None when it serves several."""
     aliases: tuple[tuple[str, str], ...] = ()
-    """(author, alias) for the authors written by an alias (``MO`` for "Margo Okafor
+    """(author, alias) for the authors written by an alias (``MOj3`` for "Margo Okafor
     (desk lead)"): those many items name under a long name; the body's ``[authors: …]``
     line names each as given."""
 
@@ -656,7 +656,7 @@ def _paying(
 ) -> tuple[tuple[str, str], ...]:
     """Of ``candidates`` (an author and their alias), those whose alias saves characters:
     written in ``t`` characters and named ``n`` times, an alias of ``a`` saves
-    ``n * (t - a)`` and costs its legend entry (``, MO = `` and the name); none when
+    ``n * (t - a)`` and costs its legend entry (``, MOj3 = `` and the name); none when
     together they do not pay for the legend line."""
     kept: list[tuple[str, str]] = []
     saved = 0
@@ -704,7 +704,7 @@ def _body_style(style: Style, items: Sequence[tuple[FeedItem, bool]]) -> Style:
 
 
 def legend(style: Style) -> str:
-    """The ``[authors: MO = "Name", …]`` line naming a body's aliases as given, or nothing."""
+    """The ``[authors: MOj3 = "Name", …]`` line naming a body's aliases as given, or nothing."""
     if not style.aliases:
         return ""
     entries = (f"{alias} = {style.name_token(name)}" for name, alias in style.aliases)
