@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--split",
-        choices=["tune", "dev", "heldout", "japanese", "japanese_dev", "all"],
+        choices=["tune", "dev", "heldout", "japanese", "japanese_dev", "japanese_dev2", "all"],
         default="heldout",
     )
     parser.add_argument("--rules", help="a rules file (default: the shipped rules)")
@@ -158,10 +158,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--show-misses",
         action="store_true",
-        help="list missed, mistyped and kept lines (tune, dev, japanese_dev)",
+        help="list missed, mistyped and kept lines (tune, dev, japanese_dev, japanese_dev2)",
     )
     args = parser.parse_args(argv)
-    if args.show_misses and args.split not in ("tune", "dev", "japanese_dev"):
+    if args.show_misses and args.split not in ("tune", "dev", "japanese_dev", "japanese_dev2"):
         parser.error(
             "--show-misses is for the tune and dev splits only (and japanese_dev; "
             "the held-out splits are never read line by line)"

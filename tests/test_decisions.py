@@ -33,10 +33,16 @@ HELDOUT_RECALL_FLOOR = 0.97
 HELDOUT_NEGATIVES_KEPT_CEILING = 0.26
 # japanese.jsonl (ids j…, 160 decisions and 80 look-alikes in Japanese, by a sixth hand,
 # written in the fifteenth round) is measurement only, like heldout.jsonl: measured once on
-# the rules with the model, recall 96/160 (60.0%), negatives kept 9/80 (11.2%). The
-# rules' weakest language; the floors keep it from regressing.
-JAPANESE_RECALL_FLOOR = 96 / 160
-JAPANESE_NEGATIVES_KEPT_CEILING = 9 / 80
+# the rules with the model, recall 96/160 (60.0%), negatives kept 9/80 (11.2%). In the
+# sixteenth round Japanese rules were written against japanese_dev.jsonl (ids y…) and then
+# japanese_dev2.jsonl (ids z…, by an eighth hand; measured once before it was read: recall
+# 91/159 → 125/159, negatives kept 9/78 → 10/78); japanese.jsonl measured once on the
+# final rules: recall 135/160 (84.4%), negatives kept 7/80 (8.8%). The floors keep that.
+JAPANESE_RECALL_FLOOR = 135 / 160
+JAPANESE_NEGATIVES_KEPT_CEILING = 7 / 80
+# the Japanese development splits, read while writing the rules
+JAPANESE_DEVELOPMENT_RECALL_FLOOR = 0.97
+JAPANESE_DEVELOPMENT_NEGATIVES_KEPT_CEILING = 0.10
 # tune + dev with the model (trained on them): recall 858/859, negatives kept 42/525
 DEVELOPMENT_RECALL_FLOOR = 0.98
 DEVELOPMENT_TYPE_FLOOR = 0.93
@@ -661,12 +667,25 @@ def test_japanese_recall_does_not_regress() -> None:
     assert scores.negatives_kept <= JAPANESE_NEGATIVES_KEPT_CEILING
 
 
-def test_the_japanese_development_lines_share_no_text_with_the_held_out_ones() -> None:
-    """japanese_dev.jsonl is read to write rules: it must show nothing of japanese.jsonl."""
-    development = load("japanese_dev")
+@pytest.mark.parametrize(
+    ("split", "lines", "decisions"), [("japanese_dev", 235, 158), ("japanese_dev2", 237, 159)]
+)
+def test_the_japanese_development_lines_share_no_text_with_the_held_out_ones(
+    split: str, lines: int, decisions: int
+) -> None:
+    """The Japanese development splits are read to write rules: they must show nothing of
+    japanese.jsonl (lines of the same text were left out of them)."""
+    development = load(split)
     held_out = {row["text"] for row in load("japanese")}
-    assert len(development) == 235 and sum(1 for r in development if r["label"]) == 158
+    assert len(development) == lines and sum(1 for r in development if r["label"]) == decisions
     assert all(row["lang"] == "ja" and row["text"] not in held_out for row in development)
+
+
+@pytest.mark.parametrize("split", ["japanese_dev", "japanese_dev2"])
+def test_japanese_development_splits_meet_the_recall_target(split: str) -> None:
+    scores = evaluate(load(split), RULES)
+    assert scores.recall >= JAPANESE_DEVELOPMENT_RECALL_FLOOR
+    assert scores.negatives_kept <= JAPANESE_DEVELOPMENT_NEGATIVES_KEPT_CEILING
 
 
 @pytest.mark.parametrize("split", ["tune", "dev"])
@@ -1102,6 +1121,84 @@ PROPOSAL_ZH = "建议买入 600519 茅台 2000股，价格1680附近，请批准
     ],
 )
 def test_japanese_and_chinese_desk_words_and_their_everyday_senses(
+    text: str, parent: str | None, event_type: str | None
+) -> None:
+    assert _rules_read(text, parent) == event_type
+
+
+PROPOSAL_JA = "ドル円 149.50買い 10本、承認お願いします"
+
+
+# Japanese by its grammar: a done act in plain past, polite or passive form ("切った",
+# "買い増しいたしました", "買い戻されました"), a working order ("置いてます", "発注中"), a
+# route by its destination ("野村経由で", "ダークプールに回されました"), a trade put as a
+# question ("どう？"), a verdict by reply ("GOで"); and what stays ordinary: a condition
+# ("…割れたら"), a plan ("予定", "つもり"), limit-up ("ストップ高"), a commentary's
+# "ロングの手仕舞い", a trade date
+@pytest.mark.parametrize(
+    ("text", "parent", "event_type"),
+    [
+        ("ドル円ロング、半分落とした", None, "position_change"),
+        ("トヨタを1万株買い増しいたしました。", None, "position_change"),
+        ("ユーロ円ショート20本は全て買い戻されました。", None, "position_change"),
+        ("債先 半分利食い、残り10枚", None, "position_change"),
+        ("ショートを15枚追加し、合計35枚にしました。", None, "position_change"),
+        ("【建玉変更】口座:P1 銘柄:NK225F 建玉:-10→0", None, "position_change"),
+        (
+            "[POSITION] book=FX1 instr=EURJPY action=CLOSE qty=5M pos_after=0",
+            None,
+            "position_change",
+        ),
+        ("146.19で20枚全部取れました", None, "trade_fill"),
+        ("🎉 ソニー3,000株 全部付いた！平均13,085", None, "trade_fill"),
+        ("TOPIX先物の買い30枚は、2,751.0で全量執行されました。", None, "trade_fill"),
+        ("ドル円 149.50 ビッド 10本 置いてます", None, "trade_confirmation"),
+        (
+            "ご注文承りました。日経225先物 38,500円売り10枚、ただいま発注中です。",
+            None,
+            "trade_confirmation",
+        ),
+        ("ポンド円 195.80 ビッド5本置きました、まだ付いてません", None, "trade_confirmation"),
+        ("債先20枚 野村経由で", None, "route_decision"),
+        ("ソニーの買い注文はダークプールに回されました。", None, "route_decision"),
+        ("225先物 売り50枚 野村に回す", None, "route_decision"),
+        ("日本株 グロス上限 100億→80億", None, "risk_limit"),
+        ("日経先物の新規建ては、リスク管理部により一時停止されました。", None, "risk_limit"),
+        (
+            "トヨタのロングについて、利益確定の目標を3,000円から3,100円へ引き上げます。",
+            None,
+            "stop_or_target_change",
+        ),
+        ("ストップ 148.50→149.00", None, "stop_or_target_change"),
+        ("38,700に下げました", "日経先ショートのストップ、どうする？", "stop_or_target_change"),
+        ("ユーロ円 戻り売り目線→押し目買い目線に変更", None, "thesis_change"),
+        ("ドル円の上昇シナリオは、本日の米CPIで否定されました。", None, "thesis_change"),
+        (
+            "いや、取り下げます。生保の買いが強すぎる",
+            "JGBの売りシナリオ、維持でいい？",
+            "thesis_change",
+        ),
+        ("債先 3月限 146.20買い 20枚 どう？", None, "trade_proposal"),
+        ("ドル円を149.50で10本買いませんか", None, "trade_proposal"),
+        ("先ほどの売り建て案、部長決裁で承認されました。", None, "trade_approval"),
+        ("本件につきましては、見送りとさせていただきます。", None, "trade_approval"),
+        ("GOで", PROPOSAL_JA, "trade_approval"),
+        ("半分の5本ならOK。それ以上はダメ", PROPOSAL_JA, "trade_approval"),
+        ("149割れたら切る", None, None),
+        ("明日は半分利確するつもり", None, None),
+        ("入札後に買う予定", None, None),
+        ("7203 ストップ高に到達", None, None),
+        ("建玉はともに減少しており、ロングの手仕舞いが中心に見えます。", None, None),
+        ("約定日は明後日です", None, None),
+        ("今日の約定代金、プライムで5兆円超え", None, None),
+        ("会議室の予約は承認されました。", None, None),
+        ("日銀は利上げを見送りました。", None, None),
+        ("時間枠を変更しました", None, None),
+        ("151.30です。昨日から変わってません", "ドル円のストップ、どこだっけ？", None),
+        ("了解", PROPOSAL_JA, None),
+    ],
+)
+def test_japanese_decisions_by_their_grammar_and_their_look_alikes(
     text: str, parent: str | None, event_type: str | None
 ) -> None:
     assert _rules_read(text, parent) == event_type
