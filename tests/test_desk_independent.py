@@ -642,7 +642,17 @@ MEASURED_DESKS = [
     # 153 in all).
     ("desk_heldout73.jsonl", 236, 65, 61, (36, 44, 53)),
     ("desk_heldout74.jsonl", 239, 64, 64, (37, 50, 61)),
-    ("desk_heldout75.jsonl", 239, 64, 50, (26, 33, 42)),
+    # measured again on the sixteenth round's Japanese rules (written against two Japanese
+    # phrasing sets, not this desk): 50 → 55 of 64; 26, 33, 42 → 27, 35, 45
+    ("desk_heldout75.jsonl", 239, 64, 55, (27, 35, 45)),
+    # Held out: three more by three hands that read nothing of the project (Mumbai/Singapore
+    # Indian markets with Hinglish and Hindi; a round-the-clock crypto market-making desk;
+    # Frankfurt/Milan/Paris euro rates and credit in English, German, Italian and French),
+    # asked for at the sixteenth round's start and measured once on arrival on the code
+    # before the round (8e40674): 186 of 196; 106, 137, 162 in all. Never read.
+    ("desk_heldout76.jsonl", 239, 65, 62, (35, 45, 55)),
+    ("desk_heldout77.jsonl", 238, 66, 63, (37, 48, 53)),
+    ("desk_heldout78.jsonl", 236, 65, 61, (34, 44, 54)),
 ]
 
 
@@ -738,6 +748,9 @@ LABELLED_DESKS = [
     ("desk_heldout73.jsonl", 236, 65),
     ("desk_heldout74.jsonl", 239, 64),
     ("desk_heldout75.jsonl", 239, 64),
+    ("desk_heldout76.jsonl", 239, 65),
+    ("desk_heldout77.jsonl", 238, 66),
+    ("desk_heldout78.jsonl", 236, 65),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
