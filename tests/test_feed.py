@@ -199,7 +199,14 @@ def test_max_chars_below_the_header_is_422(desk: tuple[LiveServer, httpx.Client]
     ingest_ok(client, message_event("1", "x", created_at=at(19)))
     response = feed(client, max_chars=50)
     assert response.status_code == 422
-    assert response.json()["error"]["details"][0]["field"] == "max_chars"
+    detail = response.json()["error"]["details"][0]
+    assert detail["field"] == "max_chars"
+    needed = int(re.search(r"at least (\d+) for this header", detail["message"])[1])  # type: ignore[index]
+    assert needed > 50 and feed(client, max_chars=needed).status_code == 200
+    # every refusal of max_chars states one lower bound: the header's, never 1
+    for wrong in ("0", "-5", "x", "999999999"):
+        message = feed(client, max_chars=wrong).json()["error"]["details"][0]["message"]
+        assert "header" in message and "from 1" not in message, wrong
 
 
 @pytest.mark.parametrize(

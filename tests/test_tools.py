@@ -245,3 +245,29 @@ def test_block_provenance_resolves_exact_versions(desk: tuple[LiveServer, httpx.
     assert stale["dirty"] is True
     assert [p["is_current"] for p in stale["provenance"]] == [True, False, True]
     assert client.get("/v1/blocks/doesnotexist").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "says"),
+    [
+        ({"message_ids": ["m1"]}, "channels", "message_ids need channels"),
+        ({"source_handles": ["floor/m1"], "message_ids": ["m1"]}, "message_ids", "not both"),
+        ({"source_handles": ["floor/m1"], "before": "2025-01-01T00:00:00Z"}, "before", "browse"),
+        ({"limit": 5}, "channels", "channels are required"),
+        # what a feed line shows: a message id alone, or "re:" and the proposal's id
+        ({"source_handles": ["re:m1"]}, "source_handles.0", "message_ids, with channels"),
+        ({"source_handles": ["m0052"]}, "source_handles.0", 'is "channel/message"'),
+    ],
+)
+def test_a_refused_read_names_the_field_to_change(
+    desk: tuple[LiveServer, httpx.Client], body: dict[str, Any], field: str, says: str
+) -> None:
+    _, client = desk
+    response = call(client, "get_channel_messages", **body)
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["code"] == "validation_failed"
+    assert error["message"] == f"the request is invalid (field {field})"
+    assert [(d["field"], says in d["message"]) for d in error["details"]] == [(field, True)]
+    # the message id sent is never repeated in the answer
+    assert "m0052" not in response.text and "re:m1" not in response.text

@@ -117,10 +117,16 @@ def _as_of(value: str | None) -> str | None:
     return value
 
 
+def max_chars_rule(most: int) -> str:
+    """What ``max_chars`` must be, one lower bound in every refusal: the header's (a budget
+    below it is refused with the figure it needs)."""
+    return f"must be an integer of at most {most}, and at least what the header needs"
+
+
 def _max_chars(value: int | None, info: ValidationInfo) -> int | None:
     most = (info.context or {}).get("max_chars_limit")
     if value is not None and most is not None and value > most:
-        raise _problem(f"must be an integer from 1 to {most}")
+        raise _problem(max_chars_rule(most))
     return value
 
 
@@ -249,7 +255,7 @@ def _refusal(exc: ValidationError, max_chars_limit: int) -> ApiError:
         if error["type"] == "invalid" and name not in ("limit", "max_chars"):
             wrong[name] = str(error["msg"])
         elif name == "max_chars":
-            wrong[name] = f"must be an integer from 1 to {max_chars_limit}"
+            wrong[name] = max_chars_rule(max_chars_limit)
         else:
             wrong[name] = _TYPE_MESSAGES.get(name, "invalid value")
     name = next((n for n in _CHECK_ORDER if n in wrong), next(iter(wrong)))

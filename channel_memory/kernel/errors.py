@@ -74,6 +74,8 @@ def validation_error(exc: ValidationError, *, batch_field: str | None = None) ->
     details: list[ErrorDetail] = []
     for error in exc.errors(include_url=False):
         loc: list[Any] = list(error["loc"])
+        if not loc and isinstance(error.get("ctx"), dict) and "field" in error["ctx"]:
+            loc = [error["ctx"]["field"]]  # a model's refusal of a combination names its field
         index: int | None = None
         if batch_field is not None and len(loc) >= 2 and loc[0] == batch_field:
             index = int(loc[1])

@@ -12,12 +12,14 @@ is read in fragments through ``content_cursor``s bound to its exact content.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from channel_memory.feed import reads
 from channel_memory.feed.layout import READ_ID_PLACEHOLDER
@@ -43,7 +45,23 @@ from channel_memory.tools import cursors
 from channel_memory.tools.budget import fitting_prefix, fragment_length
 from channel_memory.tools.cursors import CursorError, CursorKeys
 
-Handle = Annotated[str, Field(pattern=r"^[A-Za-z0-9._:-]{1,128}/[A-Za-z0-9._:-]{1,128}$")]
+HANDLE_PATTERN = r"^[A-Za-z0-9._:-]{1,128}/[A-Za-z0-9._:-]{1,128}$"
+_HANDLE = re.compile(HANDLE_PATTERN)
+
+
+def _source_handle(value: object) -> object:
+    """A source handle is ``channel/message``; the error says so, and what to pass for the
+    message id a feed of one channel shows alone or a ``re:`` names."""
+    if isinstance(value, str) and not _HANDLE.match(value):
+        raise PydanticCustomError(
+            "source_handle",
+            'a source handle is "channel/message"; a message id alone (as a feed of one '
+            'channel shows it, or after "re:") goes in message_ids, with channels',
+        )
+    return value
+
+
+Handle = Annotated[str, BeforeValidator(_source_handle), Field(pattern=HANDLE_PATTERN)]
 Cursor = Annotated[str, Field(min_length=1, max_length=2048)]
 EXCERPT_CHARS = 240
 LONGEST_CURSOR = "x" * 200
@@ -74,16 +92,25 @@ class MessagesRequest(StrictModel):
 
     @model_validator(mode="after")
     def _one_way_to_ask(self) -> MessagesRequest:
+        # each refusal names the field to change (its error's location)
         if self.source_handles and self.message_ids:
-            raise ValueError("give source_handles or message_ids, not both")
+            raise _refused("message_ids", "give source_handles or message_ids, not both")
         named = self.source_handles or self.message_ids
         if named and (self.after or self.before):
-            raise ValueError("after/before browse by time; they do not combine with named messages")
+            raise _refused(
+                "after" if self.after else "before",
+                "after/before browse by time; they do not combine with named messages",
+            )
         if self.message_ids and not self.channels:
-            raise ValueError("message_ids need channels")
+            raise _refused("channels", "message_ids need channels (the channel of each id)")
         if not (named or self.channels or self.content_cursor):
-            raise ValueError("channels are required unless handles name them")
+            raise _refused("channels", "channels are required unless handles name them")
         return self
+
+
+def _refused(field: str, message: str) -> PydanticCustomError:
+    """A refusal of a combination of fields, located at the field to change."""
+    return PydanticCustomError("invalid_combination", message, {"field": field})
 
 
 # --- results (the HTTP responses and the MCP output schemas) ----------------------------
