@@ -127,7 +127,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.0745, 0.0132, 0.5536, 0.6635, 0.646, 0.0294, 0.0078, 0.9795]
+PINNED_WRAP_SCORES = [0.0597, 0.0095, 0.5452, 0.6561, 0.6417, 0.0224, 0.0062, 0.9818]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 
@@ -199,6 +199,30 @@ def test_a_cards_headline_stays_beside_the_status_line_a_rule_reads() -> None:
     assert clause_cut(card, RULES.shown_spans(card)) == (
         "Card 31: own 2y Schatz vs Bund steepener, 10k DV01\nstatus: pending approval"
     )
+
+
+def test_a_signal_cards_side_is_its_proposal_with_the_instrument_above_it() -> None:
+    # a card's side field states the trade, not its stop line or its status: it is a
+    # proposal, the side line is a decision clause, and a cut keeps the instrument line
+    # just above it ("side: BUY" alone names no trade)
+    card = (
+        "📈 SIGNAL CARD SIG-0412-02\n"
+        "instrument: ZLN5 (soybean oil, Jul)\n"
+        "direction: LONG\n"
+        "entry: 48.10-48.30\n"
+        "stop: 47.95 | target: 52.00\n"
+        "confidence: 0.61\n"
+        "status: PROPOSED"
+    )
+    decision = RULES.decide(card)
+    assert decision is not None and decision.event_type == "trade_proposal"
+    assert "direction: LONG" in [card[a:b] for a, b in RULES.decision_spans(card)]
+    shown = [card[a:b] for a, b in RULES.shown_spans(card, "trade_proposal")]
+    assert shown[:2] == ["instrument: ZLN5 (soybean oil, Jul)", "direction: LONG"]
+    # a field named like one in an order system's record is no card's side
+    record = "[OMS] FILL | side=BUY | qty 100 | px 12.50"
+    assert RULES.decide(record) is not None
+    assert RULES.decide(record).event_type == "trade_fill"  # type: ignore[union-attr]
 
 
 def test_a_change_of_view_keeps_its_announcement_and_the_new_view() -> None:

@@ -193,10 +193,20 @@ DECISIONS = {
         "flipping to bearish on semis",
         "La thèse sur LVMH est invalidée.",
         "Die These zu Gold ist hinfällig.",
+        # a view stated as now held, or a call withdrawn by its pronoun
+        "I now think the yen grinds stronger into the BoJ",
+        "We withdraw that call; base case is now a hold.",
+        "We move Vestas from Overweight to Neutral",
+        "ya no soy constructivo en el peso",
+        "Je ne suis plus baissière sur le Bund.",
+        "Ab sofort bin ich am langen Ende neutral.",
     ],
 }
 
 ORDINARY = [
+    "RSI moves to neutral zone",
+    "price went to neutral territory",
+    "I now think we should grab lunch",
     "ES holding 5100, next level 5080",
     "should we move the stop?",
     "if it loses 410 I'd cut",

@@ -176,6 +176,19 @@ SELECTOR_DECIDED = 8
 """How many of a message's first and last rule-matched clauses the clause selector also
 weighs when they lie beyond what the model reads."""
 
+_CARD_SIDE = re.compile(
+    r"^[^\w\n]{0,6}(?:action|side|direction|dir|bias)\s{0,3}:\s{0,3}"
+    r"(?:propose\s{1,3}|proposed\s{1,3})?(?:buy|sell|long|short|pay|receive)\b",
+    re.IGNORECASE,
+)
+_CARD_INSTRUMENT = re.compile(
+    r"^[^\w\n]{0,6}(?:instrument|instr|symbol|sym|ticker|contract|pair|underlying|market|asset)"
+    r"\s{0,3}:\s{0,3}\S",
+    re.IGNORECASE,
+)
+"""A signal card's side field ("direction: LONG") and its instrument field: a side shown
+cut keeps the instrument line just above it ("side: BUY" alone names no trade)."""
+
 SHOWN_UNRULED = 0.5
 """A hard event shown cut also keeps the selector's best clause no rule matched when it
 rates it at least this: a card's headline ("Card 31: own 2y Schatz vs Bund steepener")
@@ -1033,9 +1046,15 @@ class RuleSet:
         unruled = [n for n, index in enumerate(scored) if clauses[index] not in ruled]
         kept |= {n for n in best(unruled) if scores[n] >= SHOWN_UNRULED}
         threshold = model.clause_threshold
-        return [
-            clauses[index] for n, index in enumerate(scored) if n in kept or scores[n] >= threshold
-        ]
+        shown = {index for n, index in enumerate(scored) if n in kept or scores[n] >= threshold}
+        shown |= {
+            index - 1
+            for index in shown
+            if index > 0
+            and _CARD_SIDE.match(content[slice(*clauses[index])])
+            and _CARD_INSTRUMENT.match(content[slice(*clauses[index - 1])])
+        }
+        return [clauses[index] for index in sorted(shown)]
 
     def _model_spans(self, content: str) -> list[tuple[int, int]]:
         """The clauses the model reads that no guard makes ordinary and that it finds a
