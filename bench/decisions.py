@@ -163,7 +163,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.show_misses and args.split not in ("tune", "dev", "japanese_dev", "japanese_dev2"):
         parser.error(
-            "--show-misses is for the tune and dev splits only (and japanese_dev; "
+            "--show-misses is for the tune and dev splits only (and japanese_dev, "
+            "japanese_dev2; "
             "the held-out splits are never read line by line)"
         )
     rules = load_rules(args.rules) if args.rules else default_rules()

@@ -127,7 +127,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.0597, 0.0095, 0.5452, 0.6561, 0.6417, 0.0224, 0.0062, 0.9818]
+PINNED_WRAP_SCORES = [0.0603, 0.0098, 0.5457, 0.6551, 0.6386, 0.0226, 0.0062, 0.9818]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 

@@ -305,12 +305,12 @@ MEASURED_DESKS = [
     # With item lines naming messages by id (sixth round): 61; 34, 42, 52.
     # With the best clause shown among those a rule matched (seventh round): 61; 32, 40, 49.
     # With the card's headline kept beside a rule's clause (seventh round): 61; 34, 42, 51.
-    ("desk_heldout7.jsonl", 224, 62, 61, (40, 49, 55)),
+    ("desk_heldout7.jsonl", 224, 62, 61, (40, 50, 56)),
     # Likewise: measured once, 59 of 61 recognised, 76; 32, 38, 52. Then read; with the
     # learned ranker 61; 33, 43, 54.
     # With item lines naming messages by id (sixth round): 61; 35, 45, 56.
     # With the best clause shown among those a rule matched (seventh round): 61; 36, 45, 56.
-    ("desk_heldout8.jsonl", 228, 61, 61, (41, 52, 60)),
+    ("desk_heldout8.jsonl", 228, 61, 61, (42, 52, 60)),
     # Written for the fourth round after desk_heldout7 and 8 were read, never read line by
     # line, never trained or tuned on; each measured once on the round's final code (the
     # code before the round in the same sitting in brackets): 62 of 62 recognised, 65
@@ -331,7 +331,7 @@ MEASURED_DESKS = [
     # With item lines naming messages by id (sixth round): 61; 30, 37, 45.
     # With the best clause shown among those a rule matched (seventh round): 61; 30, 38, 46.
     # With the card's headline kept beside a rule's clause (seventh round): 61; 30, 37, 46.
-    ("desk_heldout11.jsonl", 226, 61, 61, (39, 49, 56)),
+    ("desk_heldout11.jsonl", 226, 61, 61, (40, 49, 57)),
     # Written for the fifth round by three more hands, never read line by line, never
     # trained or tuned on; each measured once on the round's final code (the code before
     # the round in the same sitting in brackets): 62 of 64 recognised, 53 ordinary messages
@@ -370,7 +370,7 @@ MEASURED_DESKS = [
     # 64 of 64, 67; 34, 40, 52 (before the round: 33, 42, 52).
     # With item lines naming messages by id (sixth round): 64; 37, 45, 54.
     # With the best clause shown among those a rule matched (seventh round): 64; 37, 45, 53.
-    ("desk_heldout17.jsonl", 226, 64, 64, (43, 53, 61)),
+    ("desk_heldout17.jsonl", 226, 64, 64, (42, 52, 60)),
     # Written for the sixth round by three more hands, never read line by line, never
     # trained or tuned on; each measured once on the round's final code (the code before
     # the round in the same sitting in brackets): 62 of 65 recognised, 67 ordinary messages
@@ -389,7 +389,7 @@ MEASURED_DESKS = [
     # Its miss "Cerrada la protección … estamos planos en Crossover" a shape in the seventh
     # round (flat in Spanish, read with desk_heldout21-23's misses): 57.
     # With the card's headline kept beside a rule's clause (seventh round): 57; 31, 38, 49.
-    ("desk_heldout19.jsonl", 229, 60, 59, (42, 52, 57)),
+    ("desk_heldout19.jsonl", 229, 60, 59, (41, 51, 56)),
     # 61 of 64, 69; 30, 40, 53 (61, 69; 29, 36, 52). Its writer's day began 12 minutes
     # before the 24 hours ending on the whole hour after its last message: its first four
     # messages (before 06:00Z, none a decision, none answered) were left out before it was
@@ -407,7 +407,7 @@ MEASURED_DESKS = [
     # (flat in Spanish): 63; 34, 44, 55.
     # With the card's headline kept beside a rule's clause (seventh round): 63; 35, 45, 55.
     # With the desk reading among the ranker's features (eighth round): 63; 36, 46, 57.
-    ("desk_heldout21.jsonl", 235, 64, 63, (44, 57, 62)),
+    ("desk_heldout21.jsonl", 235, 64, 63, (45, 57, 62)),
     # 60 of 63, 60; 30, 40, 50 (60, 60; 30, 40, 51). Its first three messages (before
     # 06:00Z the day before, none a decision, none answered) were left out before it was
     # measured.
@@ -477,7 +477,7 @@ MEASURED_DESKS = [
     # (a proposal and a flattened book): 60; 36, 45, 54. A market's lunch a time of day
     # ("too thin at London lunch"): 61. An order said to be in at its price ("100 ymm5 bid
     # at 96.15 is in, GTC", ninth round): 62; 36, 45, 55.
-    ("desk_heldout30.jsonl", 233, 62, 62, (43, 52, 59)),
+    ("desk_heldout30.jsonl", 233, 62, 62, (42, 51, 58)),
     # 60 of 64, 58; 35, 44, 47 (60, 58; 28, 39, 49). Its writer's day began 8 minutes
     # before the 24 hours ending on the whole hour after its last message: its first three
     # messages (none a decision, none answered) were left out before it was measured.
@@ -495,7 +495,7 @@ MEASURED_DESKS = [
     # 34, 42, 50). Its misses read: Swedish and Norwegian desk words: 63; 37, 44, 55.
     ("desk_heldout33.jsonl", 233, 65, 63, (44, 54, 59)),
     # 53 of 61, 62; 31, 39, 46 (the same). Its eight misses are in Japanese: none a shape.
-    ("desk_heldout34.jsonl", 231, 61, 61, (41, 53, 57)),
+    ("desk_heldout34.jsonl", 231, 61, 61, (41, 52, 57)),
     # 54 of 61, 49; 35, 44, 48 (54, 49; 35, 43, 49). Its writer's day began 8 minutes
     # before the 24 hours: its first message (not a decision, not answered) was left out.
     # Its misses read: Portuguese desk words, a stop moved by reply, a view scrapped: 60;
@@ -522,7 +522,7 @@ MEASURED_DESKS = [
     # messages, none a decision, one answered): every time moved 12 minutes later.
     # Twelfth round (the model retrained with the round's words; the desk's readings
     # unchanged): 64; 35, 45, 55 (were 64; 34, 45, 55).
-    ("desk_heldout40.jsonl", 234, 64, 64, (41, 50, 62)),
+    ("desk_heldout40.jsonl", 234, 64, 64, (42, 50, 62)),
     # 58 of 64, 55; 36, 41, 51 (58, 56; 36, 41, 51).
     ("desk_heldout41.jsonl", 234, 64, 64, (40, 48, 56)),
     # Three more, asked for after those were measured, each measured once on the round's
@@ -533,7 +533,7 @@ MEASURED_DESKS = [
     # 60 of 64, 51; 37, 45, 53 (the same).
     ("desk_heldout43.jsonl", 233, 64, 64, (39, 48, 56)),
     # 61 of 63, 57; 38, 45, 56 (61, 57; 38, 46, 56).
-    ("desk_heldout44.jsonl", 232, 63, 63, (41, 48, 58)),
+    ("desk_heldout44.jsonl", 232, 63, 63, (40, 48, 59)),
     # Three more, asked for after those were measured, each measured once on the round's
     # detection at 2543c00, then read:
     # 61 of 62, 52; 34, 43, 51 (61, 52; 34, 42, 50).
@@ -548,7 +548,7 @@ MEASURED_DESKS = [
     # in brackets: 56 of 64, 59; 33, 43, 50 (56, 59; 33, 42, 50).
     ("desk_heldout48.jsonl", 230, 64, 63, (35, 45, 57)),
     # 59 of 61, 50; 35, 43, 56 (the same).
-    ("desk_heldout49.jsonl", 234, 61, 60, (39, 50, 59)),
+    ("desk_heldout49.jsonl", 234, 61, 60, (39, 49, 59)),
     # 62 of 63, 62; 33, 39, 51 (62, 63; 33, 40, 51). Its first three messages (up to 12
     # minutes early, none a decision, none answered) were left out before measuring.
     ("desk_heldout50.jsonl", 231, 63, 62, (35, 44, 56)),
@@ -564,11 +564,11 @@ MEASURED_DESKS = [
     # 64 of 64, 61; 40, 49, 56 (64, 61; 40, 49, 56). Then read.
     ("desk_heldout52.jsonl", 231, 64, 64, (43, 52, 60)),
     # 60 of 62, 54; 30, 40, 50 (60, 54; 30, 41, 51). Then read.
-    ("desk_heldout53.jsonl", 234, 62, 62, (33, 43, 52)),
+    ("desk_heldout53.jsonl", 234, 62, 62, (32, 43, 52)),
     # Held out: three more, asked for at the round's start, measured once on its final
     # code (5892d60) and never read; on arrival, the code before the round, in brackets:
     # 60 of 61, 64; 36, 45, 54 (55, 62; 36, 44, 50).
-    ("desk_heldout54.jsonl", 231, 61, 61, (35, 46, 54)),
+    ("desk_heldout54.jsonl", 231, 61, 61, (35, 46, 53)),
     # 60 of 64, 54; 39, 50, 57 (60, 54; 39, 50, 57).
     ("desk_heldout55.jsonl", 232, 64, 60, (42, 52, 57)),
     # 54 of 59, 47; 34, 42, 49 (39, 43; 29, 37, 37).
@@ -583,13 +583,13 @@ MEASURED_DESKS = [
     # fourteenth round:
     # 60 of 64, 81; 19, 29, 38 (on arrival, a8bd2cc: 53, 80; 19, 25, 32);
     # final code: 60, 80; 19, 29, 36.
-    ("desk_heldout57.jsonl", 238, 64, 60, (24, 31, 41)),
+    ("desk_heldout57.jsonl", 238, 64, 60, (24, 30, 40)),
     # 60 of 63, 83; 28, 39, 50 (on arrival, a8bd2cc: 52, 80; 25, 36, 44);
     # final code: 61, 82; 30, 40, 51.
     ("desk_heldout58.jsonl", 238, 63, 61, (30, 39, 53)),
     # 55 of 65, 91; 28, 33, 39 (on arrival, a8bd2cc: 55, 94; 28, 32, 39);
     # final code: 55, 91; 28, 33, 39.
-    ("desk_heldout59.jsonl", 240, 65, 55, (28, 38, 42)),
+    ("desk_heldout59.jsonl", 240, 65, 55, (28, 36, 42)),
     # 62 of 64, 80; 30, 35, 44 (on arrival, a8bd2cc: 60, 79; 29, 36, 44);
     # final code: 62, 80; 30, 35, 44.
     ("desk_heldout60.jsonl", 239, 64, 62, (35, 39, 47)),
@@ -604,7 +604,7 @@ MEASURED_DESKS = [
     # on; measured once on the round's final detection (740477c, whose readings are
     # 2a0440c's), the floors were those figures until the fourteenth round:
     # 61 of 65, 80; 30, 36, 45.
-    ("desk_heldout62.jsonl", 240, 65, 61, (32, 41, 50)),
+    ("desk_heldout62.jsonl", 240, 65, 61, (33, 40, 50)),
     # 62 of 64, 75; 29, 35, 47.
     ("desk_heldout63.jsonl", 238, 64, 62, (31, 34, 42)),
     # 64 of 65, 90; 28, 35, 45.
@@ -612,7 +612,7 @@ MEASURED_DESKS = [
     # 64 of 65, 96; 29, 40, 48.
     ("desk_heldout65.jsonl", 238, 65, 64, (30, 41, 50)),
     # 61 of 65, 104; 28, 36, 43.
-    ("desk_heldout66.jsonl", 240, 65, 61, (27, 38, 47)),
+    ("desk_heldout66.jsonl", 240, 65, 61, (27, 38, 48)),
     # Held out: three more by three hands (asked for at the thirteenth round's end: a
     # Warsaw/Prague/London CEE desk, some Polish and Czech; a São Paulo/Mexico City/New
     # York Latin American desk, some Brazilian Portuguese and Mexican Spanish; a
@@ -620,7 +620,7 @@ MEASURED_DESKS = [
     # read, never trained or tuned on; measured once on arrival at the fourteenth round's
     # start (cd5974e), the floors were those figures until the round's change:
     # 61 of 65, 74; 31, 40, 49.
-    ("desk_heldout67.jsonl", 239, 65, 61, (35, 38, 51)),
+    ("desk_heldout67.jsonl", 239, 65, 61, (35, 39, 51)),
     # 61 of 65, 77; 32, 38, 45.
     ("desk_heldout68.jsonl", 240, 65, 61, (32, 39, 48)),
     # 63 of 65, 90; 28, 35, 44.
@@ -630,7 +630,7 @@ MEASURED_DESKS = [
     # Zurich/Geneva Swiss franc desk, some Swiss German and French; a Dubai/Riyadh/Istanbul
     # desk, some Arabic and Turkish), never read, never trained or tuned on; measured once
     # on arrival on the fourteenth round's code (d20c685): the floors are those figures.
-    ("desk_heldout70.jsonl", 237, 65, 61, (37, 47, 55)),
+    ("desk_heldout70.jsonl", 237, 65, 61, (36, 47, 55)),
     ("desk_heldout71.jsonl", 239, 65, 60, (32, 43, 56)),
     ("desk_heldout72.jsonl", 238, 66, 63, (40, 46, 57)),
     # Held out: three more by three hands, asked for during the fifteenth round (a

@@ -187,7 +187,7 @@ def test_a_thread_root_ranks_as_a_message_of_its_own() -> None:
     assert classify(reply, RULES, 3_600_000_000).score != score
 
 
-PINNED_RANKS = {"sold 5k AAPL 189.40": 0.9295, FILL_RECORD: 0.644, WRAP_MENTION: 0.4845}
+PINNED_RANKS = {"sold 5k AAPL 189.40": 0.9292, FILL_RECORD: 0.6442, WRAP_MENTION: 0.4833}
 """The shipped ranker's scores of these hard events (set when it was trained)."""
 
 

@@ -257,6 +257,9 @@ def test_block_provenance_resolves_exact_versions(desk: tuple[LiveServer, httpx.
         # what a feed line shows: a message id alone, or "re:" and the proposal's id
         ({"source_handles": ["re:m1"]}, "source_handles.0", "message_ids, with channels"),
         ({"source_handles": ["m0052"]}, "source_handles.0", 'is "channel/message"'),
+        # an input that happens to appear in the advice does not hide it
+        ({"source_handles": ["re:"]}, "source_handles.0", "message_ids, with channels"),
+        ({"source_handles": ["floor/a b"]}, "source_handles.0", "letters, digits"),
     ],
 )
 def test_a_refused_read_names_the_field_to_change(
@@ -271,3 +274,4 @@ def test_a_refused_read_names_the_field_to_change(
     assert [(d["field"], says in d["message"]) for d in error["details"]] == [(field, True)]
     # the message id sent is never repeated in the answer
     assert "m0052" not in response.text and "re:m1" not in response.text
+    assert "a b" not in response.text

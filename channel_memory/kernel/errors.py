@@ -58,10 +58,16 @@ def _message(error: Any) -> str:
         expected = ctx.get("expected_tags", "")
         return f"unknown {ctx.get('discriminator', 'tag')}; expected one of {expected}"
     message = str(error["msg"])
+    if error["type"] in FIXED_MESSAGES:
+        return message  # our own text, never the input (which may happen to appear in it)
     value = error.get("input")
     if isinstance(value, str) and value and value in message:
         return f"invalid value ({error['type']})"
     return message
+
+
+FIXED_MESSAGES = frozenset({"source_handle", "invalid_combination"})
+"""Error types whose message is fixed text of ours: shown as written."""
 
 
 def validation_error(exc: ValidationError, *, batch_field: str | None = None) -> ApiError:

@@ -53,6 +53,12 @@ def _source_handle(value: object) -> object:
     """A source handle is ``channel/message``; the error says so, and what to pass for the
     message id a feed of one channel shows alone or a ``re:`` names."""
     if isinstance(value, str) and not _HANDLE.match(value):
+        if "/" in value:
+            raise PydanticCustomError(
+                "source_handle",
+                'a source handle is "channel/message", each part of letters, digits and '
+                "._:- (at most 128)",
+            )
         raise PydanticCustomError(
             "source_handle",
             'a source handle is "channel/message"; a message id alone (as a feed of one '

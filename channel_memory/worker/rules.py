@@ -177,17 +177,36 @@ SELECTOR_DECIDED = 8
 weighs when they lie beyond what the model reads."""
 
 _CARD_SIDE = re.compile(
-    r"^[^\w\n]{0,6}(?:action|side|direction|dir|bias)\s{0,3}:\s{0,3}"
+    r"^[^\w\n]{0,6}(?:action|side|direction|dir|bias|trade|rec|call)\s{0,3}:\s{0,3}"
     r"(?:propose\s{1,3}|proposed\s{1,3})?(?:buy|sell|long|short|pay|receive)\b",
     re.IGNORECASE,
 )
 _CARD_INSTRUMENT = re.compile(
-    r"^[^\w\n]{0,6}(?:instrument|instr|symbol|sym|ticker|contract|pair|underlying|market|asset)"
-    r"\s{0,3}:\s{0,3}\S",
-    re.IGNORECASE,
+    r"^[^\w\n]{0,6}(?i:instrument|instr|symbol|sym|ticker|contract|pair|underlying)"
+    r"\s{0,3}:\s{0,3}[A-Z0-9$][A-Za-z0-9$./-]{0,15}(?:\s|$)(?![^\n]*\?)",
 )
-"""A signal card's side field ("direction: LONG") and its instrument field: a side shown
-cut keeps the instrument line just above it ("side: BUY" alone names no trade)."""
+"""A signal card's side field ("direction: LONG") and its instrument field, a symbol
+("instrument: ZLN5 (soybean oil, Jul)"): a side shown cut keeps the instrument line next
+to it ("side: BUY" alone names no trade)."""
+
+
+def _with_card_instruments(content: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` and, for each card side field among them, the instrument field on the
+    clause just above or below it, in order."""
+    if not spans:
+        return spans
+    clauses = clause_bounds(content)
+    at = {span: n for n, span in enumerate(clauses)}
+    shown = set(spans)
+    for span in spans:
+        n = at.get(span)
+        if n is None or not _CARD_SIDE.match(content[slice(*span)]):
+            continue
+        for m in (n - 1, n + 1):
+            if 0 <= m < len(clauses) and _CARD_INSTRUMENT.match(content[slice(*clauses[m])]):
+                shown.add(clauses[m])
+    return sorted(shown)
+
 
 SHOWN_UNRULED = 0.5
 """A hard event shown cut also keeps the selector's best clause no rule matched when it
@@ -1016,7 +1035,7 @@ class RuleSet:
         decided = self.decision_spans(content)
         model = self.model
         if model is None:
-            return decided
+            return _with_card_instruments(content, decided)
         if not decided and not self._model_spans(content):
             return []
         clauses = clause_bounds(content)
@@ -1046,15 +1065,14 @@ class RuleSet:
         unruled = [n for n, index in enumerate(scored) if clauses[index] not in ruled]
         kept |= {n for n in best(unruled) if scores[n] >= SHOWN_UNRULED}
         threshold = model.clause_threshold
-        shown = {index for n, index in enumerate(scored) if n in kept or scores[n] >= threshold}
-        shown |= {
-            index - 1
-            for index in shown
-            if index > 0
-            and _CARD_SIDE.match(content[slice(*clauses[index])])
-            and _CARD_INSTRUMENT.match(content[slice(*clauses[index - 1])])
-        }
-        return [clauses[index] for index in sorted(shown)]
+        return _with_card_instruments(
+            content,
+            [
+                clauses[index]
+                for n, index in enumerate(scored)
+                if n in kept or scores[n] >= threshold
+            ],
+        )
 
     def _model_spans(self, content: str) -> list[tuple[int, int]]:
         """The clauses the model reads that no guard makes ordinary and that it finds a
