@@ -653,6 +653,15 @@ MEASURED_DESKS = [
     ("desk_heldout76.jsonl", 239, 65, 62, (36, 45, 56)),
     ("desk_heldout77.jsonl", 238, 66, 63, (37, 47, 52)),
     ("desk_heldout78.jsonl", 236, 65, 61, (33, 43, 54)),
+    # Held out: three more by three hands that read nothing of the project (a Tokyo
+    # equities desk, most of it in Japanese; a Nordic desk in Swedish, Norwegian, Danish and
+    # English; a London metals and energy desk, English), asked for near the sixteenth
+    # round's end and measured once on arrival on its final code (c9a0559), and in the same
+    # sitting on the code before the round (8e40674, in brackets): 179 of 195; 94, 131, 160
+    # (176; 92, 124, 152). Never read.
+    ("desk_heldout79.jsonl", 240, 66, 57, (28, 42, 51)),
+    ("desk_heldout80.jsonl", 235, 64, 58, (32, 42, 49)),
+    ("desk_heldout81.jsonl", 239, 65, 64, (34, 47, 60)),
 ]
 
 
@@ -751,6 +760,9 @@ LABELLED_DESKS = [
     ("desk_heldout76.jsonl", 239, 65),
     ("desk_heldout77.jsonl", 238, 66),
     ("desk_heldout78.jsonl", 236, 65),
+    ("desk_heldout79.jsonl", 240, 66),
+    ("desk_heldout80.jsonl", 235, 64),
+    ("desk_heldout81.jsonl", 239, 65),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
