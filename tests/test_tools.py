@@ -85,6 +85,37 @@ def test_browse_after_and_before_are_exclusive(desk: tuple[LiveServer, httpx.Cli
     assert message["attachments"] == [] and message["reply_to"] is None
 
 
+def test_a_bound_is_a_message_id_alone_when_one_channel_is_asked(
+    desk: tuple[LiveServer, httpx.Client],
+) -> None:
+    # a feed of one channel shows message ids alone: "after": "1" there is floor/1
+    server, client = desk
+    push(server, *(message_event(str(i), f"m{i}", created_at=at(i)) for i in range(6)))
+    push(server, message_event("o1", "other channel", channel="ops", created_at=at(30)))
+    body = call(client, "get_channel_messages", channels=["floor"], after="1", before="4").json()
+    assert [m["message_id"] for m in body["messages"]] == ["2", "3"]
+    # with two channels it names neither: refused at the field, with what it may be
+    for body_args in (
+        {"channels": ["floor", "ops"], "after": "1"},
+        {"channels": ["floor", "ops"], "before": "soon"},
+    ):
+        response = call(client, "get_channel_messages", **body_args)
+        field = "after" if "after" in body_args else "before"
+        assert response.status_code == 422
+        error = response.json()["error"]
+        assert error["message"] == f"the request is invalid (field {field})"
+        assert (
+            error["details"][0]["field"] == field
+            and "message id alone" in error["details"][0]["message"]
+        )
+        assert "soon" not in response.text
+    # a handle of a channel not asked for names the field too
+    response = call(client, "get_channel_messages", channels=["floor"], after="ops/1")
+    assert (
+        response.status_code == 422 and response.json()["error"]["details"][0]["field"] == "after"
+    )
+
+
 def test_oversized_message_is_read_in_exact_fragments(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:
@@ -251,6 +282,7 @@ def test_block_provenance_resolves_exact_versions(desk: tuple[LiveServer, httpx.
     ("body", "field", "says"),
     [
         ({"message_ids": ["m1"]}, "channels", "message_ids need channels"),
+        ({"channels": ["floor"], "message_ids": ["re:m1"]}, "message_ids", 'without "re:"'),
         ({"source_handles": ["floor/m1"], "message_ids": ["m1"]}, "message_ids", "not both"),
         ({"source_handles": ["floor/m1"], "before": "2025-01-01T00:00:00Z"}, "before", "browse"),
         ({"limit": 5}, "channels", "channels are required"),

@@ -260,7 +260,8 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
             'Read exact messages: by `source_handles` ("channel/message", as search shows '
             "them) or `message_ids` with `channels` (a feed of one channel writes its items' "
             "message ids alone), or browse `channels` by time "
-            "with `after`/`before` (a handle or an RFC 3339 time, exclusive), oldest first. "
+            "with `after`/`before` (a handle, an RFC 3339 time, or with one channel a "
+            "message id alone; exclusive), oldest first. "
             "A message too large for one result comes as a `read_content` locator: ask for "
             "its handle alone to get fragments, then pass each `next_content_cursor` as "
             "`content_cursor`. `include_history` returns every version."

@@ -109,6 +109,11 @@ class MessagesRequest(StrictModel):
             )
         if self.message_ids and not self.channels:
             raise _refused("channels", "message_ids need channels (the channel of each id)")
+        if self.message_ids and any(i.startswith("re:") for i in self.message_ids):
+            raise _refused(
+                "message_ids",
+                'a message id goes without "re:" (a feed\'s re:m0051 names message m0051)',
+            )
         if not (named or self.channels or self.content_cursor):
             raise _refused("channels", "channels are required unless handles name them")
         return self
@@ -477,14 +482,31 @@ async def search(ctx: ToolContext, principal: Principal, body: SearchRequest) ->
 # --- get_channel_messages ---------------------------------------------------------------
 
 
+def _bound_error(field: str, message: str) -> ApiError:
+    """A 422 for a browse bound, naming the field (never its value)."""
+    return ApiError(
+        422,
+        "validation_failed",
+        f"the request is invalid (field {field})",
+        [ErrorDetail(field=field, code="invalid_bound", message=message)],
+    )
+
+
 async def _position(
     conn: Connection, value: str, channels: list[str], exclusive_end: bool
 ) -> tuple[int, int]:
-    """A browse bound: an RFC 3339 time, or a handle's current position."""
+    """A browse bound: an RFC 3339 time, or a handle's current position; with one channel
+    asked, a message id alone (as a feed of one channel shows it) is that channel's."""
+    field = "before" if exclusive_end else "after"
+    if "/" not in value and len(channels) == 1:
+        try:
+            parse_rfc3339(value)
+        except TimeFormatError:
+            value = f"{channels[0]}/{value}"
     if "/" in value:
         channel, message_id = value.split("/", 1)
         if channel not in channels:
-            raise ApiError(422, "validation_failed", "after/before names a channel not asked for")
+            raise _bound_error(field, "names a channel not asked for")
         kinds = await sources.channel_kinds(conn, [channel])
         current = await sources.current_versions(
             conn, kinds.get(channel, ""), channel, [message_id]
@@ -496,8 +518,10 @@ async def _position(
     try:
         moment = parse_rfc3339(value)
     except TimeFormatError:
-        raise ApiError(
-            422, "validation_failed", "after/before must be a handle or an RFC 3339 time"
+        raise _bound_error(
+            field,
+            "must be a handle (channel/message), an RFC 3339 time, or with one channel asked "
+            "a message id alone",
         ) from None
     # exclusive: after T starts past every message at T, before T ends before them
     return (moment, 2**62) if not exclusive_end else (moment, -1)
