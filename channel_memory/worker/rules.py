@@ -190,12 +190,16 @@ _CARD_INSTRUMENT = re.compile(
 to it ("side: BUY" alone names no trade)."""
 
 
-def _with_card_instruments(content: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _with_card_instruments(
+    content: str, spans: list[tuple[int, int]], clauses: list[tuple[int, int]] | None = None
+) -> list[tuple[int, int]]:
     """``spans`` and, for each card side field among them, the instrument field on the
-    clause just above or below it, in order."""
+    clause just above or below it, in order (``clauses``: the content's
+    :func:`clause_bounds`, when the caller has them already)."""
     if not spans:
         return spans
-    clauses = clause_bounds(content)
+    if clauses is None:
+        clauses = clause_bounds(content)
     at = {span: n for n, span in enumerate(clauses)}
     shown = set(spans)
     for span in spans:
@@ -1072,6 +1076,7 @@ class RuleSet:
                 for n, index in enumerate(scored)
                 if n in kept or scores[n] >= threshold
             ],
+            clauses,
         )
 
     def _model_spans(self, content: str) -> list[tuple[int, int]]:
