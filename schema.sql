@@ -4,7 +4,7 @@
 -- that both paths give the same schema.
 -- Times are integer microseconds since the Unix epoch, UTC (columns ending _us).
 
-PRAGMA user_version = 8;
+PRAGMA user_version = 9;
 
 -- Every channel seen, with the source kind it belongs to: channel ids are unique
 -- across source kinds, so a handle "<channel_id>/<message_id>" is unambiguous.
@@ -57,11 +57,11 @@ CREATE INDEX source_messages_by_author
     ON source_messages (channel_id, author_id);
 
 -- Full-text index over the current, non-deleted, non-forgotten version of each
--- message; rowid = source_messages.id. Maintained by the single writer.
+-- message; rowid = source_messages.id. Maintained by the single writer, which gives it
+-- each message's index text (channel_memory/store/terms.py), not the message itself.
 CREATE VIRTUAL TABLE source_fts USING fts5(
     content,
-    content = 'source_messages',
-    content_rowid = 'id',
+    content = '',
     tokenize = 'unicode61 remove_diacritics 2'
 );
 
@@ -187,7 +187,8 @@ CREATE TABLE block_sources (
 ) WITHOUT ROWID;
 CREATE INDEX block_sources_by_message ON block_sources (channel_id, message_id);
 
--- Full-text index over sparse block text (rowid = recall_blocks.seq).
+-- Full-text index over sparse block text (rowid = recall_blocks.seq): each block's
+-- index text (channel_memory/store/terms.py).
 CREATE VIRTUAL TABLE block_fts USING fts5(
     text,
     tokenize = 'unicode61 remove_diacritics 2'
@@ -285,7 +286,7 @@ CREATE TRIGGER search_channel_slot AFTER INSERT ON channels BEGIN
 END;
 CREATE TRIGGER search_message_added AFTER INSERT ON source_messages
 WHEN NEW.is_current = 1 AND NEW.deleted = 0 AND NEW.forgotten_us IS NULL BEGIN
-    INSERT INTO search_index (rowid, content) SELECT (slot << 41) | NEW.id, NEW.content
+    INSERT INTO search_index (rowid, content) SELECT (slot << 41) | NEW.id, cm_index_text(NEW.content)
         FROM search_channels WHERE channel_id = NEW.channel_id;
     UPDATE search_channels SET docs = docs + 1,
         tokens = tokens + length(NEW.content) - length(replace(NEW.content, ' ', '')) + 1
@@ -294,7 +295,7 @@ END;
 CREATE TRIGGER search_message_removed AFTER DELETE ON source_messages
 WHEN OLD.is_current = 1 AND OLD.deleted = 0 AND OLD.forgotten_us IS NULL BEGIN
     INSERT INTO search_index (search_index, rowid, content)
-        SELECT 'delete', (slot << 41) | OLD.id, OLD.content
+        SELECT 'delete', (slot << 41) | OLD.id, cm_index_text(OLD.content)
         FROM search_channels WHERE channel_id = OLD.channel_id;
     UPDATE search_channels SET docs = max(0, docs - 1),
         tokens = max(0, tokens - (length(OLD.content) - length(replace(OLD.content, ' ', '')) + 1))
@@ -305,7 +306,7 @@ WHEN OLD.is_current = 1 AND OLD.deleted = 0 AND OLD.forgotten_us IS NULL
     AND NOT (NEW.is_current = 1 AND NEW.deleted = 0 AND NEW.forgotten_us IS NULL
              AND NEW.content = OLD.content AND NEW.channel_id = OLD.channel_id) BEGIN
     INSERT INTO search_index (search_index, rowid, content)
-        SELECT 'delete', (slot << 41) | OLD.id, OLD.content
+        SELECT 'delete', (slot << 41) | OLD.id, cm_index_text(OLD.content)
         FROM search_channels WHERE channel_id = OLD.channel_id;
     UPDATE search_channels SET docs = max(0, docs - 1),
         tokens = max(0, tokens - (length(OLD.content) - length(replace(OLD.content, ' ', '')) + 1))
@@ -315,7 +316,7 @@ CREATE TRIGGER search_message_changed_in AFTER UPDATE ON source_messages
 WHEN NEW.is_current = 1 AND NEW.deleted = 0 AND NEW.forgotten_us IS NULL
     AND NOT (OLD.is_current = 1 AND OLD.deleted = 0 AND OLD.forgotten_us IS NULL
              AND NEW.content = OLD.content AND NEW.channel_id = OLD.channel_id) BEGIN
-    INSERT INTO search_index (rowid, content) SELECT (slot << 41) | NEW.id, NEW.content
+    INSERT INTO search_index (rowid, content) SELECT (slot << 41) | NEW.id, cm_index_text(NEW.content)
         FROM search_channels WHERE channel_id = NEW.channel_id;
     UPDATE search_channels SET docs = docs + 1,
         tokens = tokens + length(NEW.content) - length(replace(NEW.content, ' ', '')) + 1
@@ -323,7 +324,7 @@ WHEN NEW.is_current = 1 AND NEW.deleted = 0 AND NEW.forgotten_us IS NULL
 END;
 CREATE TRIGGER search_block_added AFTER INSERT ON recall_blocks WHEN NEW.sparse = 1 BEGIN
     INSERT INTO search_index (rowid, content)
-        SELECT (slot << 41) | (1 << 40) | NEW.seq, NEW.text
+        SELECT (slot << 41) | (1 << 40) | NEW.seq, cm_index_text(NEW.text)
         FROM search_channels WHERE channel_id = NEW.channel_id;
     UPDATE search_channels SET docs = docs + 1,
         tokens = tokens + length(NEW.text) - length(replace(NEW.text, ' ', '')) + 1
@@ -331,7 +332,7 @@ CREATE TRIGGER search_block_added AFTER INSERT ON recall_blocks WHEN NEW.sparse 
 END;
 CREATE TRIGGER search_block_removed AFTER DELETE ON recall_blocks WHEN OLD.sparse = 1 BEGIN
     INSERT INTO search_index (search_index, rowid, content)
-        SELECT 'delete', (slot << 41) | (1 << 40) | OLD.seq, OLD.text
+        SELECT 'delete', (slot << 41) | (1 << 40) | OLD.seq, cm_index_text(OLD.text)
         FROM search_channels WHERE channel_id = OLD.channel_id;
     UPDATE search_channels SET docs = max(0, docs - 1),
         tokens = max(0, tokens - (length(OLD.text) - length(replace(OLD.text, ' ', '')) + 1))

@@ -366,7 +366,10 @@ def test_the_verification_catches_a_tampered_copy(
     query(dest, "SELECT 1")  # the copy is an ordinary SQLite store
     import sqlite3
 
+    from channel_memory.store.sqlite import register_functions
+
     with sqlite3.connect(dest) as conn:
+        register_functions(conn)  # the triggers' function, as the store's writer defines it
         conn.execute(
             "UPDATE source_messages SET content_hash = 'sha256:tampered' "
             "WHERE id = (SELECT min(id) FROM source_messages WHERE forgotten_us IS NULL)"

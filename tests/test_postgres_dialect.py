@@ -20,6 +20,7 @@ from channel_memory.store import Store
 from channel_memory.store.database import redacted
 from channel_memory.store.postgres.dialect import translate
 from channel_memory.store.search import stem, tokens
+from channel_memory.store.terms import index_terms
 from channel_memory.worker.runner import Worker, derive_hook, derive_settings
 from tests.conftest import FakeClock, message_event
 
@@ -100,7 +101,11 @@ def test_search_terms_are_the_stems_sqlite_computes(pg_url: str) -> None:
     porter tokenizer on SQLite) does, over every word of the evaluation data."""
     vocabulary = _vocabulary()
     assert len(vocabulary) > 3000
-    differ = [(w, terms) for w, terms in _stems_in(pg_url, vocabulary) if terms != [stem(w)]]
+    differ = [
+        (w, terms)
+        for w, terms in _stems_in(pg_url, vocabulary)
+        if sorted(terms) != sorted({stem(t) for t in index_terms(w)})
+    ]
     assert differ == []
 
 
@@ -216,7 +221,7 @@ def test_version_8_indexes_again_what_version_7_stemmed_apart(pg_url: str) -> No
         return fresh, old, upgraded
 
     fresh, old, upgraded = asyncio.run(run())
-    assert fresh[2] == 8 and old[2] == 7
+    assert fresh[2] == 9 and old[2] == 7
     assert any(t.startswith("affaibli:") for t in old[0])  # version 7's stem, kept whole
     assert any(t.startswith("trekk:") for t in old[0]) and any(
         t.startswith("trek:") for t in fresh[0]
@@ -273,3 +278,131 @@ def test_a_urls_password_never_reaches_the_output(pg_url: str, tmp_path: Path) -
         process.terminate()
         _, stderr = process.communicate(timeout=60)
     assert "s3cr3t" not in banner + stderr
+
+
+WORDS_V8 = r"""
+CREATE OR REPLACE FUNCTION cm_fold(doc TEXT) RETURNS TEXT
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT regexp_replace(normalize(lower(doc), NFKD),
+                                '[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]',
+                                '', 'g') $$;
+CREATE OR REPLACE FUNCTION cm_words(doc TEXT) RETURNS TEXT[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT coalesce(array_agg(DISTINCT left(word, 500)), '{}')
+          FROM regexp_split_to_table(cm_fold(doc), '[^[:alnum:]]+') AS word
+          WHERE word <> '' $$;
+DROP FUNCTION cm_run_chars();
+REINDEX INDEX source_messages_words;
+REINDEX INDEX recall_blocks_words;
+"""
+"""Version 8's words: split and folded under the content's collation ("C", ASCII only)."""
+
+
+def test_version_9_indexes_words_of_every_script_and_inside_runs(pg_url: str) -> None:
+    """A store indexed under schema version 8 — where a word outside ASCII was never
+    indexed (the content's byte-wise collation knows ASCII letters only) and a run of
+    Japanese was one word — is upgraded: its literal-match indexes and its terms are
+    exactly what a store created at version 9 holds, and the words are found."""
+    texts = [
+        "ドル円150.20で買いました、野村経由で",
+        "Закрыли позицию по нефти, стоп снят",
+        "손절가를 올렸습니다",
+        "ΜΕΙΩΣΑΜΕ τη θέση",
+        "plain english: stop moved to breakeven",
+    ]
+    lookups = ["野村", "円", "ドル円", "позицию", "ЗАКРЫЛИ", "손절", "μειωσαμε", "150", "breakeven"]
+    state = (
+        "SELECT (SELECT array_agg(term || ':' || key ORDER BY term, key) FROM search_terms),"
+        " (SELECT array_agg(channel_id || ':' || docs || ':' || tokens ORDER BY channel_id)"
+        " FROM search_channels), (SELECT version FROM channel_memory_schema),"
+        " (SELECT array_agg((SELECT string_agg(message_id, ',' ORDER BY message_id)"
+        "  FROM source_messages WHERE cm_words(left(content, 100000)) @> cm_words(w)))"
+        "  FROM unnest($1::text[]) AS w)"
+    )
+
+    async def run() -> tuple[Any, Any, Any]:
+        store = await Store.open(pg_url)
+        try:
+            events = [
+                message_event(f"m{n}", text, created_at=f"2026-05-21T16:{n:02d}:00Z")
+                for n, text in enumerate(texts)
+            ]
+            batch = IngestBatch.model_validate({"events": events})
+            config = load_settings(None, db=pg_url)
+            await ingest(
+                store,
+                ["floor"],
+                native_commands(batch.events),
+                now_us=FakeClock().now_us,
+                derive=derive_hook(derive_settings(config)),
+            )
+        finally:
+            await store.close()
+        conn = await asyncpg.connect(pg_url)
+        try:
+            fresh = await conn.fetchrow(state, lookups)
+            async with conn.transaction():  # index it again as version 8 did
+                for rows in (INDEXED, SPARSE):
+                    await conn.execute(f"SELECT cm_unindex(c, k, i, t) FROM ({rows}) d(c, k, i, t)")
+                await conn.execute(WORDS_V8)
+                for rows in (INDEXED, SPARSE):
+                    await conn.execute(f"SELECT cm_index(c, k, i, t) FROM ({rows}) d(c, k, i, t)")
+                await conn.execute("UPDATE channel_memory_schema SET version = 8")
+            old = await conn.fetchrow(state, lookups)
+        finally:
+            await conn.close()
+        store = await Store.open(pg_url)  # migrates 8 -> 9
+        await store.close()
+        conn = await asyncpg.connect(pg_url)
+        try:
+            upgraded = await conn.fetchrow(state, lookups)
+        finally:
+            await conn.close()
+        return fresh, old, upgraded
+
+    fresh, old, upgraded = asyncio.run(run())
+    assert fresh[2] == 9 and old[2] == 8
+    found = dict(zip(lookups, fresh[3], strict=True))
+    assert found == {
+        "野村": "m0",
+        "円": "m0",
+        "ドル円": "m0",
+        "позицию": "m1",
+        "ЗАКРЫЛИ": "m1",
+        "손절": "m2",
+        "μειωσαμε": "m3",
+        "150": "m0",
+        "breakeven": "m4",
+    }
+    # version 8 found the ASCII words only
+    assert dict(zip(lookups, old[3], strict=True)) == {
+        **dict.fromkeys(lookups),
+        "150": "m0",
+        "breakeven": "m4",
+    }
+    assert old[1] == fresh[1]
+    assert tuple(upgraded) == tuple(fresh)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ドル円150.20で買いました、野村経由で流して ﾄﾞﾙ円",
+        "Закрыли позицию по нефти — СТОП снят; ÉTÉ Größe",
+        "손절가를 올렸습니다 止损移到保本 USD/JPYを",
+    ],
+)
+def test_raw_text_is_cut_as_the_terms_module_cuts_it(pg_url: str, text: str) -> None:
+    """The words of a message as stored (a byte-wise collated column) are the words the
+    store's terms module makes of it, in any script."""
+
+    async def run() -> list[str]:
+        store = await Store.open(pg_url)
+        await store.close()
+        conn = await asyncpg.connect(pg_url)
+        try:
+            return sorted(await conn.fetchval('SELECT cm_words($1::text COLLATE "C")', text))
+        finally:
+            await conn.close()
+
+    assert asyncio.run(run()) == sorted(set(index_terms(text)))

@@ -1,8 +1,9 @@
 """Relevance search: a stemming full-text index over messages and sparse blocks, ranked
 by BM25 with per-channel statistics.
 
-The index ``search_index`` is a contentless FTS5 table with the ``porter`` tokenizer.
-Its rowid packs the channel's slot, the kind and the row id
+The index ``search_index`` is a contentless FTS5 table with the ``porter`` tokenizer,
+given each document's index text (``terms.py``: a run written without spaces as its
+two-character pieces; a run in a query is a unit matched as written). Its rowid packs the channel's slot, the kind and the row id
 (``slot << 41 | kind << 40 | id``), so a channel's postings are one rowid range
 and FTS5 reads only that range (a channel filter costs nothing). Messages and
 blocks share the index, so they are ranked with the same statistics.
@@ -22,7 +23,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +32,7 @@ from channel_memory.kernel.models import RecallBlock
 from channel_memory.store.blocks import BLOCK_COLUMNS, block_from_row
 from channel_memory.store.connection import Connection
 from channel_memory.store.rows import first_row
+from channel_memory.store.terms import TOKEN, fold, is_run, pieces, tokens
 
 CAP = 250
 """Postings read per query unit and channel; more matches make a unit common."""
@@ -57,22 +58,13 @@ _STOP_TEXT = """
 """
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 """A small English stop list: words that carry no topic in a question."""
-
-_TOKEN = re.compile(r"[^\W_]+")
 _PHRASE = re.compile(r'"([^"]*)"')
-
-
-def _fold(text: str) -> str:
-    """Lower case without diacritics, as ``unicode61 remove_diacritics 2`` folds."""
-    if text.isascii():
-        return text.lower()
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
-
-
-def tokens(text: str) -> list[str]:
-    """The folded tokens of ``text`` (runs of letters and digits)."""
-    return _TOKEN.findall(_fold(text))
+_HIRAGANA = re.compile("[\u3041-\u309f]+|[^\u3041-\u309f]+")
+_KATAKANA = re.compile("[\u30a1-\u30ff]+")
+_HANGUL = re.compile("[\u1100-\u11ff\u3131-\u318e\uac00-\ud7a3]")
+LITERAL_RUN = 4
+"""Characters of kanji (or Hangul) up to which a query's run is one word matched as
+written; a longer run (a sentence of Chinese) is asked as its two-character pieces."""
 
 
 # --- the Porter stemmer (as FTS5's ``porter`` tokenizer applies it) ------------------------
@@ -210,7 +202,9 @@ def _porter(word: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Unit:
-    """One scoring unit of a query: a word, or a quoted phrase matched word for word."""
+    """One scoring unit of a query: a word, a quoted phrase matched word for word, or a
+    run of text written without spaces matched as written (``literal``; its ``words``
+    are the run's pieces, asked of the index as a phrase)."""
 
     words: tuple[str, ...]
     phrase: bool
@@ -218,18 +212,48 @@ class Unit:
     """A stop word: never a query on its own, and in a channel where it is common
     (more than ``CAP`` matches) it only adds to the score of documents found through
     the other units; below that it weighs as BM25 weighs it."""
+    literal: str | None = None
     stems: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stems", tuple(stem(w) for w in self.words))
 
 
+def _run_unit(run: str, stop: bool = False) -> Unit:
+    return Unit(tuple(pieces(run)), True, stop, run)
+
+
+def run_units(run: str) -> list[Unit]:
+    """The units of a query's run written without spaces. Japanese writes its function
+    words and endings in hiragana: the run is cut where hiragana begins or ends, and a
+    hiragana part only adds to the score (a stop unit) unless the run is all hiragana.
+    A part in katakana, or of up to ``LITERAL_RUN`` characters (a kanji compound), is
+    one unit matched as written; a longer part (a sentence of Chinese, a Korean word
+    with its particle) is asked as its two-character pieces, each a unit."""
+    parts = _HIRAGANA.findall(run)
+    units: list[Unit] = []
+    for part in parts:
+        if "\u3041" <= part[0] <= "\u309f":
+            units.append(_run_unit(part, stop=len(parts) > 1))
+        elif _KATAKANA.fullmatch(part) or (
+            len(part) <= (2 if _HANGUL.search(part) else LITERAL_RUN)
+        ):
+            units.append(_run_unit(part))
+        else:
+            units += [_run_unit(piece) for piece in pieces(part)]
+    return units
+
+
 def parse_query(query: str) -> list[Unit]:
     """The query's units: each quoted phrase, each distinct content word outside quotes,
-    then the distinct stop words. Empty when nothing but stop words and punctuation."""
+    then the distinct stop words. Empty when nothing but stop words and punctuation.
+    A run written without spaces is cut as ``run_units`` says (quoted, it is one unit)."""
     units: list[Unit] = []
     for quoted in _PHRASE.findall(query):
         words = tuple(tokens(quoted))
+        runs = [w for w in words if is_run(w)]
+        units += [_run_unit(run) for run in runs]
+        words = tuple(w for w in words if not is_run(w))
         if len(words) > 1:
             units.append(Unit(words, True))
         elif words and words[0] not in STOP_WORDS:
@@ -237,21 +261,24 @@ def parse_query(query: str) -> list[Unit]:
     seen = {u.stems for u in units}
     stops: list[Unit] = []
     for word in tokens(_PHRASE.sub(" ", query)):
-        unit = Unit((word,), False, word in STOP_WORDS)
-        if unit.stems in seen:
-            continue
-        seen.add(unit.stems)
-        (stops if unit.stop else units).append(unit)
+        found = run_units(word) if is_run(word) else [Unit((word,), False, word in STOP_WORDS)]
+        for unit in found:
+            if unit.stems in seen:
+                continue
+            seen.add(unit.stems)
+            (stops if unit.stop else units).append(unit)
     return units + stops if units else []
 
 
 def occurrences(unit: Unit, stems: Counter[str], text: str) -> int:
     """How often ``unit`` occurs in a text (``stems``: its tokens' stems, counted): a
-    word by its stem, a phrase literally, word for word."""
+    word by its stem, a phrase literally, word for word, a run as written."""
+    if unit.literal is not None:
+        return fold(text).count(unit.literal)
     if not unit.phrase:
         return stems[unit.stems[0]]
     pattern = r"(?<![^\W_])" + r"[\W_]+".join(map(re.escape, unit.words)) + r"(?![^\W_])"
-    return len(re.findall(pattern, _fold(text)))
+    return len(re.findall(pattern, fold(text)))
 
 
 def bm25(
@@ -273,14 +300,17 @@ def excerpt(text: str, units: Sequence[Unit], size: int) -> str:
         return text
     targets = {u.stems[0] for u in units if not u.phrase and not u.stop}
     spots: list[int] = []
-    lowered = _fold(text)
+    lowered = fold(text)
     folded_same = len(lowered) == len(text)
     for unit in units:
-        if unit.phrase and folded_same:
+        if unit.literal is not None:
+            where = lowered if folded_same else text
+            spots += [m.start() for m in re.finditer(re.escape(unit.literal), where)]
+        elif unit.phrase and folded_same:
             pattern = r"[\W_]+".join(map(re.escape, unit.words))
             spots += [m.start() for m in re.finditer(pattern, lowered)]
-    for match in _TOKEN.finditer(text):
-        if stem(_fold(match.group())) in targets:
+    for match in TOKEN.finditer(text):
+        if stem(fold(match.group())) in targets:
             spots.append(match.start())
     spots.sort()
     at = 0

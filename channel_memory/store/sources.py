@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any, NamedTuple
@@ -17,6 +16,7 @@ from channel_memory.kernel.models import (
 )
 from channel_memory.store.connection import Connection
 from channel_memory.store.rows import columns, one_row
+from channel_memory.store.terms import phrases
 
 
 class VersionRow(NamedTuple):
@@ -471,16 +471,13 @@ async def readable_by_ids(
     return [version_from_row(row) for row in fetched]
 
 
-_WORD = re.compile(r"\w+")
-
-
 def literal_match(query: str) -> tuple[str, ...] | None:
-    """The words of ``query``, to be matched literally, every one (no search syntax).
+    """The words of ``query``, to be matched literally, every one (no search syntax):
+    phrases of index terms (see ``terms.phrases``).
 
     Returns None when the query has no words (the caller decides what that means).
     """
-    words = tuple(_WORD.findall(query))
-    return words or None
+    return phrases(query) or None
 
 
 async def browse_current(

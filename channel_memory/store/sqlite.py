@@ -33,6 +33,7 @@ from channel_memory.store.database import (
     schema_version,
 )
 from channel_memory.store.rows import one_row
+from channel_memory.store.terms import index_text
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -109,7 +110,9 @@ def _fts_phrase(words: Sequence[str]) -> str:
 
 class SqliteDialect:
     """FTS5: ``source_fts`` and ``block_fts`` for literal matches (unicode61), the
-    contentless ``search_index`` (porter) for the ranked search, kept by triggers."""
+    contentless ``search_index`` (porter) for the ranked search, kept by triggers. Each
+    is given a document's ``index_text`` (runs written without spaces cut into pieces),
+    never its raw text."""
 
     name = "sqlite"
 
@@ -131,14 +134,18 @@ class SqliteDialect:
         if removed:
             await conn.executemany(
                 "INSERT INTO source_fts (source_fts, rowid, content) VALUES ('delete', ?, ?)",
-                removed,
+                [(rowid, index_text(text)) for rowid, text in removed],
             )
         if added:
-            await conn.executemany("INSERT INTO source_fts (rowid, content) VALUES (?, ?)", added)
+            await conn.executemany(
+                "INSERT INTO source_fts (rowid, content) VALUES (?, ?)",
+                [(rowid, index_text(text)) for rowid, text in added],
+            )
 
     async def unindex_expired_sources(self, conn: Connection, cutoff_us: int) -> None:
         await conn.execute(
-            "INSERT INTO source_fts (source_fts, rowid, content) SELECT 'delete', id, content "
+            "INSERT INTO source_fts (source_fts, rowid, content) "
+            "SELECT 'delete', id, cm_index_text(content) "
             "FROM source_messages WHERE is_current = 1 AND deleted = 0 AND forgotten_us IS NULL "
             "AND created_us < ?",
             (cutoff_us,),
@@ -146,7 +153,10 @@ class SqliteDialect:
 
     async def index_block_text(self, conn: Connection, added: Sequence[tuple[int, str]]) -> None:
         if added:
-            await conn.executemany("INSERT INTO block_fts (rowid, text) VALUES (?, ?)", added)
+            await conn.executemany(
+                "INSERT INTO block_fts (rowid, text) VALUES (?, ?)",
+                [(rowid, index_text(text)) for rowid, text in added],
+            )
 
     async def unindex_block_text(self, conn: Connection, seqs: Sequence[int]) -> None:
         await conn.execute(
@@ -188,6 +198,12 @@ def _json_list(values: Iterable[int]) -> str:
     return "[" + ",".join(str(int(v)) for v in values) + "]"
 
 
+def register_functions(conn: sqlite3.Connection) -> None:
+    """Define the functions the schema's triggers call (``cm_index_text``) on a
+    connection: every connection that writes messages or blocks needs them."""
+    conn.create_function("cm_index_text", 1, index_text, deterministic=True)
+
+
 async def _configure(conn: aiosqlite.Connection, *, writer: bool) -> None:
     await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     await conn.execute("PRAGMA foreign_keys = ON")
@@ -213,6 +229,8 @@ async def upgrade(
     """
     schema = schema if schema is not None else schema_sql()
     steps = steps if steps is not None else migrations()
+    # the triggers and the migrations call it: the writer has it from here on
+    await conn.create_function("cm_index_text", 1, index_text, deterministic=True)
     target = schema_version(schema)
     await conn.execute("BEGIN IMMEDIATE")
     try:

@@ -12,7 +12,7 @@ CREATE TABLE channel_memory_schema (
     only_row BOOLEAN PRIMARY KEY DEFAULT true CHECK (only_row),
     version BIGINT NOT NULL
 );
-INSERT INTO channel_memory_schema (version) VALUES (8);
+INSERT INTO channel_memory_schema (version) VALUES (9);
 
 -- What the store's SQL borrows from SQLite, defined here so that one statement runs on
 -- both: a JSON array bound as text and read element by element (json_each), JSON
@@ -37,9 +37,9 @@ CREATE FUNCTION instr(haystack TEXT, needle TEXT) RETURNS INTEGER
 CREATE TEXT SEARCH DICTIONARY cm_porter (TEMPLATE = snowball, LANGUAGE = porter);
 CREATE FUNCTION cm_fold(doc TEXT) RETURNS TEXT
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    AS $$ SELECT regexp_replace(normalize(lower(doc), NFKD),
+    AS $$ SELECT normalize(regexp_replace(normalize(lower(doc COLLATE "default"), NFKD),
                                 '[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]',
-                                '', 'g') $$;
+                                '', 'g'), NFC) $$;
 -- FTS5's Porter (the reference C version) departs from the original algorithm that
 -- Snowball's 'porter' implements in two step-2 rules — "bli" becomes "ble" and "logi"
 -- becomes "log" ("assembly": assembl, not assembli; "hydrology": hydrolog; "affaibli":
@@ -71,12 +71,29 @@ CREATE FUNCTION cm_stem(word TEXT) RETURNS TEXT
     AS $$ SELECT CASE WHEN length(word) < 3 OR length(word) > 64 OR word ~ '[^\x01-\x7f]'
                       THEN left(word, 500)
                       ELSE coalesce((ts_lexize('cm_porter', cm_porter_c(word)))[1], word) END $$;
--- A text's distinct words, as unicode61 with remove_diacritics splits and folds them (a
--- word over 500 characters kept to its first 500: an index entry holds ~2.7 kB).
+-- The characters of text written without spaces (Hangul, kana, CJK ideographs), as a
+-- bracket expression's ranges: the ranges of channel_memory/store/terms.py.
+CREATE FUNCTION cm_run_chars() RETURNS TEXT
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT '\u1100-\u11ff\u3005-\u3007\u3041-\u3096\u3099-\u309a\u309d-\u309f'
+                 '\u30a1-\u30fa\u30fc-\u30ff\u3131-\u318e\u31f0-\u31ff\u3400-\u4dbf'
+                 '\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f' $$;
+-- A text's distinct words, as channel_memory/store/terms.py cuts them (index_terms):
+-- runs of letters and digits, folded, a run written without spaces cut from the letters
+-- around it and held as its two-character pieces and its characters (a word over 500
+-- characters kept to its first 500: an index entry holds ~2.7 kB). Character classes
+-- and lower case follow the database's LC_CTYPE, whatever the collation of the text.
 CREATE FUNCTION cm_words(doc TEXT) RETURNS TEXT[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    AS $$ SELECT coalesce(array_agg(DISTINCT left(word, 500)), '{}')
-          FROM regexp_split_to_table(cm_fold(doc), '[^[:alnum:]]+') AS word
+    AS $$ SELECT coalesce(array_agg(DISTINCT left(term, 500)), '{}')
+          FROM regexp_split_to_table(cm_fold(doc) COLLATE "default", '[^[:alnum:]]+') AS word,
+               regexp_matches(word, '[' || cm_run_chars() || ']+|[^' || cm_run_chars() || ']+',
+                              'g') AS token,
+               unnest(CASE WHEN token[1] ~ ('^[' || cm_run_chars() || ']')
+                           THEN regexp_split_to_array(token[1], '') || ARRAY(
+                               SELECT substr(token[1], i, 2)
+                               FROM generate_series(1, length(token[1]) - 1) AS i)
+                           ELSE ARRAY[token[1]] END) AS term
           WHERE word <> '' $$;
 -- A text's distinct search terms: its words, stemmed.
 CREATE FUNCTION cm_terms(doc TEXT) RETURNS TEXT[]
