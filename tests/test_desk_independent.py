@@ -662,6 +662,15 @@ MEASURED_DESKS = [
     ("desk_heldout79.jsonl", 240, 66, 57, (28, 42, 51)),
     ("desk_heldout80.jsonl", 235, 64, 58, (32, 42, 49)),
     ("desk_heldout81.jsonl", 239, 65, 64, (34, 47, 60)),
+    # Held out: three more by three hands that read nothing of the project (a Hong Kong/
+    # Seoul desk in English, Cantonese, Mandarin and Korean; a Chicago agricultural desk in
+    # English, Brazilian Portuguese and Argentine Spanish; a Dubai/Riyadh desk in English
+    # and Arabic), asked for at the seventeenth round's start and measured once on arrival
+    # on the code before it (d821896; the round changed no reading): 185 of 196; 95, 125,
+    # 152. Never read.
+    ("desk_heldout82.jsonl", 236, 65, 62, (28, 37, 45)),
+    ("desk_heldout83.jsonl", 235, 66, 64, (34, 46, 53)),
+    ("desk_heldout84.jsonl", 239, 65, 59, (33, 42, 54)),
 ]
 
 
@@ -763,6 +772,9 @@ LABELLED_DESKS = [
     ("desk_heldout79.jsonl", 240, 66),
     ("desk_heldout80.jsonl", 235, 64),
     ("desk_heldout81.jsonl", 239, 65),
+    ("desk_heldout82.jsonl", 236, 65),
+    ("desk_heldout83.jsonl", 235, 66),
+    ("desk_heldout84.jsonl", 239, 65),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
