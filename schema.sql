@@ -279,7 +279,8 @@ CREATE VIRTUAL TABLE search_index USING fts5(
 );
 -- The triggers keep the index and the totals in step with every write path (ingest,
 -- edits, deletes, forgets, retention, the worker's blocks). A document's length is
--- its space-separated words.
+-- its space-separated words and its characters written without spaces (cm_length);
+-- the index is given its index text (cm_index_text; both defined by the connection).
 CREATE TRIGGER search_channel_slot AFTER INSERT ON channels BEGIN
     INSERT OR IGNORE INTO search_channels (channel_id, slot, docs, tokens)
     VALUES (NEW.channel_id, (SELECT coalesce(max(slot), 0) + 1 FROM search_channels), 0, 0);
@@ -289,7 +290,7 @@ WHEN NEW.is_current = 1 AND NEW.deleted = 0 AND NEW.forgotten_us IS NULL BEGIN
     INSERT INTO search_index (rowid, content) SELECT (slot << 41) | NEW.id, cm_index_text(NEW.content)
         FROM search_channels WHERE channel_id = NEW.channel_id;
     UPDATE search_channels SET docs = docs + 1,
-        tokens = tokens + length(NEW.content) - length(replace(NEW.content, ' ', '')) + 1
+        tokens = tokens + cm_length(NEW.content)
         WHERE channel_id = NEW.channel_id;
 END;
 CREATE TRIGGER search_message_removed AFTER DELETE ON source_messages
@@ -298,7 +299,7 @@ WHEN OLD.is_current = 1 AND OLD.deleted = 0 AND OLD.forgotten_us IS NULL BEGIN
         SELECT 'delete', (slot << 41) | OLD.id, cm_index_text(OLD.content)
         FROM search_channels WHERE channel_id = OLD.channel_id;
     UPDATE search_channels SET docs = max(0, docs - 1),
-        tokens = max(0, tokens - (length(OLD.content) - length(replace(OLD.content, ' ', '')) + 1))
+        tokens = max(0, tokens - cm_length(OLD.content))
         WHERE channel_id = OLD.channel_id;
 END;
 CREATE TRIGGER search_message_changed_out AFTER UPDATE ON source_messages
@@ -309,7 +310,7 @@ WHEN OLD.is_current = 1 AND OLD.deleted = 0 AND OLD.forgotten_us IS NULL
         SELECT 'delete', (slot << 41) | OLD.id, cm_index_text(OLD.content)
         FROM search_channels WHERE channel_id = OLD.channel_id;
     UPDATE search_channels SET docs = max(0, docs - 1),
-        tokens = max(0, tokens - (length(OLD.content) - length(replace(OLD.content, ' ', '')) + 1))
+        tokens = max(0, tokens - cm_length(OLD.content))
         WHERE channel_id = OLD.channel_id;
 END;
 CREATE TRIGGER search_message_changed_in AFTER UPDATE ON source_messages
@@ -319,7 +320,7 @@ WHEN NEW.is_current = 1 AND NEW.deleted = 0 AND NEW.forgotten_us IS NULL
     INSERT INTO search_index (rowid, content) SELECT (slot << 41) | NEW.id, cm_index_text(NEW.content)
         FROM search_channels WHERE channel_id = NEW.channel_id;
     UPDATE search_channels SET docs = docs + 1,
-        tokens = tokens + length(NEW.content) - length(replace(NEW.content, ' ', '')) + 1
+        tokens = tokens + cm_length(NEW.content)
         WHERE channel_id = NEW.channel_id;
 END;
 CREATE TRIGGER search_block_added AFTER INSERT ON recall_blocks WHEN NEW.sparse = 1 BEGIN
@@ -327,7 +328,7 @@ CREATE TRIGGER search_block_added AFTER INSERT ON recall_blocks WHEN NEW.sparse 
         SELECT (slot << 41) | (1 << 40) | NEW.seq, cm_index_text(NEW.text)
         FROM search_channels WHERE channel_id = NEW.channel_id;
     UPDATE search_channels SET docs = docs + 1,
-        tokens = tokens + length(NEW.text) - length(replace(NEW.text, ' ', '')) + 1
+        tokens = tokens + cm_length(NEW.text)
         WHERE channel_id = NEW.channel_id;
 END;
 CREATE TRIGGER search_block_removed AFTER DELETE ON recall_blocks WHEN OLD.sparse = 1 BEGIN
@@ -335,7 +336,7 @@ CREATE TRIGGER search_block_removed AFTER DELETE ON recall_blocks WHEN OLD.spars
         SELECT 'delete', (slot << 41) | (1 << 40) | OLD.seq, cm_index_text(OLD.text)
         FROM search_channels WHERE channel_id = OLD.channel_id;
     UPDATE search_channels SET docs = max(0, docs - 1),
-        tokens = max(0, tokens - (length(OLD.text) - length(replace(OLD.text, ' ', '')) + 1))
+        tokens = max(0, tokens - cm_length(OLD.text))
         WHERE channel_id = OLD.channel_id;
 END;
 

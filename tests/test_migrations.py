@@ -10,7 +10,7 @@ import pytest
 
 from channel_memory.store import SchemaTooNew, Store
 from channel_memory.store.database import migrations, schema_version
-from channel_memory.store.sqlite import schema_sql, upgrade
+from channel_memory.store.sqlite import define_functions, schema_sql, upgrade
 
 pytestmark = pytest.mark.anyio
 
@@ -93,6 +93,7 @@ async def test_migrating_an_older_schema_gives_schema_sql(tmp_path: Path, versio
     """A database created by an older version and migrated equals one from schema.sql."""
     old = (Path(__file__).parent / "schemas" / f"v{version}.sql").read_text()
     async with aiosqlite.connect(tmp_path / "old.db", isolation_level=None) as conn:
+        await define_functions(conn)  # the store's connections define them (migration 9)
         assert await upgrade(conn, schema=old, steps={}) == version
         assert await upgrade(conn) == schema_version(schema_sql())
     store = await Store.open(tmp_path / "fresh.db")

@@ -18,8 +18,15 @@ from hypothesis import strategies as st
 
 from channel_memory.store import Store
 from channel_memory.store import search as search_index
-from channel_memory.store.sqlite import upgrade
-from channel_memory.store.terms import index_terms, index_text, phrases, pieces, tokens
+from channel_memory.store.sqlite import define_functions, upgrade
+from channel_memory.store.terms import (
+    doc_length,
+    index_terms,
+    index_text,
+    phrases,
+    pieces,
+    tokens,
+)
 from tests.conftest import LiveServer, at, ingest_ok, message_event
 
 READ = "read-token-0123456789ab"
@@ -116,6 +123,43 @@ def test_the_ranked_search_answers_a_question_asked_in_japanese(
     assert ranked(client, '"ドル円"', sort="newest") == ["m9", "m0"]
 
 
+def test_quoted_text_with_runs_and_numbers_must_appear_as_written(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    """From the trial of this capability: a quoted number beside Japanese text found
+    nothing (a phrase's edges took kana for letters), and a quoted phrase mixing a run
+    with digits matched any of its parts."""
+    server = make_server(worker={"enabled": False}, tokens=TOKENS)
+    texts = [
+        "ドル円150.20で買い",  # m0
+        "ドル円149.95で売り",  # m1
+        "トヨタ2,000株を3,150円で",  # m2
+        "ソニー500株、7.20で",  # m3
+        "寄り付きで成行",  # m4
+        "お願いします、きょうは早めに",  # m5: shares only hiragana with 寄り付き
+        "日付を確認",  # m6: shares 付
+        "ユーロ円を買い増し",  # m7
+        "ユーロ円 買い増し",  # m8: as long, one space (it counted as two words of nine)
+    ]
+    with server.client(ADMIN) as admin:
+        ingest_ok(
+            admin, *[message_event(f"m{i}", t, created_at=at(i)) for i, t in enumerate(texts)]
+        )
+    with server.client(READ) as client:
+        assert ranked(client, '"150.20"') == ["m0"]
+        assert ranked(client, '"ドル円150.20"') == ["m0"]
+        assert ranked(client, '"2,000株"') == ["m2"]
+        assert ranked(client, '"ドル円、149.95"') == ["m1"]  # punctuation between is allowed
+        # unquoted, digits written together are one phrase too
+        assert ranked(client, "150.20") == ["m0"]
+        assert ranked(client, "7.20")[0] == "m3"
+        # the whole run first; its hiragana parts bring nothing of their own
+        found = ranked(client, "寄り付き")
+        assert found[0] == "m4" and "m5" not in found
+        # a run is as long as its characters: the two weigh the same, the newer first
+        assert ranked(client, "ユーロ円") == ["m8", "m7"]
+
+
 def test_excerpts_show_a_match_inside_a_long_run(make_server: Callable[..., LiveServer]) -> None:
     server = make_server(worker={"enabled": False}, tokens=TOKENS)
     calm = "。相場は方向感に欠ける展開" * 30
@@ -141,6 +185,32 @@ def test_edits_and_forgets_keep_the_index_in_step(desk: tuple[LiveServer, httpx.
     assert literal(client, "野村") == set() and ranked(client, "野村") == []
     assert literal(client, "みずほ") == {"m2"} and ranked(client, "みずほ") == ["m2"]
     assert literal(client, "ストップ") == set() and ranked(client, "ストップ") == []
+
+
+def test_the_author_filter_folds_case_beyond_ascii(make_server: Callable[..., LiveServer]) -> None:
+    """``author`` is a case-insensitive substring of the author's name or id in every
+    script (SQLite's ``lower()`` and PostgreSQL's under the columns' collation lowered
+    ASCII only: "Éric" did not find "Éric")."""
+    server = make_server(worker={"enabled": False}, tokens=TOKENS)
+    with server.client(ADMIN) as admin:
+        ingest_ok(
+            admin,
+            message_event("m0", "stop moved", author="Éric Ω", created_at=at(0)),
+            message_event("m1", "stop kept", author="ДМИТРИЙ", created_at=at(1)),
+            message_event("m2", "stop removed", author="eric", created_at=at(2)),
+        )
+    with server.client(READ) as client:
+        for author, found in [
+            ("Éric", {"m0"}),
+            ("éRIC ω", {"m0"}),
+            ("дмитрий", {"m1"}),
+            ("ERIC", {"m2"}),
+        ]:
+            response = client.post(
+                "/search", json={"channel_ids": ["floor"], "query": "stop", "author": author}
+            )
+            got = {m["message_id"] for m in response.json()["source_messages"]}
+            assert got == found, author
 
 
 # --- the terms themselves ---------------------------------------------------------------
@@ -177,6 +247,7 @@ async def test_version_9_indexes_again_what_version_8_held_whole(tmp_path: Path)
     old_schema = (Path(__file__).parent / "schemas" / "v8.sql").read_text(encoding="utf-8")
     db = tmp_path / "old.db"
     async with aiosqlite.connect(db, isolation_level=None) as conn:
+        await define_functions(conn)
         assert await upgrade(conn, schema=old_schema, steps={}) == 8
         await conn.execute("INSERT INTO channels VALUES ('floor', 'native', 0)")
         for n, text in enumerate(["野村経由で流して", "ストップ移動 stop moved"]):
@@ -208,6 +279,11 @@ async def test_version_9_indexes_again_what_version_8_held_whole(tmp_path: Path)
     conn2 = sqlite3.connect(db)
     try:
         assert conn2.execute("PRAGMA user_version").fetchone() == (9,)
+        # the totals count a run's characters as words: computed again
+        lengths = sum(doc_length(t) for t in ["野村経由で流して", "ストップ移動 stop moved"])
+        assert conn2.execute("SELECT docs, tokens FROM search_channels").fetchall() == [
+            (3, lengths + doc_length("みずほのまとめ"))
+        ]
         for table, word, count in [
             ("search_index", '"野村"', 1),
             ("search_index", '"スト トッ ップ"', 1),
@@ -229,3 +305,23 @@ async def test_version_9_indexes_again_what_version_8_held_whole(tmp_path: Path)
             new.close()
     finally:
         conn2.close()
+
+
+def test_a_refused_limit_or_since_names_its_field(desk: tuple[LiveServer, httpx.Client]) -> None:
+    """From the trial: ``limit: 101`` and a malformed ``since`` were refused without a
+    field to change."""
+    _, client = desk
+    for path, body, field in [
+        ("/v1/tools/search_channel_context", {"query": "円", "limit": 101}, "limit"),
+        ("/v1/tools/search_channel_context", {"query": "円", "since": "yesterday"}, "since"),
+        ("/v1/tools/get_channel_messages", {"since": "yesterday"}, "since"),
+    ]:
+        response = client.post(path, json={"channels": ["floor"], **body})
+        assert response.status_code == 422, (path, body)
+        error = response.json()["error"]
+        assert error["code"] == "validation_failed"
+        assert [d["field"] for d in error["details"]] == [field]
+        assert "yesterday" not in response.text
+    response = client.post("/search", json={"channel_ids": ["floor"], "query": "円", "since": "x1"})
+    assert response.status_code == 422
+    assert [d["field"] for d in response.json()["error"]["details"]] == ["since"]

@@ -103,3 +103,15 @@ def validation_error(exc: ValidationError, *, batch_field: str | None = None) ->
         parts.append(f"field {details[0].field}")
     where = f" ({', '.join(parts)})" if parts else ""
     return ApiError(422, "validation_failed", f"the request is invalid{where}", details[:50])
+
+
+def field_refused(field: str, code: str, message: str) -> ApiError:
+    """A 422 for one field refused after validation (a bound, a limit, a time), worded
+    and located as ``validation_error`` words pydantic's: the field named, never its
+    value."""
+    return ApiError(
+        422,
+        "validation_failed",
+        f"the request is invalid (field {field})",
+        [ErrorDetail(field=field, code=code, message=message)],
+    )

@@ -3,10 +3,11 @@ by BM25 with per-channel statistics.
 
 The index ``search_index`` is a contentless FTS5 table with the ``porter`` tokenizer,
 given each document's index text (``terms.py``: a run written without spaces as its
-two-character pieces; a run in a query is a unit matched as written). Its rowid packs the channel's slot, the kind and the row id
-(``slot << 41 | kind << 40 | id``), so a channel's postings are one rowid range
-and FTS5 reads only that range (a channel filter costs nothing). Messages and
-blocks share the index, so they are ranked with the same statistics.
+two-character pieces; a run in a query is a unit matched as written). Its rowid packs
+the channel's slot, the kind and the row id (``slot << 41 | kind << 40 | id``), so a
+channel's postings are one rowid range and FTS5 reads only that range (a channel filter
+costs nothing). Messages and blocks share the index, so they are ranked with the same
+statistics.
 
 Every unit of a query (a content word, or a quoted phrase) reads at most
 ``CAP + 1`` postings of the channel, newest first: the cost follows the result
@@ -32,7 +33,7 @@ from channel_memory.kernel.models import RecallBlock
 from channel_memory.store.blocks import BLOCK_COLUMNS, block_from_row
 from channel_memory.store.connection import Connection
 from channel_memory.store.rows import first_row
-from channel_memory.store.terms import TOKEN, fold, is_run, pieces, tokens
+from channel_memory.store.terms import RUN_CHARS, TOKEN, doc_length, fold, is_run, pieces, tokens
 
 CAP = 250
 """Postings read per query unit and channel; more matches make a unit common."""
@@ -200,27 +201,69 @@ def _porter(word: str) -> str:
 # --- queries ----------------------------------------------------------------------------
 
 
+_WORD_CHAR = f"[^\\W_{RUN_CHARS}]"
+"""A letter or digit of a word written with spaces: a phrase's edges (a run written
+without spaces around a number is an edge, as ``terms`` cuts it)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Unit:
-    """One scoring unit of a query: a word, a quoted phrase matched word for word, or a
-    run of text written without spaces matched as written (``literal``; its ``words``
-    are the run's pieces, asked of the index as a phrase)."""
+    """One scoring unit of a query: a word, a quoted phrase matched word for word, or
+    text with runs written without spaces matched as written (``pattern``: the regular
+    expression it is counted by; ``parts``: its phrases of index terms, all asked of the
+    index — a run's pieces, the words between runs)."""
 
     words: tuple[str, ...]
     phrase: bool
     stop: bool = False
     """A stop word: never a query on its own, and in a channel where it is common
     (more than ``CAP`` matches) it only adds to the score of documents found through
-    the other units; below that it weighs as BM25 weighs it."""
-    literal: str | None = None
+    the other units; below that it weighs as BM25 weighs it. A stop part of a run
+    (hiragana) never brings candidates of its own."""
+    pattern: str | None = None
+    parts: tuple[str, ...] = ()
     stems: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stems", tuple(stem(w) for w in self.words))
+        if not self.parts:
+            object.__setattr__(self, "parts", (" ".join(self.words),))
 
 
-def _run_unit(run: str, stop: bool = False) -> Unit:
-    return Unit(tuple(pieces(run)), True, stop, run)
+def _phrase_pattern(words: Sequence[str]) -> str:
+    return rf"(?<!{_WORD_CHAR})" + r"[\W_]+".join(map(re.escape, words)) + rf"(?!{_WORD_CHAR})"
+
+
+def written_unit(found: Sequence[str], stop: bool = False) -> Unit:
+    """A unit for tokens (some of them runs) that must appear as written, in this order:
+    runs as they are, words between them word for word, nothing but punctuation or
+    spaces between a run and a word."""
+    parts: list[str] = []
+    pattern = ""
+    words: list[str] = []
+    for i, token in enumerate(found):
+        run = is_run(token)
+        before = found[i - 1] if i else None
+        if before is None:
+            pattern += "" if run else rf"(?<!{_WORD_CHAR})"
+        else:
+            pattern += r"[\W_]*" if run or is_run(before) else r"[\W_]+"
+        pattern += re.escape(token)
+        if run:
+            parts.append(" ".join(pieces(token)))
+            words += pieces(token)
+        else:
+            if before is not None and not is_run(before):
+                parts[-1] += " " + token
+            else:
+                parts.append(token)
+            words.append(token)
+    pattern += "" if is_run(found[-1]) else rf"(?!{_WORD_CHAR})"
+    return Unit(tuple(words), True, stop, pattern, tuple(parts))
+
+
+WHOLE_RUN = 8
+"""Characters up to which a run the query cuts into parts is also asked whole."""
 
 
 def run_units(run: str) -> list[Unit]:
@@ -229,40 +272,61 @@ def run_units(run: str) -> list[Unit]:
     hiragana part only adds to the score (a stop unit) unless the run is all hiragana.
     A part in katakana, or of up to ``LITERAL_RUN`` characters (a kanji compound), is
     one unit matched as written; a longer part (a sentence of Chinese, a Korean word
-    with its particle) is asked as its two-character pieces, each a unit."""
+    with its particle) is asked as its two-character pieces, each a unit. A run of up to
+    ``WHOLE_RUN`` characters cut into parts is asked whole too (``寄り付き``)."""
     parts = _HIRAGANA.findall(run)
-    units: list[Unit] = []
+    units: list[Unit] = [written_unit([run])] if len(parts) > 1 and len(run) <= WHOLE_RUN else []
     for part in parts:
         if "\u3041" <= part[0] <= "\u309f":
-            units.append(_run_unit(part, stop=len(parts) > 1))
+            units.append(written_unit([part], stop=len(parts) > 1))
         elif _KATAKANA.fullmatch(part) or (
             len(part) <= (2 if _HANGUL.search(part) else LITERAL_RUN)
         ):
-            units.append(_run_unit(part))
+            units.append(written_unit([part]))
         else:
-            units += [_run_unit(piece) for piece in pieces(part)]
+            units += [written_unit([piece]) for piece in pieces(part)]
+    return units
+
+
+def _chunk_units(chunk: str) -> list[Unit]:
+    """The units of a part of the query written without a space: its runs as
+    ``run_units`` cuts them; its other tokens each a word — but tokens written together
+    with a digit among them (``150.20``, ``3,148``) one phrase."""
+    found = tokens(chunk)
+    units: list[Unit] = []
+    group: list[str] = []
+    for token in [*found, ""]:
+        if token and not is_run(token):
+            group.append(token)
+            continue
+        if len(group) > 1 and any(c.isdigit() for c in "".join(group)):
+            units.append(Unit(tuple(group), True))
+        else:
+            units += [Unit((word,), False, word in STOP_WORDS) for word in group]
+        group = []
+        if token:
+            units += run_units(token)
     return units
 
 
 def parse_query(query: str) -> list[Unit]:
     """The query's units: each quoted phrase, each distinct content word outside quotes,
     then the distinct stop words. Empty when nothing but stop words and punctuation.
-    A run written without spaces is cut as ``run_units`` says (quoted, it is one unit)."""
+    A run written without spaces is cut as ``run_units`` says; quoted, text with runs
+    must appear as written (``written_unit``)."""
     units: list[Unit] = []
     for quoted in _PHRASE.findall(query):
         words = tuple(tokens(quoted))
-        runs = [w for w in words if is_run(w)]
-        units += [_run_unit(run) for run in runs]
-        words = tuple(w for w in words if not is_run(w))
-        if len(words) > 1:
+        if any(is_run(w) for w in words):
+            units.append(written_unit(words))
+        elif len(words) > 1:
             units.append(Unit(words, True))
         elif words and words[0] not in STOP_WORDS:
             units.append(Unit(words, False))
     seen = {u.stems for u in units}
     stops: list[Unit] = []
-    for word in tokens(_PHRASE.sub(" ", query)):
-        found = run_units(word) if is_run(word) else [Unit((word,), False, word in STOP_WORDS)]
-        for unit in found:
+    for chunk in _PHRASE.sub(" ", query).split():
+        for unit in _chunk_units(chunk):
             if unit.stems in seen:
                 continue
             seen.add(unit.stems)
@@ -273,11 +337,9 @@ def parse_query(query: str) -> list[Unit]:
 def occurrences(unit: Unit, stems: Counter[str], text: str) -> int:
     """How often ``unit`` occurs in a text (``stems``: its tokens' stems, counted): a
     word by its stem, a phrase literally, word for word, a run as written."""
-    if unit.literal is not None:
-        return fold(text).count(unit.literal)
     if not unit.phrase:
         return stems[unit.stems[0]]
-    pattern = r"(?<![^\W_])" + r"[\W_]+".join(map(re.escape, unit.words)) + r"(?![^\W_])"
+    pattern = unit.pattern if unit.pattern is not None else _phrase_pattern(unit.words)
     return len(re.findall(pattern, fold(text)))
 
 
@@ -303,11 +365,8 @@ def excerpt(text: str, units: Sequence[Unit], size: int) -> str:
     lowered = fold(text)
     folded_same = len(lowered) == len(text)
     for unit in units:
-        if unit.literal is not None:
-            where = lowered if folded_same else text
-            spots += [m.start() for m in re.finditer(re.escape(unit.literal), where)]
-        elif unit.phrase and folded_same:
-            pattern = r"[\W_]+".join(map(re.escape, unit.words))
+        if unit.phrase and folded_same:
+            pattern = unit.pattern if unit.pattern is not None else _phrase_pattern(unit.words)
             spots += [m.start() for m in re.finditer(pattern, lowered)]
     for match in TOKEN.finditer(text):
         if stem(fold(match.group())) in targets:
@@ -343,9 +402,9 @@ def split_key(key: int) -> tuple[bool, int]:
 
 
 def length(text: str) -> int:
-    """A document's length for BM25: its words as separated by spaces (the triggers that
-    keep the per-channel totals compute the same in SQL)."""
-    return text.count(" ") + 1
+    """A document's length for BM25 (``terms.doc_length``; the triggers that keep the
+    per-channel totals compute the same)."""
+    return doc_length(text)
 
 
 # --- ranking ----------------------------------------------------------------------------
@@ -389,7 +448,7 @@ async def postings(conn: Connection, channel: str, units: Sequence[Unit]) -> Pos
     for unit in units:
         df = 0.0
         for part, (first, last) in enumerate(parts):
-            keys = await conn.dialect.postings(conn, unit.words, first, last, cap + 1)
+            keys = await conn.dialect.postings(conn, unit.parts, first, last, cap + 1)
             if len(keys) <= cap:
                 df += len(keys)
             else:
@@ -399,6 +458,8 @@ async def postings(conn: Connection, channel: str, units: Sequence[Unit]) -> Pos
                 df += estimated_df(keys, spans[part])
                 if unit.stop:
                     continue  # a common stop word brings no candidate of its own
+            if unit.stop and unit.pattern is not None:
+                continue  # nor does a hiragana part of a run, however rare
             found.update(dict.fromkeys(keys))
         dfs.append(min(df, float(max(docs, 1))))
     candidates = [Candidate(key, *split_key(key)) for key in found]

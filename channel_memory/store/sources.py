@@ -201,8 +201,8 @@ async def messages_by_author(conn: Connection, channel_id: str, author_id: str) 
 
 
 AUTHOR_MATCHES = (
-    "(instr(lower(coalesce(author_name, '')), ?) > 0 "
-    "OR instr(lower(coalesce(author_id, '')), ?) > 0)"
+    "(instr(cm_lower(coalesce(author_name, '')), ?) > 0 "
+    "OR instr(cm_lower(coalesce(author_id, '')), ?) > 0)"
 )
 """A case-insensitive substring of the author's name or id (bind the lowered text twice)."""
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
@@ -33,7 +33,7 @@ from channel_memory.store.database import (
     schema_version,
 )
 from channel_memory.store.rows import one_row
-from channel_memory.store.terms import index_text
+from channel_memory.store.terms import doc_length, index_text
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -104,8 +104,9 @@ class SqliteConnection:
         await self.raw.executemany(sql, parameters)
 
 
-def _fts_phrase(words: Sequence[str]) -> str:
-    return '"' + " ".join(words).replace('"', '""') + '"'
+def _fts_match(phrases: Sequence[str]) -> str:
+    """An FTS5 query holding every phrase (each a space-separated run of index terms)."""
+    return " ".join('"' + phrase.replace('"', '""') + '"' for phrase in phrases)
 
 
 class SqliteDialect:
@@ -123,7 +124,7 @@ class SqliteDialect:
         return "seq IN (SELECT rowid FROM block_fts WHERE block_fts MATCH ?)"
 
     def match_parameter(self, words: Sequence[str]) -> str:
-        return " ".join(_fts_phrase([word]) for word in words)
+        return _fts_match(words)
 
     async def index_source_text(
         self,
@@ -165,12 +166,12 @@ class SqliteDialect:
         )
 
     async def postings(
-        self, conn: Connection, words: Sequence[str], first: int, last: int, limit: int
+        self, conn: Connection, parts: Sequence[str], first: int, last: int, limit: int
     ) -> list[int]:
         fetched = await conn.execute_fetchall(
             "SELECT rowid FROM search_index WHERE search_index MATCH ? "
             "AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT ?",
-            (_fts_phrase(words), first, last, limit),
+            (_fts_match(parts), first, last, limit),
         )
         return [int(rowid) for (rowid,) in fetched]
 
@@ -198,13 +199,35 @@ def _json_list(values: Iterable[int]) -> str:
     return "[" + ",".join(str(int(v)) for v in values) + "]"
 
 
+def _lower(text: str | None) -> str | None:
+    return None if text is None else str(text).lower()
+
+
+FUNCTIONS: dict[str, Callable[[str | None], str | int | None]] = {
+    "cm_index_text": lambda text: None if text is None else index_text(str(text)),
+    "cm_length": lambda text: None if text is None else doc_length(str(text)),
+    "cm_lower": _lower,
+}
+"""Functions the schema and the store's SQL call, defined on every connection:
+``cm_index_text`` and ``cm_length`` (the relevance index's triggers, migration 9) and
+``cm_lower`` (lower case beyond ASCII, which SQLite's ``lower()`` leaves as it is)."""
+
+
 def register_functions(conn: sqlite3.Connection) -> None:
-    """Define the functions the schema's triggers call (``cm_index_text``) on a
-    connection: every connection that writes messages or blocks needs them."""
-    conn.create_function("cm_index_text", 1, index_text, deterministic=True)
+    """Define ``FUNCTIONS`` on a plain ``sqlite3`` connection: a program other than the
+    store that writes messages or blocks needs them (the triggers call them)."""
+    for name, function in FUNCTIONS.items():
+        conn.create_function(name, 1, function, deterministic=True)
+
+
+async def define_functions(conn: aiosqlite.Connection) -> None:
+    """Define ``FUNCTIONS`` on a store connection (before any statement runs on it)."""
+    for name, function in FUNCTIONS.items():
+        await conn.create_function(name, 1, function, deterministic=True)
 
 
 async def _configure(conn: aiosqlite.Connection, *, writer: bool) -> None:
+    await define_functions(conn)
     await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     await conn.execute("PRAGMA foreign_keys = ON")
     if writer:
@@ -229,8 +252,6 @@ async def upgrade(
     """
     schema = schema if schema is not None else schema_sql()
     steps = steps if steps is not None else migrations()
-    # the triggers and the migrations call it: the writer has it from here on
-    await conn.create_function("cm_index_text", 1, index_text, deterministic=True)
     target = schema_version(schema)
     await conn.execute("BEGIN IMMEDIATE")
     try:

@@ -25,15 +25,15 @@ import unicodedata
 TOKEN = re.compile(r"[^\W_]+")
 _VOICING = "\u3099\u309a"
 """Kana voicing marks: folding keeps them (``ド`` is not ``ト``)."""
-_CJK = (
+RUN_CHARS = (
     "\u1100-\u11ff\u3005-\u3007\u3041-\u3096\u3099-\u309a\u309d-\u309f\u30a1-\u30fa"
     "\u30fc-\u30ff\u3131-\u318e\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3"
     "\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f"
 )
 """Hangul, kana and CJK ideographs: text written without spaces (the PostgreSQL
 schema's ``cm_words`` names the same ranges)."""
-_CJK_RUN = re.compile(f"[{_CJK}]+")
-_PIECE = re.compile(f"[{_CJK}]+|[^{_CJK}]+")
+_RUN = re.compile(f"[{RUN_CHARS}]+")
+_PIECE = re.compile(f"[{RUN_CHARS}]+|[^{RUN_CHARS}]+")
 
 
 def fold(text: str) -> str:
@@ -51,7 +51,7 @@ def tokens(text: str) -> list[str]:
     spaces is a token of its own, cut from the letters around it."""
     found: list[str] = []
     for token in TOKEN.findall(fold(text)):
-        if token.isascii() or _CJK_RUN.search(token) is None:
+        if token.isascii() or _RUN.search(token) is None:
             found.append(token)
         else:
             found += _PIECE.findall(token)
@@ -60,7 +60,7 @@ def tokens(text: str) -> list[str]:
 
 def is_run(token: str) -> bool:
     """Whether a token is a run of text written without spaces."""
-    return not token.isascii() and _CJK_RUN.fullmatch(token) is not None
+    return not token.isascii() and _RUN.fullmatch(token) is not None
 
 
 def pieces(run: str) -> list[str]:
@@ -102,3 +102,11 @@ def phrases(query: str) -> tuple[str, ...]:
                 current.append(token)
         found += [" ".join(current)] if current else []
     return tuple(found)
+
+
+def doc_length(text: str) -> int:
+    """A document's length for BM25: its words as separated by spaces, and a word for
+    each character written without spaces (a run of Japanese is as long as it is, not
+    one word). SQLite's triggers call it as ``cm_length``; PostgreSQL's ``cm_length``
+    computes the same."""
+    return text.count(" ") + 1 + sum(map(len, _RUN.findall(text)))

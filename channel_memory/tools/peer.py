@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import BaseModel, Field
 
 from channel_memory.feed.reads import ReadContext
-from channel_memory.kernel.errors import ApiError
+from channel_memory.kernel.errors import field_refused
 from channel_memory.kernel.models import DEFAULT_SOURCE_KIND, RecallBlock, SourceVersion
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.timefmt import TimeFormatError, format_rfc3339, parse_since
@@ -104,7 +104,7 @@ async def peer_search(
     try:
         from_us = parse_since(body.since, now)
     except TimeFormatError as exc:
-        raise ApiError(422, "validation_failed", f"since {exc}") from None
+        raise field_refused("since", "invalid_time", str(exc)) from None
     limit = min(body.limit or 20, 100)
     match = literal_match(body.query)
     searchable = match is not None or not body.query.strip()

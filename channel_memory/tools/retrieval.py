@@ -24,7 +24,7 @@ from pydantic_core import PydanticCustomError
 from channel_memory.feed import reads
 from channel_memory.feed.layout import READ_ID_PLACEHOLDER
 from channel_memory.feed.reads import ReadContext
-from channel_memory.kernel.errors import ApiError
+from channel_memory.kernel.errors import ApiError, field_refused
 from channel_memory.kernel.jsonfmt import compact
 from channel_memory.kernel.models import TOMBSTONE_BLOCK, RecallBlock, SourceVersion, source_handle
 from channel_memory.kernel.ops import ContextOp, OpRecorder
@@ -208,7 +208,7 @@ class Caller:
     def limit(self, asked: int | None) -> int:
         tools = self.ctx.settings.tools
         if asked is not None and asked > tools.max_limit:
-            raise ApiError(422, "validation_failed", f"limit is at most {tools.max_limit}")
+            raise field_refused("limit", "less_than_equal", f"must be at most {tools.max_limit}")
         return asked or tools.default_limit
 
 
@@ -415,7 +415,7 @@ async def search(ctx: ToolContext, principal: Principal, body: SearchRequest) ->
     try:
         from_us = parse_since(body.since, ctx.clock()) if body.since else 0  # all retained
     except TimeFormatError as exc:
-        raise ApiError(422, "validation_failed", f"since {exc}") from None
+        raise field_refused("since", "invalid_time", str(exc)) from None
     units = search_index.parse_query(body.query)[:MAX_UNITS]
     if not units:
         raise ApiError(
@@ -484,12 +484,7 @@ async def search(ctx: ToolContext, principal: Principal, body: SearchRequest) ->
 
 def _bound_error(field: str, message: str) -> ApiError:
     """A 422 for a browse bound, naming the field (never its value)."""
-    return ApiError(
-        422,
-        "validation_failed",
-        f"the request is invalid (field {field})",
-        [ErrorDetail(field=field, code="invalid_bound", message=message)],
-    )
+    return field_refused(field, "invalid_bound", message)
 
 
 async def _position(

@@ -103,11 +103,11 @@ class PostgresDialect:
         """Nothing to do: deleting the blocks removes their index entries."""
 
     async def postings(
-        self, conn: Connection, words: Sequence[str], first: int, last: int, limit: int
+        self, conn: Connection, parts: Sequence[str], first: int, last: int, limit: int
     ) -> list[int]:
-        """Keys in ``[first, last]`` holding every term of ``words``, highest first. A
+        """Keys in ``[first, last]`` holding every term of ``parts``, highest first. A
         phrase reads as its words together (the ranking then counts the phrase itself)."""
-        ((terms,),) = await conn.execute_fetchall("SELECT cm_terms(?)", (" ".join(words),))
+        ((terms,),) = await conn.execute_fetchall("SELECT cm_terms(?)", (" ".join(parts),))
         if not terms:
             return []
         fetched = await conn.execute_fetchall(

@@ -32,6 +32,12 @@ CREATE FUNCTION instr(haystack TEXT, needle TEXT) RETURNS INTEGER
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ SELECT strpos(haystack, needle) $$;
 
+-- Lower case beyond ASCII whatever the collation of the text: under the columns'
+-- COLLATE "C", lower() lowers ASCII only (SQLite defines cm_lower on its connections).
+CREATE FUNCTION cm_lower(doc TEXT) RETURNS TEXT
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT lower(doc COLLATE "default") $$;
+
 -- Words and terms of a text, for the literal match and the ranked search below.
 -- Snowball's original Porter stemmer, no stop words.
 CREATE TEXT SEARCH DICTIONARY cm_porter (TEMPLATE = snowball, LANGUAGE = porter);
@@ -78,6 +84,18 @@ CREATE FUNCTION cm_run_chars() RETURNS TEXT
     AS $$ SELECT '\u1100-\u11ff\u3005-\u3007\u3041-\u3096\u3099-\u309a\u309d-\u309f'
                  '\u30a1-\u30fa\u30fc-\u30ff\u3131-\u318e\u31f0-\u31ff\u3400-\u4dbf'
                  '\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f' $$;
+-- The terms of a word holding text written without spaces: its runs cut from the
+-- letters around them, each run as its characters and its two-character pieces.
+CREATE FUNCTION cm_run_terms(word TEXT) RETURNS TEXT[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT array_agg(term)
+          FROM regexp_matches(word, '[' || cm_run_chars() || ']+|[^' || cm_run_chars() || ']+',
+                              'g') AS token,
+               unnest(CASE WHEN token[1] ~ ('^[' || cm_run_chars() || ']')
+                           THEN regexp_split_to_array(token[1], '') || ARRAY(
+                               SELECT substr(token[1], i, 2)
+                               FROM generate_series(1, length(token[1]) - 1) AS i)
+                           ELSE ARRAY[token[1]] END) AS term $$;
 -- A text's distinct words, as channel_memory/store/terms.py cuts them (index_terms):
 -- runs of letters and digits, folded, a run written without spaces cut from the letters
 -- around it and held as its two-character pieces and its characters (a word over 500
@@ -87,13 +105,8 @@ CREATE FUNCTION cm_words(doc TEXT) RETURNS TEXT[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ SELECT coalesce(array_agg(DISTINCT left(term, 500)), '{}')
           FROM regexp_split_to_table(cm_fold(doc) COLLATE "default", '[^[:alnum:]]+') AS word,
-               regexp_matches(word, '[' || cm_run_chars() || ']+|[^' || cm_run_chars() || ']+',
-                              'g') AS token,
-               unnest(CASE WHEN token[1] ~ ('^[' || cm_run_chars() || ']')
-                           THEN regexp_split_to_array(token[1], '') || ARRAY(
-                               SELECT substr(token[1], i, 2)
-                               FROM generate_series(1, length(token[1]) - 1) AS i)
-                           ELSE ARRAY[token[1]] END) AS term
+               unnest(CASE WHEN word ~ ('[' || cm_run_chars() || ']') THEN cm_run_terms(word)
+                           ELSE ARRAY[word] END) AS term
           WHERE word <> '' $$;
 -- A text's distinct search terms: its words, stemmed.
 CREATE FUNCTION cm_terms(doc TEXT) RETURNS TEXT[]
@@ -369,7 +382,8 @@ CREATE TABLE search_channels (
 -- term over 500 characters is kept to its first 500 (a B-tree entry holds ~2.7 kB).
 -- The triggers keep the index and the totals in step with every write path (ingest,
 -- edits, deletes, forgets, retention, the worker's blocks). A document's length is
--- its space-separated words.
+-- its space-separated words and its characters written without spaces (cm_length; the
+-- same as channel_memory/store/terms.py's doc_length).
 CREATE TABLE search_terms (
     term TEXT COLLATE "C" NOT NULL,
     key BIGINT NOT NULL,
@@ -378,7 +392,9 @@ CREATE TABLE search_terms (
 CREATE INDEX search_terms_by_key ON search_terms (key);
 CREATE FUNCTION cm_length(doc TEXT) RETURNS BIGINT
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    AS $$ SELECT length(doc) - length(replace(doc, ' ', '')) + 1 $$;
+    AS $$ SELECT length(doc) - length(replace(doc, ' ', '')) + 1
+                 + length(regexp_replace(doc COLLATE "default", '[^' || cm_run_chars() || ']+',
+                                         '', 'g')) $$;
 CREATE FUNCTION cm_index(channel TEXT, kind BIGINT, id BIGINT, doc TEXT) RETURNS VOID
     LANGUAGE sql
     AS $$

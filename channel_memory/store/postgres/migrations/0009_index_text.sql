@@ -7,7 +7,14 @@
 -- (Hangul, kana, CJK ideographs) is cut from the letters around it and held as its
 -- two-character pieces and its characters, so a word inside such a run is found. The
 -- literal-match indexes are built again, and so is the ranked search's terms table; the
--- documents and their lengths are the same, so the channels' totals stand.
+-- documents are the same; a document's length (for BM25) now counts each character
+-- written without spaces as a word (cm_length), so the channels' totals are computed
+-- again. cm_lower lowers beyond ASCII for the author filter, which lower() did not.
+-- Lower case beyond ASCII whatever the collation of the text: under the columns'
+-- COLLATE "C", lower() lowers ASCII only (SQLite defines cm_lower on its connections).
+CREATE OR REPLACE FUNCTION cm_lower(doc TEXT) RETURNS TEXT
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT lower(doc COLLATE "default") $$;
 CREATE OR REPLACE FUNCTION cm_fold(doc TEXT) RETURNS TEXT
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ SELECT normalize(regexp_replace(normalize(lower(doc COLLATE "default"), NFKD),
@@ -20,6 +27,18 @@ CREATE OR REPLACE FUNCTION cm_run_chars() RETURNS TEXT
     AS $$ SELECT '\u1100-\u11ff\u3005-\u3007\u3041-\u3096\u3099-\u309a\u309d-\u309f'
                  '\u30a1-\u30fa\u30fc-\u30ff\u3131-\u318e\u31f0-\u31ff\u3400-\u4dbf'
                  '\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f' $$;
+-- The terms of a word holding text written without spaces: its runs cut from the
+-- letters around them, each run as its characters and its two-character pieces.
+CREATE OR REPLACE FUNCTION cm_run_terms(word TEXT) RETURNS TEXT[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT array_agg(term)
+          FROM regexp_matches(word, '[' || cm_run_chars() || ']+|[^' || cm_run_chars() || ']+',
+                              'g') AS token,
+               unnest(CASE WHEN token[1] ~ ('^[' || cm_run_chars() || ']')
+                           THEN regexp_split_to_array(token[1], '') || ARRAY(
+                               SELECT substr(token[1], i, 2)
+                               FROM generate_series(1, length(token[1]) - 1) AS i)
+                           ELSE ARRAY[token[1]] END) AS term $$;
 -- A text's distinct words, as channel_memory/store/terms.py cuts them (index_terms):
 -- runs of letters and digits, folded, a run written without spaces cut from the letters
 -- around it and held as its two-character pieces and its characters (a word over 500
@@ -29,14 +48,14 @@ CREATE OR REPLACE FUNCTION cm_words(doc TEXT) RETURNS TEXT[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ SELECT coalesce(array_agg(DISTINCT left(term, 500)), '{}')
           FROM regexp_split_to_table(cm_fold(doc) COLLATE "default", '[^[:alnum:]]+') AS word,
-               regexp_matches(word, '[' || cm_run_chars() || ']+|[^' || cm_run_chars() || ']+',
-                              'g') AS token,
-               unnest(CASE WHEN token[1] ~ ('^[' || cm_run_chars() || ']')
-                           THEN regexp_split_to_array(token[1], '') || ARRAY(
-                               SELECT substr(token[1], i, 2)
-                               FROM generate_series(1, length(token[1]) - 1) AS i)
-                           ELSE ARRAY[token[1]] END) AS term
+               unnest(CASE WHEN word ~ ('[' || cm_run_chars() || ']') THEN cm_run_terms(word)
+                           ELSE ARRAY[word] END) AS term
           WHERE word <> '' $$;
+CREATE OR REPLACE FUNCTION cm_length(doc TEXT) RETURNS BIGINT
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT length(doc) - length(replace(doc, ' ', '')) + 1
+                 + length(regexp_replace(doc COLLATE "default", '[^' || cm_run_chars() || ']+',
+                                         '', 'g')) $$;
 REINDEX INDEX source_messages_words;
 REINDEX INDEX recall_blocks_words;
 DELETE FROM search_terms;
@@ -52,3 +71,9 @@ INSERT INTO search_terms (term, key)
         unnest(cm_terms(b.text)) AS t
     WHERE b.sparse = 1
     ON CONFLICT DO NOTHING;
+UPDATE search_channels SET tokens =
+    (SELECT coalesce(sum(cm_length(content)), 0) FROM source_messages m
+     WHERE m.channel_id = search_channels.channel_id
+         AND m.is_current = 1 AND m.deleted = 0 AND m.forgotten_us IS NULL)
+    + (SELECT coalesce(sum(cm_length(text)), 0) FROM recall_blocks b
+       WHERE b.channel_id = search_channels.channel_id AND b.sparse = 1);
