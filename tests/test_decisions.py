@@ -39,8 +39,10 @@ HELDOUT_NEGATIVES_KEPT_CEILING = 0.26
 # 91/159 → 125/159, negatives kept 9/78 → 10/78); japanese.jsonl measured once on the
 # rules: recall 135/160 (84.4%), negatives kept 7/80 (8.8%); once more after a review's
 # fixes (look-alikes in other senses, advice and regret, reply parents; the model trained
-# again): 132/160 (82.5%), 7/80. The floors keep that.
-JAPANESE_RECALL_FLOOR = 132 / 160
+# again): 132/160 (82.5%), 7/80; in the seventeenth round, after three phrasings a new
+# user's Tokyo desk had missed (a limit set "までとします", new shorts stopped, a view
+# changed in the intransitive), 133/160 (83.1%), 7/80. The floors keep that.
+JAPANESE_RECALL_FLOOR = 133 / 160
 JAPANESE_NEGATIVES_KEPT_CEILING = 7 / 80
 # the Japanese development splits, read while writing the rules
 JAPANESE_DEVELOPMENT_RECALL_FLOOR = 0.97
@@ -1242,6 +1244,16 @@ PROPOSAL_JA = "ドル円 149.50買い 10本、承認お願いします"
         ("7203", "ストップ高の銘柄どれ？", None),
         ("3階", "ランチどこで出す？", None),
         ("いや、変更しないです", "ドル円のシナリオ、変える？", None),
+        # from a new user's Tokyo desk (seventeenth round): a limit set to a level, new
+        # shorts stopped, a view changed in the intransitive; and what stays ordinary
+        ("本日のリスク枠は日経先物ネット50枚までとします", None, "risk_limit"),
+        ("上限を50枚までに制限します", None, "risk_limit"),
+        ("新規のショートは本日これ以上禁止", None, "risk_limit"),
+        ("日経の見方変わりました", None, "thesis_change"),
+        ("見方は変わりません", None, None),
+        ("見方が変わったら教えて", None, None),
+        ("チケットは2枚までとします", None, None),
+        ("予約は10名までとします", None, None),
     ],
 )
 def test_japanese_decisions_by_their_grammar_and_their_look_alikes(
