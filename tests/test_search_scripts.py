@@ -187,30 +187,46 @@ def test_edits_and_forgets_keep_the_index_in_step(desk: tuple[LiveServer, httpx.
     assert literal(client, "ストップ") == set() and ranked(client, "ストップ") == []
 
 
-def test_the_author_filter_folds_case_beyond_ascii(make_server: Callable[..., LiveServer]) -> None:
-    """``author`` is a case-insensitive substring of the author's name or id in every
-    script (SQLite's ``lower()`` and PostgreSQL's under the columns' collation lowered
-    ASCII only: "Éric" did not find "Éric")."""
-    server = make_server(worker={"enabled": False}, tokens=TOKENS)
+def test_the_author_filter_folds_as_search_folds(make_server: Callable[..., LiveServer]) -> None:
+    """``author`` is a substring of the author's name or id, folded as search folds words
+    (SQLite's ``lower()`` and PostgreSQL's under the columns' collation lowered ASCII only:
+    "Éric" did not find "Éric"); with it the peer search answers no derived block, as the
+    native tools do (it answered other authors' rollups)."""
+    server = make_server(tokens=TOKENS)
+    texts = [("Éric Ω", "ドル円 stop moved"), ("ДМИТРИЙ", "stop kept"), ("eric", "stop removed")]
+    texts += [("ﾀﾅｶ", "stop noted")]
+    texts += [(f"chatter-{i}", f"lol ドル円 again {i}") for i in range(6)]
     with server.client(ADMIN) as admin:
         ingest_ok(
             admin,
-            message_event("m0", "stop moved", author="Éric Ω", created_at=at(0)),
-            message_event("m1", "stop kept", author="ДМИТРИЙ", created_at=at(1)),
-            message_event("m2", "stop removed", author="eric", created_at=at(2)),
+            *[
+                message_event(f"m{i}", text, author=author, created_at=at(i))
+                for i, (author, text) in enumerate(texts)
+            ],
         )
+    server.drain()
     with server.client(READ) as client:
         for author, found in [
-            ("Éric", {"m0"}),
+            ("Éric", {"m0", "m2"}),
             ("éRIC ω", {"m0"}),
             ("дмитрий", {"m1"}),
-            ("ERIC", {"m2"}),
+            ("ERIC", {"m0", "m2"}),
+            ("タナカ", {"m3"}),
         ]:
             response = client.post(
                 "/search", json={"channel_ids": ["floor"], "query": "stop", "author": author}
             )
             got = {m["message_id"] for m in response.json()["source_messages"]}
             assert got == found, author
+        everything = client.post("/search", json={"channel_ids": ["floor"], "query": "ドル円"})
+        assert everything.json()["derived_blocks"]  # the chatter's rollup is found …
+        for author in ("Éric", "nobody"):
+            response = client.post(
+                "/search", json={"channel_ids": ["floor"], "query": "ドル円", "author": author}
+            )
+            assert response.json()["derived_blocks"] == []  # … but it is no one's alone
+        response = client.post("/search", json={"channel_ids": ["floor"], "author": "nobody"})
+        assert response.json()["status"] == "empty"
 
 
 # --- the terms themselves ---------------------------------------------------------------

@@ -16,7 +16,7 @@ from channel_memory.kernel.models import (
 )
 from channel_memory.store.connection import Connection
 from channel_memory.store.rows import columns, one_row
-from channel_memory.store.terms import phrases
+from channel_memory.store.terms import fold, phrases
 
 
 class VersionRow(NamedTuple):
@@ -201,10 +201,12 @@ async def messages_by_author(conn: Connection, channel_id: str, author_id: str) 
 
 
 AUTHOR_MATCHES = (
-    "(instr(cm_lower(coalesce(author_name, '')), ?) > 0 "
-    "OR instr(cm_lower(coalesce(author_id, '')), ?) > 0)"
+    "(instr(cm_fold(coalesce(author_name, '')), ?) > 0 "
+    "OR instr(cm_fold(coalesce(author_id, '')), ?) > 0)"
 )
-"""A case-insensitive substring of the author's name or id (bind the lowered text twice)."""
+"""A substring of the author's name or id, both folded as search folds words (case,
+diacritics and width aside: ``eric`` finds ``Éric``, ``タナカ`` finds ``ﾀﾅｶ``); bind
+``fold(author)`` twice."""
 
 
 async def next_version_id(conn: Connection) -> int:
@@ -409,7 +411,7 @@ async def search_current(
     """Current readable messages holding every word of ``match`` (any, when None) by
     ``author``, newest first.
 
-    ``author`` is a case-insensitive substring of the author's name or id.
+    ``author`` is a substring of the author's name or id (``AUTHOR_MATCHES``).
     """
     conditions = [
         "channel_id = ?",
@@ -427,7 +429,7 @@ async def search_current(
         params.append(conn.dialect.match_parameter(match))
     if author:
         conditions.append(AUTHOR_MATCHES)
-        params += [author.lower(), author.lower()]
+        params += [fold(author), fold(author)]
     params.append(limit)
     fetched = list(
         await conn.execute_fetchall(
@@ -464,7 +466,7 @@ async def readable_by_ids(
     params: list[Any] = [json.dumps(list(ids)), channel_id, from_us]
     if author:
         conditions.append(AUTHOR_MATCHES)
-        params += [author.lower(), author.lower()]
+        params += [fold(author), fold(author)]
     fetched = await conn.execute_fetchall(
         f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE {' AND '.join(conditions)}", params
     )
@@ -504,7 +506,7 @@ async def browse_current(
         params += list(before)
     if author:
         conditions.append(AUTHOR_MATCHES)
-        params += [author.lower(), author.lower()]
+        params += [fold(author), fold(author)]
     params.append(limit)
     order = "created_us DESC, id DESC" if newest_first else "created_us, id"
     fetched = await conn.execute_fetchall(

@@ -33,7 +33,7 @@ from channel_memory.store.database import (
     schema_version,
 )
 from channel_memory.store.rows import one_row
-from channel_memory.store.terms import doc_length, index_text
+from channel_memory.store.terms import doc_length, fold, index_text
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -199,18 +199,15 @@ def _json_list(values: Iterable[int]) -> str:
     return "[" + ",".join(str(int(v)) for v in values) + "]"
 
 
-def _lower(text: str | None) -> str | None:
-    return None if text is None else str(text).lower()
-
-
 FUNCTIONS: dict[str, Callable[[str | None], str | int | None]] = {
     "cm_index_text": lambda text: None if text is None else index_text(str(text)),
     "cm_length": lambda text: None if text is None else doc_length(str(text)),
-    "cm_lower": _lower,
+    "cm_fold": lambda text: None if text is None else fold(str(text)),
 }
 """Functions the schema and the store's SQL call, defined on every connection:
 ``cm_index_text`` and ``cm_length`` (the relevance index's triggers, migration 9) and
-``cm_lower`` (lower case beyond ASCII, which SQLite's ``lower()`` leaves as it is)."""
+``cm_fold`` (the author filter: lower case, diacritics and width folded as search folds
+words — SQLite's ``lower()`` lowers ASCII only). PostgreSQL's schema defines the same."""
 
 
 def register_functions(conn: sqlite3.Connection) -> None:

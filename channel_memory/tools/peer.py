@@ -116,7 +116,8 @@ async def peer_search(
             messages += await sources.search_current(
                 conn, channel, match, body.author, from_us, limit
             )
-            found += await block_store.search_blocks(conn, channel, match, from_us, limit)
+            if body.author is None:  # a block has many authors: author filters messages
+                found += await block_store.search_blocks(conn, channel, match, from_us, limit)
         messages = sorted(messages, key=lambda v: (v.created_us, v.id))[-limit:]
         found = sorted(found, key=lambda b: (b.to_us, b.id))[-limit:]
     return PeerSearchResponse(

@@ -32,12 +32,6 @@ CREATE FUNCTION instr(haystack TEXT, needle TEXT) RETURNS INTEGER
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ SELECT strpos(haystack, needle) $$;
 
--- Lower case beyond ASCII whatever the collation of the text: under the columns'
--- COLLATE "C", lower() lowers ASCII only (SQLite defines cm_lower on its connections).
-CREATE FUNCTION cm_lower(doc TEXT) RETURNS TEXT
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    AS $$ SELECT lower(doc COLLATE "default") $$;
-
 -- Words and terms of a text, for the literal match and the ranked search below.
 -- Snowball's original Porter stemmer, no stop words.
 CREATE TEXT SEARCH DICTIONARY cm_porter (TEMPLATE = snowball, LANGUAGE = porter);

@@ -9,12 +9,8 @@
 -- literal-match indexes are built again, and so is the ranked search's terms table; the
 -- documents are the same; a document's length (for BM25) now counts each character
 -- written without spaces as a word (cm_length), so the channels' totals are computed
--- again. cm_lower lowers beyond ASCII for the author filter, which lower() did not.
--- Lower case beyond ASCII whatever the collation of the text: under the columns'
--- COLLATE "C", lower() lowers ASCII only (SQLite defines cm_lower on its connections).
-CREATE OR REPLACE FUNCTION cm_lower(doc TEXT) RETURNS TEXT
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    AS $$ SELECT lower(doc COLLATE "default") $$;
+-- again. The author filter folds with cm_fold (lower() under the columns' collation
+-- lowered ASCII only).
 CREATE OR REPLACE FUNCTION cm_fold(doc TEXT) RETURNS TEXT
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ SELECT CASE WHEN doc !~ '[^\x01-\x7f]' THEN lower(doc)
