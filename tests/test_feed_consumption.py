@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from channel_memory.inspector.feedview import served_items
@@ -279,6 +279,10 @@ ACTIONS = st.lists(
     max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(actions=ACTIONS)
+# two edits of one message whose times came from their lengths went back in time
+@example(
+    actions=[("edit", 900, "handled", 6), ("edit", 900, "handled", 6), ("feed", 2884, "handled", 0)]
+)
 def test_a_version_is_consumed_only_if_a_handled_read_showed_it_complete(
     server: LiveServer, actions: list[tuple[str, int, str, int]]
 ) -> None:
@@ -297,8 +301,10 @@ def test_a_version_is_consumed_only_if_a_handled_read_showed_it_complete(
         )
         server.drain()
         allowed: set[tuple[str, str]] = set()
+        edits = 0
         for action, max_chars, outcome, pick in actions:
             if action == "edit":
+                edits += 1
                 message_id = f"m{pick}"
                 contents[message_id] += " edited"
                 ingest_ok(
@@ -308,7 +314,9 @@ def test_a_version_is_consumed_only_if_a_handled_read_showed_it_complete(
                         contents[message_id],
                         channel=channel,
                         created_at=at(pick),
-                        edited_at=at(30 + len(contents[message_id]) % 29),
+                        # each edit later than the last, so the newest text is current (a
+                        # time from the text's length went back: the older edit stayed current)
+                        edited_at=at(30 + edits),
                     ),
                 )
                 server.drain()
