@@ -205,8 +205,14 @@ AUTHOR_MATCHES = (
     "OR instr(cm_fold(coalesce(author_id, '')), ?) > 0)"
 )
 """A substring of the author's name or id, both folded as search folds words (case,
-diacritics and width aside: ``eric`` finds ``Éric``, ``タナカ`` finds ``ﾀﾅｶ``); bind
-``fold(author)`` twice."""
+diacritics and width aside: ``eric`` finds ``Éric``, ``タナカ`` finds ``ﾀﾅｶ``); its
+parameters are ``author_parameters(author)``."""
+
+
+def author_parameters(author: str) -> list[str]:
+    """The parameters of ``AUTHOR_MATCHES``: the folded name, once for the name and once
+    for the id."""
+    return [fold(author)] * 2
 
 
 async def next_version_id(conn: Connection) -> int:
@@ -429,7 +435,7 @@ async def search_current(
         params.append(conn.dialect.match_parameter(match))
     if author:
         conditions.append(AUTHOR_MATCHES)
-        params += [fold(author), fold(author)]
+        params += author_parameters(author)
     params.append(limit)
     fetched = list(
         await conn.execute_fetchall(
@@ -466,7 +472,7 @@ async def readable_by_ids(
     params: list[Any] = [json.dumps(list(ids)), channel_id, from_us]
     if author:
         conditions.append(AUTHOR_MATCHES)
-        params += [fold(author), fold(author)]
+        params += author_parameters(author)
     fetched = await conn.execute_fetchall(
         f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE {' AND '.join(conditions)}", params
     )
@@ -506,7 +512,7 @@ async def browse_current(
         params += list(before)
     if author:
         conditions.append(AUTHOR_MATCHES)
-        params += [fold(author), fold(author)]
+        params += author_parameters(author)
     params.append(limit)
     order = "created_us DESC, id DESC" if newest_first else "created_us, id"
     fetched = await conn.execute_fetchall(
