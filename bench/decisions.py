@@ -5,6 +5,7 @@
     .venv/bin/python bench/decisions.py --split all      # tune, dev and held-out
     .venv/bin/python bench/decisions.py --split japanese # held out too: Japanese desk chat
     .venv/bin/python bench/decisions.py --split japanese_dev --show-misses
+    .venv/bin/python bench/decisions.py --split korean_dev   # also chinese_dev
 
 Each line of ``tests/data/decisions/<split>.jsonl`` is a desk message with its label (a
 decision type, or null for a look-alike that is not a decision). Every line is
@@ -14,8 +15,8 @@ with their parent. Prints recall per decision type, per style and per
 language, overall recall, the share of negatives kept (false positives) and the share
 of decisions recognised with the right type, and how many messages a second the rules
 classify (ordinary one-line messages, and every line of the split). ``--show-misses``
-(tune and dev only: the held-out split is for measuring, never for writing rules)
-lists what went wrong.
+(the development splits only: the held-out ones, ``heldout`` and ``japanese``, are for
+measuring, never for writing rules) lists what went wrong.
 """
 
 from __future__ import annotations
@@ -142,13 +143,24 @@ def throughput(texts: list[str], rules: RuleSet, seconds: float = 1.0) -> float:
             return done / elapsed
 
 
+DEVELOPMENT = (
+    "tune",
+    "dev",
+    "japanese_dev",
+    "japanese_dev2",
+    "chinese_dev",
+    "chinese_dev2",
+    "korean_dev",
+    "korean_dev2",
+)
+"""The splits read line by line (``--show-misses``)."""
+HELD_OUT = ("heldout", "japanese")
+"""The splits that only measure: never read line by line."""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--split",
-        choices=["tune", "dev", "heldout", "japanese", "japanese_dev", "japanese_dev2", "all"],
-        default="heldout",
-    )
+    parser.add_argument("--split", choices=[*DEVELOPMENT, *HELD_OUT, "all"], default="heldout")
     parser.add_argument("--rules", help="a rules file (default: the shipped rules)")
     parser.add_argument(
         "--no-model",
@@ -158,13 +170,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--show-misses",
         action="store_true",
-        help="list missed, mistyped and kept lines (tune, dev, japanese_dev, japanese_dev2)",
+        help=f"list missed, mistyped and kept lines ({', '.join(DEVELOPMENT)})",
     )
     args = parser.parse_args(argv)
-    if args.show_misses and args.split not in ("tune", "dev", "japanese_dev", "japanese_dev2"):
+    if args.show_misses and args.split not in DEVELOPMENT:
         parser.error(
-            "--show-misses is for the tune and dev splits only (and japanese_dev, "
-            "japanese_dev2; "
+            f"--show-misses is for the development splits only ({', '.join(DEVELOPMENT)}; "
             "the held-out splits are never read line by line)"
         )
     rules = load_rules(args.rules) if args.rules else default_rules()
