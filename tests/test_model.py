@@ -24,6 +24,8 @@ from channel_memory.worker.model import (
     char_terms,
     load_model,
     parse_model,
+    word_terms,
+    words,
 )
 from channel_memory.worker.render import clause_cut
 from channel_memory.worker.rules import (
@@ -75,13 +77,15 @@ def test_the_model_was_trained_on_the_training_files_as_they_are() -> None:
 def test_the_desk_reading_ranks_an_order_systems_record_below_a_traders_report() -> None:
     # the labelled desks call an order system's record of a fill a trader reported an
     # echo: the desk reading (a ranker feature) reads such records less surely than the
-    # decision model does, and a trader's own report as surely
+    # decision model does, and a trader's own report as surely (by 0.25 and more until
+    # the desk reading learnt the Chinese, Japanese and Korean phrasing sets, whose
+    # records of fills are decisions: by 0.15 since, ADR 0042)
     records = (
         "[OMS] FILL ord=XX-10293 acct=FX-02 EURUSD BUY 5,000,000 @ 1.0842 leaves=0",
         "FILL id=EBS-1234 side=SELL ccy_pair=USDJPY amt=10,000,000 px=151.230 venue=EBS",
     )
     for record in records:
-        assert MODEL.desk_probability(record) < MODEL.probability(record) - 0.25, record
+        assert MODEL.desk_probability(record) < MODEL.probability(record) - 0.15, record
     report = "bought 5m EURUSD at 1.0842"
     assert MODEL.desk_probability(report) > 0.9
     again = parse_model(
@@ -187,7 +191,7 @@ def test_a_thread_root_ranks_as_a_message_of_its_own() -> None:
     assert classify(reply, RULES, 3_600_000_000).score != score
 
 
-PINNED_RANKS = {"sold 5k AAPL 189.40": 0.9292, FILL_RECORD: 0.6442, WRAP_MENTION: 0.4833}
+PINNED_RANKS = {"sold 5k AAPL 189.40": 0.9289, FILL_RECORD: 0.6459, WRAP_MENTION: 0.484}
 """The shipped ranker's scores of these hard events (set when it was trained)."""
 
 
@@ -353,6 +357,53 @@ def test_the_model_promotes_nothing_it_cannot_read() -> None:
         assert not MODEL.readable(junk)
         assert RULES.decide(junk) is None
     assert MODEL.readable("On est flat sur le Bund.")
+
+
+def test_a_run_written_without_spaces_is_read_as_its_pieces() -> None:
+    # a run of Japanese is cut from the letters and digits around it and read as its
+    # two-character pieces: the whole run would be a word no other message shares
+    assert words("ドル円150.20で買い 5本") == [
+        "ドル", "ル円", "150", ".", "20", "で買", "買い", "5", "本",
+    ]  # fmt: skip
+    assert words("한도 상향") == ["한도", "상향"]
+    # text written with spaces reads as it always did
+    text = "bought 5k AAPL @ 189.40, stop → 185 (über-tight) ok?"
+    assert words(text.lower()) == [
+        "bought", "5k", "aapl", "@", "189", ".", "40", ",", "stop", "→", "185", "(", "über",
+        "-", "tight", ")", "ok", "?",
+    ]  # fmt: skip
+    assert "ドル ル円" in word_terms("ドル円")
+
+
+# plain Japanese decisions (written for this test): ranked as surely as their English
+# counterparts once the model read Japanese; a model that read a run as one word unknown
+# to it ranked them 0.03 to 0.15, last under a budget
+JAPANESE_DECISIONS = (
+    "ドル円 150.20で5本買い、約定しました",
+    "日経先物 38,500で10枚売り約定",
+    "ストップを149.50から150.00に引き上げました",
+    "日経先物の上限を50枚から30枚に引き下げ",
+    "ソニー 3,000株をVWAPで野村に発注",
+)
+
+
+@pytest.mark.parametrize("text", JAPANESE_DECISIONS)
+def test_a_japanese_decision_ranks_as_an_english_one(text: str) -> None:
+    score = _ranked(text)
+    assert score > 0.6, score
+    assert score > _ranked(WRAP_MENTION)
+
+
+def test_japanese_text_is_promoted_only_on_the_words_it_knows_outside_its_runs() -> None:
+    # the model reads Japanese to rank what the rules find; a run counts as one word it
+    # does not know when it decides whether it may promote a message (ADR 0042)
+    commentary = "ドル円は上値が重い展開、本日は様子見"
+    vocabulary = next(b.terms for b in MODEL.loaded.blocks if b.name == "words")
+    assert {"ドル", "ル円", "上値"} <= vocabulary.keys()
+    assert not MODEL.readable(commentary)
+    assert RULES.decide(commentary) is None
+    # its numbers and the words written with spaces around it are read as before
+    assert MODEL.readable("225mini 38,200 買い指値20枚 working")
 
 
 def test_a_short_answer_to_no_decision_decides_only_by_itself() -> None:
