@@ -376,8 +376,9 @@ def test_a_run_written_without_spaces_is_read_as_its_pieces() -> None:
 
 
 # plain Japanese decisions (written for this test): ranked as surely as their English
-# counterparts once the model read Japanese; a model that read a run as one word unknown
-# to it ranked them 0.03 to 0.15, last under a budget
+# counterparts since the desk reading learnt Japanese (ADR 0042); a model that read a run
+# as one word unknown to it, and had learnt none, ranked them 0.03 to 0.32, last under a
+# budget
 JAPANESE_DECISIONS = (
     "ドル円 150.20で5本買い、約定しました",
     "日経先物 38,500で10枚売り約定",

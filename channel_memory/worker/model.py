@@ -387,11 +387,12 @@ class DecisionModel:
         least a third of its distinct words. A pasted token, a blob or markup is not.
 
         A run of Chinese, Japanese or Korean counts as one word, unknown: the model
-        promotes such text on its numbers and the other words around it as before it
-        read Japanese, and its Japanese (learned from a few hundred lines of two writers)
-        ranks the decisions the rules find. Read by a model trained on one writer, the
-        other writer's commentary and reports were promoted when their runs counted word
-        by word, and no decision was found that the rules had missed (ADR 0042)."""
+        promotes such text on its numbers and the other words around it, as before its
+        vocabulary held their words; the rules recognise those languages and the desk
+        reading, which learnt them, ranks what the rules find. Read by a model trained on
+        one Japanese writer, the other writer's commentary and reports were promoted when
+        their runs counted word by word, and no decision was found that the rules had
+        missed (ADR 0042)."""
         distinct = {w for w in _WORD.findall(_prepared(text)) if w[0].isalnum()}
         vocabulary = next(b.terms for b in self.blocks if b.analyze is word_terms)
         known = sum(1 for w in distinct if not is_run(w) and w in vocabulary)
