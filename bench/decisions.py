@@ -150,9 +150,12 @@ WITHOUT_SPACES = (
     "chinese_dev2",
     "korean_dev",
     "korean_dev2",
+    "chinese_dev3",
+    "korean_dev3",
 )
 """The development splits in Japanese, Chinese and Korean (``bench/train_model.py``'s desk
-reading learns from them, ADR 0042)."""
+reading, its reading of text holding runs and its type classifier learn from them, ADRs
+0042 and 0043)."""
 DEVELOPMENT = ("tune", "dev", *WITHOUT_SPACES)
 """The splits read line by line (``--show-misses``)."""
 HELD_OUT = ("heldout", "japanese")

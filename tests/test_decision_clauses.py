@@ -127,7 +127,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.0618, 0.0099, 0.547, 0.6531, 0.6385, 0.0234, 0.0064, 0.9816]
+PINNED_WRAP_SCORES = [0.0578, 0.0097, 0.5573, 0.6384, 0.6405, 0.0222, 0.0059, 0.983]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 
@@ -221,8 +221,11 @@ def test_a_signal_cards_side_is_its_proposal_with_the_instrument_above_it() -> N
     assert shown[:2] == ["instrument: ZLN5 (soybean oil, Jul)", "direction: LONG"]
     # a field named like one in an order system's record is no card's side
     record = "[OMS] FILL | side=BUY | qty 100 | px 12.50"
-    assert RULES.decide(record) is not None
-    assert RULES.decide(record).event_type == "trade_fill"  # type: ignore[union-attr]
+    found = RULES.decide(record)
+    assert found is not None
+    # the model's type: a fill, or a confirmation since the type classifier learnt the
+    # Chinese, Japanese and Korean sets' decisions (ADR 0043), never a card's proposal
+    assert found.event_type in ("trade_fill", "trade_confirmation")
 
 
 def test_a_change_of_view_keeps_its_announcement_and_the_new_view() -> None:

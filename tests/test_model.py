@@ -79,13 +79,14 @@ def test_the_desk_reading_ranks_an_order_systems_record_below_a_traders_report()
     # echo: the desk reading (a ranker feature) reads such records less surely than the
     # decision model does, and a trader's own report as surely (by 0.25 and more until
     # the desk reading learnt the Chinese, Japanese and Korean phrasing sets, whose
-    # records of fills are decisions: by 0.15 since, ADR 0042)
+    # records of fills are decisions: by 0.15 with six of them, ADR 0042; by 0.12 with
+    # eight, ADR 0043)
     records = (
         "[OMS] FILL ord=XX-10293 acct=FX-02 EURUSD BUY 5,000,000 @ 1.0842 leaves=0",
         "FILL id=EBS-1234 side=SELL ccy_pair=USDJPY amt=10,000,000 px=151.230 venue=EBS",
     )
     for record in records:
-        assert MODEL.desk_probability(record) < MODEL.probability(record) - 0.15, record
+        assert MODEL.desk_probability(record) < MODEL.probability(record) - 0.1, record
     report = "bought 5m EURUSD at 1.0842"
     assert MODEL.desk_probability(report) > 0.9
     again = parse_model(
@@ -191,7 +192,7 @@ def test_a_thread_root_ranks_as_a_message_of_its_own() -> None:
     assert classify(reply, RULES, 3_600_000_000).score != score
 
 
-PINNED_RANKS = {"sold 5k AAPL 189.40": 0.9289, FILL_RECORD: 0.6459, WRAP_MENTION: 0.484}
+PINNED_RANKS = {"sold 5k AAPL 189.40": 0.9257, FILL_RECORD: 0.6982, WRAP_MENTION: 0.4776}
 """The shipped ranker's scores of these hard events (set when it was trained)."""
 
 
@@ -395,16 +396,56 @@ def test_a_japanese_decision_ranks_as_an_english_one(text: str) -> None:
     assert score > _ranked(WRAP_MENTION)
 
 
-def test_japanese_text_is_promoted_only_on_the_words_it_knows_outside_its_runs() -> None:
-    # the model reads Japanese to rank what the rules find; a run counts as one word it
-    # does not know when it decides whether it may promote a message (ADR 0042)
+def test_japanese_text_is_read_by_its_pieces_and_commentary_stays_ordinary() -> None:
+    # a run counts as its two-character pieces when the model decides whether it may
+    # promote a message: the reading of text holding runs learnt them (ADR 0043)
     commentary = "ドル円は上値が重い展開、本日は様子見"
     vocabulary = next(b.terms for b in MODEL.loaded.blocks if b.name == "words")
     assert {"ドル", "ル円", "上値"} <= vocabulary.keys()
-    assert not MODEL.readable(commentary)
+    assert MODEL.readable(commentary)
+    assert MODEL.probability(commentary) < MODEL.threshold
     assert RULES.decide(commentary) is None
-    # its numbers and the words written with spaces around it are read as before
-    assert MODEL.readable("225mini 38,200 買い指値20枚 working")
+    # a run of characters no line held is still nothing to read
+    assert not MODEL.readable("鬱鬯鬲鬻 魑魅魍魎 饕餮")
+
+
+def _tiny_model(decision: float, runs: float) -> bytes:
+    """A model file of one word ("sold", and the run piece "売り") whose decision and
+    runs readings weigh it ``decision`` and ``runs``."""
+    blocks = [
+        {"name": name, "terms": ["sold", "売り"] if name == "words" else [], "idf": []}
+        for name, _ in BLOCKS
+    ]
+    for block in blocks:
+        block["idf"] = [1.0] * len(block["terms"])
+    columns = 2
+
+    def row(weight: float) -> list[float]:
+        return [weight] * columns
+
+    data = {
+        "format": FORMAT,
+        "threshold": 0.45,
+        "blocks": blocks,
+        "decision": {"coef": row(decision), "intercept": 0.0},
+        "desk": {"coef": row(0.0), "intercept": 0.0},
+        "runs": {"coef": row(runs), "intercept": 0.0},
+        "types": {"classes": ["trade_fill"], "coef": [row(0.0)], "intercept": [0.0]},
+        "clauses": {"coef": [0.0] * CLAUSE_FEATURES, "intercept": 0.0, "threshold": 0.5},
+        "rank": {"coef": [0.0] * RANK_FEATURES, "intercept": 0.0},
+    }
+    return gzip.compress(json.dumps(data).encode())
+
+
+def test_text_holding_a_run_is_read_by_the_reading_of_runs_and_other_text_is_not() -> None:
+    model = parse_model(_tiny_model(decision=4.0, runs=-4.0), "tiny")
+    # "sold" alone: the decision reading; with a run beside it: the reading of runs
+    assert model.probability("sold") > 0.9
+    assert model.probability("sold 売り") < 0.1
+    assert model.readings("sold") == (model.probability("sold"), 0.5)
+    assert model.readings("sold 売り")[0] == model.probability("sold 売り")
+    swapped = parse_model(_tiny_model(decision=-4.0, runs=4.0), "tiny")
+    assert swapped.probability("sold") < 0.1 and swapped.probability("sold 売り") > 0.9
 
 
 def test_a_short_answer_to_no_decision_decides_only_by_itself() -> None:

@@ -63,6 +63,11 @@ def is_run(token: str) -> bool:
     return not token.isascii() and _RUN.fullmatch(token) is not None
 
 
+def holds_run(text: str) -> bool:
+    """Whether ``text`` holds any run of text written without spaces."""
+    return not text.isascii() and _RUN.search(text) is not None
+
+
 def pieces(run: str) -> list[str]:
     """A run's two-character pieces in order (the run itself when it has one character)."""
     return [run[i : i + 2] for i in range(len(run) - 1)] or [run]

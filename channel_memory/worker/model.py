@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Protocol
 
-from channel_memory.store.terms import RUN_CHARS, is_run, pieces
+from channel_memory.store.terms import RUN_CHARS, holds_run, is_run, pieces
 
 MODEL_NAMES = ("trading-desk",)
 """The models a rules file may name (``model = "..."``)."""
@@ -40,11 +40,13 @@ MODEL_NAMES = ("trading-desk",)
 MODEL_FILE = "decision_model.json.gz"
 MIN_KNOWN_WORDS = 2
 """The model promotes no message with fewer words it knows (see ``known_words``)."""
-FORMAT = 4
+FORMAT = 5
 """Format 2 added the clause selector (``clauses``: :func:`clause_features` weights);
 format 3 the hard-event ranker (``rank``: :func:`rank_features` weights); format 4 the
 desk reading (``desk``: a second decision classifier over the same features, trained
-with labelled desks; one of the ranker's features)."""
+with labelled desks; one of the ranker's features); format 5 the reading of text that
+holds Chinese, Japanese or Korean (``runs``: a decision classifier over the same
+features that learnt those languages too, ADR 0043)."""
 
 SUMS_KEPT = 512
 """How many texts' readings (see :meth:`DecisionModel._read`) a model keeps."""
@@ -233,13 +235,13 @@ BLOCKS: tuple[tuple[str, Analyzer], ...] = (
 class _Block:
     name: str
     analyze: Analyzer
-    terms: dict[str, tuple[int, float, float, float]]
+    terms: dict[str, tuple[int, float, float, float, float]]
     """Term -> (column, inverse document frequency, decision coefficient, the desk
-    reading's coefficient)."""
+    reading's coefficient, the coefficient of the reading of text holding runs)."""
 
     def weighted(
         self, text: str, parent: str | None
-    ) -> Iterator[tuple[float, tuple[int, float, float, float]]]:
+    ) -> Iterator[tuple[float, tuple[int, float, float, float, float]]]:
         """Each known term of ``text`` (a reply to ``parent``) once, with its sublinear
         tf-idf weight and its entry: one lookup per distinct term."""
         log, lookup = math.log, self.terms.get
@@ -267,6 +269,9 @@ class DecisionModel:
     type_intercepts: tuple[float, ...]
     desk_intercept: float
     """The desk reading's intercept (its coefficients are in each block's terms)."""
+    runs_intercept: float
+    """The intercept of the decision reading of text that holds a run written without
+    spaces (its coefficients are in each block's terms; see :meth:`probability`)."""
     clause_weights: tuple[float, ...]
     """The clause selector's coefficients, one per :func:`clause_features` feature."""
     clause_intercept: float
@@ -275,7 +280,7 @@ class DecisionModel:
     rank_weights: tuple[float, ...]
     """The hard-event ranker's coefficients, one per :func:`rank_features` feature."""
     rank_intercept: float
-    _kept: Callable[[str, str | None], tuple[tuple[float, float, float], ...]] = field(
+    _kept: Callable[[str, str | None], tuple[tuple[float, float, float, float], ...]] = field(
         init=False, repr=False, compare=False
     )
 
@@ -331,22 +336,23 @@ class DecisionModel:
         kept = functools.lru_cache(maxsize=SUMS_KEPT)(self._read)
         object.__setattr__(self, "_kept", kept)  # a model of its own: a cache of its own
 
-    def _read(self, text: str, parent: str | None) -> tuple[tuple[float, float, float], ...]:
+    def _read(self, text: str, parent: str | None) -> tuple[tuple[float, float, float, float], ...]:
         """Per block, the sum of the squares of ``text``'s term weights and its dot
-        products with the decision and the desk coefficients: what :meth:`probability`
-        and :meth:`readings` are computed from. One lookup per distinct term gives its
-        inverse document frequency and its coefficients together."""
+        products with the decision, the desk and the runs coefficients: what
+        :meth:`probability` and :meth:`readings` are computed from. One lookup per
+        distinct term gives its inverse document frequency and its coefficients together."""
         sums = []
         for block in self.blocks:
-            squares = dot = desk_dot = 0.0
+            squares = dot = desk_dot = runs_dot = 0.0
             for value, entry in block.weighted(text, parent):
                 squares += value * value
                 dot += value * entry[2]
                 desk_dot += value * entry[3]
-            sums.append((squares, dot, desk_dot))
+                runs_dot += value * entry[4]
+            sums.append((squares, dot, desk_dot, runs_dot))
         return tuple(sums)
 
-    def _sums(self, text: str, parent: str | None) -> tuple[tuple[float, float, float], ...]:
+    def _sums(self, text: str, parent: str | None) -> tuple[tuple[float, float, float, float], ...]:
         """:meth:`_read`, kept for the last ``SUMS_KEPT`` texts read (deriving a message
         reads it, its decision clauses and its parent more than once)."""
         if len(text) + len(parent or "") > SUMS_MAX_CHARS:
@@ -355,11 +361,17 @@ class DecisionModel:
 
     def probability(self, text: str, parent: str | None = None) -> float:
         """The probability, 0 to 1, that ``text`` (a reply to ``parent``) is a decision:
-        the hot path (every message no rule matches)."""
-        z = self.intercept
-        for squares, dot, _ in self._sums(text, parent):
+        the hot path (every message no rule matches).
+
+        Text that holds a run of Chinese, Japanese or Korean is read by a classifier of
+        its own, trained on the same lines and on phrasing sets in those languages; other
+        text by the decision classifier, which learnt none of them: learning them moved
+        its reading of English, French and German look-alikes (ADRs 0042, 0043)."""
+        runs = holds_run(text)
+        z = self.runs_intercept if runs else self.intercept
+        for squares, dot, _, runs_dot in self._sums(text, parent):
             if squares:
-                z += dot / math.sqrt(squares)
+                z += (runs_dot if runs else dot) / math.sqrt(squares)
         return _sigmoid(z)
 
     def desk_probability(self, text: str) -> float:
@@ -373,29 +385,25 @@ class DecisionModel:
     def readings(self, text: str) -> tuple[float, float]:
         """:meth:`probability` and :meth:`desk_probability` of ``text`` (read without a
         parent) from one reading of its terms: what ranking a hard event asks for."""
-        z, desk = self.intercept, self.desk_intercept
-        for squares, dot, desk_dot in self._sums(text, None):
+        runs = holds_run(text)
+        z = self.runs_intercept if runs else self.intercept
+        desk = self.desk_intercept
+        for squares, dot, desk_dot, runs_dot in self._sums(text, None):
             if squares:
                 norm = math.sqrt(squares)
-                z += dot / norm
+                z += (runs_dot if runs else dot) / norm
                 desk += desk_dot / norm
         return _sigmoid(z), _sigmoid(desk)
 
     def readable(self, text: str) -> bool:
         """Whether the model has something to read in ``text``: at least
         ``MIN_KNOWN_WORDS`` distinct words (letters or digits) it saw in training, and at
-        least a third of its distinct words. A pasted token, a blob or markup is not.
-
-        A run of Chinese, Japanese or Korean counts as one word, unknown: the model
-        promotes such text on its numbers and the other words around it, as before its
-        vocabulary held their words; the rules recognise those languages and the desk
-        reading, which learnt them, ranks what the rules find. Read by a model trained on
-        one Japanese writer, the other writer's commentary and reports were promoted when
-        their runs counted word by word, and no decision was found that the rules had
-        missed (ADR 0042)."""
-        distinct = {w for w in _WORD.findall(_prepared(text)) if w[0].isalnum()}
+        least a third of its distinct words. A pasted token, a blob or markup is not. A run
+        of Chinese, Japanese or Korean counts as its two-character pieces (:func:`words`),
+        which the reading of text holding runs learnt (ADR 0043)."""
+        distinct = {w for w in words(_prepared(text)) if w[0].isalnum()}
         vocabulary = next(b.terms for b in self.blocks if b.analyze is word_terms)
-        known = sum(1 for w in distinct if not is_run(w) and w in vocabulary)
+        known = sum(1 for w in distinct if w in vocabulary)
         return known >= MIN_KNOWN_WORDS and 3 * known >= len(distinct)
 
     def event_type(self, text: str, parent: str | None = None) -> str:
@@ -434,17 +442,24 @@ def parse_model(raw: bytes, name: str) -> DecisionModel:
     sizes = [len(b["idf"]) for b in data["blocks"]]
     decision = _block_weights(data["decision"]["coef"], sizes)
     desk = _block_weights(data["desk"]["coef"], sizes)
+    runs = _block_weights(data["runs"]["coef"], sizes)
     blocks = tuple(
         _Block(
             spec["name"],
             analyze,
             {
-                term: (i, idf, weights.get(i, 0.0), desk_weights.get(i, 0.0))
+                term: (
+                    i,
+                    idf,
+                    weights.get(i, 0.0),
+                    desk_weights.get(i, 0.0),
+                    runs_weights.get(i, 0.0),
+                )
                 for i, (term, idf) in enumerate(zip(spec["terms"], spec["idf"], strict=True))
             },
         )
-        for spec, (_, analyze), weights, desk_weights in zip(
-            data["blocks"], BLOCKS, decision, desk, strict=True
+        for spec, (_, analyze), weights, desk_weights, runs_weights in zip(
+            data["blocks"], BLOCKS, decision, desk, runs, strict=True
         )
     )
     return DecisionModel(
@@ -457,6 +472,7 @@ def parse_model(raw: bytes, name: str) -> DecisionModel:
         type_weights=tuple(_block_weights(row, sizes) for row in data["types"]["coef"]),
         type_intercepts=tuple(float(b) for b in data["types"]["intercept"]),
         desk_intercept=float(data["desk"]["intercept"]),
+        runs_intercept=float(data["runs"]["intercept"]),
         clause_weights=tuple(float(w) for w in clauses["coef"]),
         clause_intercept=float(clauses["intercept"]),
         clause_threshold=float(clauses["threshold"]),
@@ -501,7 +517,7 @@ def _parsed(name: str) -> DecisionModel:
 @dataclass(frozen=True, slots=True)
 class ShippedModel:
     """A shipped model by name and digest; parsed on first use, once per process (the
-    parsed vocabulary takes about 100 MB: a server process that never derives never
+    parsed vocabulary takes about 155 MB: a server process that never derives never
     loads it)."""
 
     name: str
