@@ -15,17 +15,18 @@ recognise exactly its generator's decisions) and the everyday conversations of
 ``bench/data/conversations.jsonl`` (none of them a decision). Two logistic regressions
 over the same features (see ``channel_memory/worker/model.py``): decision or not
 (classes balanced), and, over the decisions, which of the nine types (the type
-classifier learns the decisions of :data:`READ_SPLITS` too). A second decision
-classifier, the reading of text holding runs, learns from the same lines and the
-Chinese, Japanese and Korean phrasing sets of :data:`READ_SPLITS` at half weight: it reads
-a message that holds a run of those languages, the first one every other (ADR 0043). A third, small
-one is the clause selector: over :func:`channel_memory.worker.model.clause_features`
-of every clause of every labelled desk decision, whether the clause overlaps the
-labelled span (``decision_text``), with decision probabilities out of fold. A fourth,
+classifier learns the decisions of :data:`READ_SPLITS` too, at half weight). A third, the
+reading of text holding runs, is a decision classifier trained on the same lines and the
+Chinese, Japanese and Korean phrasing sets of :data:`READ_SPLITS` at half weight: the
+runtime reads a text holding a run of those languages with it and every other text with
+the first (ADR 0043). A fourth, small, is the clause selector: over
+:func:`channel_memory.worker.model.clause_features` of every clause of every labelled
+desk decision, whether the clause overlaps the labelled span (``decision_text``), with
+decision probabilities out of fold. A fifth,
 as small, is the hard-event ranker: over :func:`channel_memory.worker.model.rank_features`
 of every hard event of the training desks as the worker finds it, read by a model
 trained without its desk's fold, whether it is a labelled decision (ADR 0034). The
-ranker reads a fifth, the desk reading: a decision classifier over the same features,
+ranker reads a sixth, the desk reading: a decision classifier over the same features,
 trained on the same lines and the labelled desks of :data:`READ_DESKS` besides (forty
 development desks written by other hands, where a decision reported again is labelled
 none) and the Chinese, Japanese and Korean phrasing sets of :data:`READ_SPLITS` at half
@@ -66,7 +67,6 @@ from sklearn.linear_model import LogisticRegression
 from bench.decisions import WITHOUT_SPACES
 from channel_memory.demo.synthetic_desk import desk_events
 from channel_memory.ingest.events import origin_for
-from channel_memory.store.terms import holds_run
 from channel_memory.worker import model as runtime
 from channel_memory.worker.classify import rank_features_of
 from channel_memory.worker.rules import RuleSet, clause_bounds, default_rules
@@ -231,7 +231,7 @@ class Fitted:
         x = features(self.vectorizers, lines)
         plain = self.decision.predict_proba(x)[:, 1]
         runs = self.runs.predict_proba(x)[:, 1]
-        held = np.array([holds_run(line.text) for line in lines], dtype=bool)
+        held = np.array([runtime.reads_runs(line.text) for line in lines], dtype=bool)
         return np.where(held, runs, plain)
 
 
@@ -241,12 +241,11 @@ def fit(lines: Sequence[Line], also: Sequence[Line] = ()) -> Fitted:
     holding runs and the type classifier (``lines`` and ``also``, each line of ``also``
     weighing :data:`WEIGHTS`; ADR 0043)."""
     vectorizers = _vectorizers(lines, also)
-    x = features(vectorizers, lines)
-    y = np.array([line.label is not None for line in lines])
-    decision = LogisticRegression(C=C, max_iter=5000, class_weight="balanced").fit(x, y)
     both = [*lines, *also]
     x = features(vectorizers, both)
     y = np.array([line.label is not None for line in both])
+    mine = slice(0, len(lines))
+    decision = LogisticRegression(C=C, max_iter=5000, class_weight="balanced").fit(x[mine], y[mine])
     weight = np.array([WEIGHTS.get(line.writer, 1.0) for line in both])
     runs = LogisticRegression(C=C, max_iter=5000, class_weight="balanced").fit(
         x, y, sample_weight=weight

@@ -409,9 +409,9 @@ def test_japanese_text_is_read_by_its_pieces_and_commentary_stays_ordinary() -> 
     assert not MODEL.readable("鬱鬯鬲鬻 魑魅魍魎 饕餮")
 
 
-def _tiny_model(decision: float, runs: float) -> bytes:
-    """A model file of one word ("sold", and the run piece "売り") whose decision and
-    runs readings weigh it ``decision`` and ``runs``."""
+def _tiny_model(decision: float, runs: float, intercepts: tuple[float, float] = (0, 0)) -> bytes:
+    """A model file of two words ("sold", and the run piece "売り") whose decision and
+    runs readings weigh them ``decision`` and ``runs``, with these ``intercepts``."""
     blocks = [
         {"name": name, "terms": ["sold", "売り"] if name == "words" else [], "idf": []}
         for name, _ in BLOCKS
@@ -427,9 +427,9 @@ def _tiny_model(decision: float, runs: float) -> bytes:
         "format": FORMAT,
         "threshold": 0.45,
         "blocks": blocks,
-        "decision": {"coef": row(decision), "intercept": 0.0},
+        "decision": {"coef": row(decision), "intercept": intercepts[0]},
         "desk": {"coef": row(0.0), "intercept": 0.0},
-        "runs": {"coef": row(runs), "intercept": 0.0},
+        "runs": {"coef": row(runs), "intercept": intercepts[1]},
         "types": {"classes": ["trade_fill"], "coef": [row(0.0)], "intercept": [0.0]},
         "clauses": {"coef": [0.0] * CLAUSE_FEATURES, "intercept": 0.0, "threshold": 0.5},
         "rank": {"coef": [0.0] * RANK_FEATURES, "intercept": 0.0},
@@ -446,6 +446,13 @@ def test_text_holding_a_run_is_read_by_the_reading_of_runs_and_other_text_is_not
     assert model.readings("sold 売り")[0] == model.probability("sold 売り")
     swapped = parse_model(_tiny_model(decision=-4.0, runs=4.0), "tiny")
     assert swapped.probability("sold") < 0.1 and swapped.probability("sold 売り") > 0.9
+    # each reading its own intercept: text with no word the model knows reads as it
+    biased = parse_model(_tiny_model(0.0, 0.0, intercepts=(2.0, -2.0)), "tiny")
+    assert biased.probability("zzz") > 0.85 and biased.probability("zzz 鬱鬯") < 0.15
+    # the choice is made on what the model reads: a long message is read as its first and
+    # last 3,000 characters, and a run between them is not read
+    middle = "sold " + "x " * 2000 + "売り" + " y" * 2000 + " sold"
+    assert model.probability(middle) > 0.9
 
 
 def test_a_short_answer_to_no_decision_decides_only_by_itself() -> None:

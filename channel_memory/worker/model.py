@@ -67,6 +67,13 @@ def _prepared(text: str) -> str:
     return _SPACE.sub(" ", text.lower())
 
 
+def reads_runs(text: str) -> bool:
+    """Whether the reading of text holding runs reads ``text`` (see
+    :meth:`DecisionModel.probability`): whether the part of it the model reads holds a run
+    of Chinese, Japanese or Korean. The trainer chooses by the same function."""
+    return holds_run(_prepared(text))
+
+
 def words(text: str) -> list[str]:
     """The words of prepared ``text``: runs of letters and digits and punctuation marks; a
     run of Chinese, Japanese or Korean as its two-character pieces (``terms.pieces``),
@@ -367,12 +374,7 @@ class DecisionModel:
         its own, trained on the same lines and on phrasing sets in those languages; other
         text by the decision classifier, which learnt none of them: learning them moved
         its reading of English, French and German look-alikes (ADRs 0042, 0043)."""
-        runs = holds_run(text)
-        z = self.runs_intercept if runs else self.intercept
-        for squares, dot, _, runs_dot in self._sums(text, parent):
-            if squares:
-                z += (runs_dot if runs else dot) / math.sqrt(squares)
-        return _sigmoid(z)
+        return self._scores(text, parent)[0]
 
     def desk_probability(self, text: str) -> float:
         """The probability, 0 to 1, that ``text`` is a decision as the labelled desks
@@ -385,10 +387,15 @@ class DecisionModel:
     def readings(self, text: str) -> tuple[float, float]:
         """:meth:`probability` and :meth:`desk_probability` of ``text`` (read without a
         parent) from one reading of its terms: what ranking a hard event asks for."""
-        runs = holds_run(text)
+        return self._scores(text, None)
+
+    def _scores(self, text: str, parent: str | None) -> tuple[float, float]:
+        """The decision probability of ``text`` (by the reading of runs where
+        :func:`reads_runs`) and the desk reading's, from one reading of its terms."""
+        runs = reads_runs(text)
         z = self.runs_intercept if runs else self.intercept
         desk = self.desk_intercept
-        for squares, dot, desk_dot, runs_dot in self._sums(text, None):
+        for squares, dot, desk_dot, runs_dot in self._sums(text, parent):
             if squares:
                 norm = math.sqrt(squares)
                 z += (runs_dot if runs else dot) / norm
