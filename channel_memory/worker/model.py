@@ -71,7 +71,7 @@ def reads_runs(text: str) -> bool:
     """Whether the reading of text holding runs reads ``text`` (see
     :meth:`DecisionModel.probability`): whether the part of it the model reads holds a run
     of Chinese, Japanese or Korean. The trainer chooses by the same function."""
-    return holds_run(_prepared(text))
+    return holds_run(text) and holds_run(_prepared(text))  # the first: one isascii()
 
 
 def words(text: str) -> list[str]:
