@@ -196,9 +196,8 @@ def _vectorizers(lines: Sequence[Line], also: Sequence[Line] = ()) -> list[Tfidf
     """Per block, a vectorizer whose vocabulary is the terms of ``lines`` and of ``also``
     (each at least ``MIN_DF`` times in its own lines) and whose inverse document frequencies
     are counted on ``lines`` alone: the lines of ``also`` add words, and a term the other
-    lines share weighs what it weighed without them, so the decision model's reading of
-    text without runs does not move when a set in Chinese, Japanese or Korean is added
-    (ADR 0043)."""
+    lines share weighs what it weighed without them (the words they add can still occur in
+    ``lines``, fewer than ``MIN_DF`` times there, and weigh in the decision model; ADR 0043)."""
     out = []
     for name, fn in runtime.BLOCKS:
 

@@ -230,6 +230,9 @@ RANK_FEATURES = 13 + len(DECISION_TYPES)
 """How many features :func:`rank_features` gives."""
 
 Analyzer = Callable[[str, str | None], list[str]]
+_Sums = tuple[tuple[float, float, float, float], ...]
+"""Per block, a text's sum of squared term weights and its dot products with the
+decision, desk and runs coefficients (see :meth:`DecisionModel._read`)."""
 BLOCKS: tuple[tuple[str, Analyzer], ...] = (
     ("chars", char_terms),
     ("words", word_terms),
@@ -287,9 +290,7 @@ class DecisionModel:
     rank_weights: tuple[float, ...]
     """The hard-event ranker's coefficients, one per :func:`rank_features` feature."""
     rank_intercept: float
-    _kept: Callable[[str, str | None], tuple[tuple[float, float, float, float], ...]] = field(
-        init=False, repr=False, compare=False
-    )
+    _kept: Callable[[str, str | None], _Sums] = field(init=False, repr=False, compare=False)
 
     def rank(self, features: Sequence[float]) -> float:
         """The probability, 0 to 1, that a hard event with these :func:`rank_features`
@@ -343,7 +344,7 @@ class DecisionModel:
         kept = functools.lru_cache(maxsize=SUMS_KEPT)(self._read)
         object.__setattr__(self, "_kept", kept)  # a model of its own: a cache of its own
 
-    def _read(self, text: str, parent: str | None) -> tuple[tuple[float, float, float, float], ...]:
+    def _read(self, text: str, parent: str | None) -> _Sums:
         """Per block, the sum of the squares of ``text``'s term weights and its dot
         products with the decision, the desk and the runs coefficients: what
         :meth:`probability` and :meth:`readings` are computed from. One lookup per
@@ -359,7 +360,7 @@ class DecisionModel:
             sums.append((squares, dot, desk_dot, runs_dot))
         return tuple(sums)
 
-    def _sums(self, text: str, parent: str | None) -> tuple[tuple[float, float, float, float], ...]:
+    def _sums(self, text: str, parent: str | None) -> _Sums:
         """:meth:`_read`, kept for the last ``SUMS_KEPT`` texts read (deriving a message
         reads it, its decision clauses and its parent more than once)."""
         if len(text) + len(parent or "") > SUMS_MAX_CHARS:
