@@ -103,9 +103,14 @@ READ_DESKS = [
     for name in ("desk_heldout.jsonl", *(f"desk_heldout{n}.jsonl" for n in range(2, 41)))
 ]
 """The development desks the desk reading also learns from (not the decision model: it
-keeps to the phrasing sets' balance; ``desk_heldout41`` on are left out of training:
+keeps to the phrasing sets' balance; ``desk_heldout41`` on are left out of its training:
 they measure what the desk reading learns, ADR 0039)."""
-RANK_DESKS = [*DESKS, *READ_DESKS]
+RUNS_DESKS = [ROOT / "bench" / "data" / f"desk_heldout{n}.jsonl" for n in (91, 92, 96)]
+"""Development desks mostly in Korean, Chinese and Japanese that the clause selector and
+the ranker learn from besides, so that they weigh what the reading of text holding runs
+reads apart (ADR 0044); not the desk reading (taught them, it read English desks lower).
+``desk_heldout97`` and ``98``, written in the same round, measure it."""
+RANK_DESKS = [*DESKS, *READ_DESKS, *RUNS_DESKS]
 """The desks the clause selector and the ranker learn from, out of fold."""
 CHAT = ROOT / "bench" / "data" / "conversations.jsonl"
 GENERATOR = ROOT / "channel_memory" / "demo" / "synthetic_desk.py"
@@ -188,7 +193,7 @@ def desk_lines(desks: Sequence[Path]) -> list[Line]:
 def sources() -> dict[str, str]:
     """The training files' SHA-256, recorded in the model (a test compares them)."""
     phrasing = [PHRASING / f"{split}.jsonl" for split in (*SPLITS, *READ_SPLITS)]
-    files = [*phrasing, *DESKS, *READ_DESKS, CHAT, GENERATOR, RULES]
+    files = [*phrasing, *DESKS, *READ_DESKS, *RUNS_DESKS, CHAT, GENERATOR, RULES]
     return {str(p.relative_to(ROOT)): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
 
 

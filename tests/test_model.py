@@ -22,8 +22,10 @@ from channel_memory.worker.model import (
     MODEL_FILE,
     RANK_FEATURES,
     char_terms,
+    clause_features,
     load_model,
     parse_model,
+    rank_features,
     word_terms,
     words,
 )
@@ -65,10 +67,11 @@ def test_the_model_was_trained_on_the_training_files_as_they_are() -> None:
         assert hashlib.sha256((ROOT / path).read_bytes()).hexdigest() == digest, path
     # the held-out data is never trained on: no file named held-out but the first forty
     # desks, development desks whose misses were read in earlier rounds, which the desk
-    # reading learns from (ADRs 0038, 0039); not the phrasing held-out set, not
-    # desk_heldout41 on
+    # reading learns from (ADRs 0038, 0039), and three development desks mostly in Korean,
+    # Chinese and Japanese the selector and the ranker learn from (ADR 0044); not the
+    # phrasing held-out set, not desk_heldout41 to 90, 93 to 95 (held out), 97 or 98
     development = {"bench/data/desk_heldout.jsonl"} | {
-        f"bench/data/desk_heldout{n}.jsonl" for n in range(2, 41)
+        f"bench/data/desk_heldout{n}.jsonl" for n in (*range(2, 41), 91, 92, 96)
     }
     held = {path for path in recorded if "heldout" in path}
     assert held == development
@@ -192,7 +195,7 @@ def test_a_thread_root_ranks_as_a_message_of_its_own() -> None:
     assert classify(reply, RULES, 3_600_000_000).score != score
 
 
-PINNED_RANKS = {"sold 5k AAPL 189.40": 0.9257, FILL_RECORD: 0.6982, WRAP_MENTION: 0.4776}
+PINNED_RANKS = {"sold 5k AAPL 189.40": 0.9299, FILL_RECORD: 0.7084, WRAP_MENTION: 0.5045}
 """The shipped ranker's scores of these hard events (set when it was trained)."""
 
 
@@ -527,3 +530,48 @@ def test_a_kept_reading_is_the_reading_of_its_text_and_parent() -> None:
     assert fresh.readings(parent) == model.readings(parent)
     long = "bought 5 ES " * 2_000  # longer than any kept text (read each time): the same
     assert model.probability(long) == fresh.probability(long)
+
+
+def test_the_selector_weighs_a_clause_read_as_runs_apart() -> None:
+    # ADR 0044: the last three features say whether the reading of text holding runs
+    # reads the clause, alone and times its probability and a rule's match; a clause
+    # without a run has them all zero, whatever its probability or match
+    content = "sold 5k AAPL 189.40. IF2506空单平10手, 批."
+    clauses = [(0, 20), (21, len(content))]
+    chances = {content[0:20]: 0.9, content[21:]: 0.7}
+    rows = clause_features(content, clauses, [0, 1], frozenset(clauses), chances.__getitem__)
+    assert len(rows[0]) == len(rows[1]) == CLAUSE_FEATURES
+    assert rows[0][-3:] == [0.0, 0.0, 0.0]
+    assert rows[1][-3:] == [1.0, 0.7, 1.0]
+    assert rows[1][:2] == [0.7, 1.0]  # the shared features as before
+    ruled_not = clause_features(content, clauses, [1], frozenset(), chances.__getitem__)
+    assert ruled_not[0][-3:] == [1.0, 0.7, 0.0]
+
+
+def _rank_row(runs: bool) -> list[float]:
+    return rank_features(
+        base=0.5,
+        probability=0.8,
+        desk=0.6,
+        strength=0.4,
+        length=40,
+        decided=1,
+        by_model=False,
+        by_reply=False,
+        origin="human",
+        lines=1,
+        replying=False,
+        event_type="trade_fill",
+        runs=runs,
+    )
+
+
+def test_the_ranker_weighs_a_message_read_as_runs_apart() -> None:
+    plain, runs = _rank_row(False), _rank_row(True)
+    assert len(plain) == len(runs) == RANK_FEATURES
+    assert plain[-3:] == [0.0, 0.0, 0.0] and runs[-3:] == [1.0, 0.8, 0.6]
+    assert plain[:-3] == runs[:-3]
+    # the shipped ranker learnt weights of its own for them (three desks in those
+    # languages among those it learnt from)
+    assert any(abs(w) > 0.01 for w in MODEL.loaded.rank_weights[-3:])
+    assert any(abs(w) > 0.01 for w in MODEL.loaded.clause_weights[-3:])

@@ -27,7 +27,7 @@ from channel_memory.kernel import groups
 from channel_memory.kernel.groups import MessageClass
 from channel_memory.kernel.models import SourceVersion
 from channel_memory.kernel.timefmt import MICROS_PER_DAY
-from channel_memory.worker.model import rank_features
+from channel_memory.worker.model import rank_features, reads_runs
 from channel_memory.worker.rules import (
     STRENGTH_MAX,
     Decision,
@@ -215,6 +215,7 @@ def rank_features_of(
         lines=content.count("\n") + 1,
         replying=replying,
         event_type=decision.event_type,
+        runs=reads_runs(content),
     )
 
 

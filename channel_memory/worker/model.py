@@ -40,13 +40,14 @@ MODEL_NAMES = ("trading-desk",)
 MODEL_FILE = "decision_model.json.gz"
 MIN_KNOWN_WORDS = 2
 """The model promotes no message with fewer words it knows (see ``known_words``)."""
-FORMAT = 5
+FORMAT = 6
 """Format 2 added the clause selector (``clauses``: :func:`clause_features` weights);
 format 3 the hard-event ranker (``rank``: :func:`rank_features` weights); format 4 the
 desk reading (``desk``: a second decision classifier over the same features, trained
 with labelled desks; one of the ranker's features); format 5 the reading of text that
 holds Chinese, Japanese or Korean (``runs``: a decision classifier over the same
-features that learnt those languages too, ADR 0043)."""
+features that learnt those languages too, ADR 0043); format 6 gave the clause selector and
+the ranker three features each for text that reading reads (ADR 0044)."""
 
 SUMS_KEPT = 512
 """How many texts' readings (see :meth:`DecisionModel._read`) a model keeps."""
@@ -129,8 +130,11 @@ def clause_features(
     (``decided``); whether it is the first clause, the last, and where it sits among
     the clauses; its length and the message's (logarithms); how many clauses the
     message has; whether it is on the message's last line with a clause; whether it
-    starts a line; and how far down the message's lines it is. A decision is most
-    often the opening clause of a short message and the closing line of a long
+    starts a line; how far down the message's lines it is; and whether the reading of
+    text holding runs reads the clause (:func:`reads_runs`), alone and times the
+    probability and the rule's match (that reading's probabilities and the rules'
+    matches on Chinese, Japanese and Korean are weighed apart, ADR 0044). A decision is
+    most often the opening clause of a short message and the closing line of a long
     report: the weights, learned from labelled decision spans, say how much each counts.
     """
     count = len(clauses)
@@ -143,10 +147,14 @@ def clause_features(
         start, end = clauses[index]
         line += content.count("\n", at, start)  # linear over the message, however long
         at = start
+        text = content[start:end]
+        chance = probability(text)
+        ruled = float((start, end) in decided)
+        runs = float(reads_runs(text))
         out.append(
             [
-                probability(content[start:end]),
-                float((start, end) in decided),
+                chance,
+                ruled,
                 float(index == 0),
                 float(index == count - 1),
                 index / max(1, count - 1),
@@ -156,6 +164,9 @@ def clause_features(
                 float(line == last_line),
                 float(start == 0 or content[start - 1] == "\n"),
                 line / max(1, lines - 1),
+                runs,
+                runs * chance,
+                runs * ruled,
             ]
         )
     return out
@@ -165,7 +176,7 @@ def _sigmoid(z: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
-CLAUSE_FEATURES = 11
+CLAUSE_FEATURES = 14
 """How many features :func:`clause_features` gives per clause."""
 
 DECISION_TYPES = (
@@ -197,6 +208,7 @@ def rank_features(
     lines: int,
     replying: bool,
     event_type: str,
+    runs: bool,
 ) -> list[float]:
     """What the hard-event ranker weighs: the score the rules give (``base``: the rule's
     score by how plainly the message states it, times the model's probability); the
@@ -206,8 +218,10 @@ def rank_features(
     plainly it states the decision (``strength``, 0 to 1); its length (logarithm) and
     lines; how many clauses a rule matched; whether only the model or a reply rule
     found it; whether it replies; who wrote it (``origin``: a person, an app, an
-    agent); and its type. A bot's record of a fill a trader reported is an echo; a
-    report that mentions an action is not a decision: learned from labelled desks."""
+    agent); its type; and whether the reading of text holding runs reads it
+    (``runs``), alone and times the two readings (ADR 0044). A bot's record of a fill a
+    trader reported is an echo; a report that mentions an action is not a decision:
+    learned from labelled desks."""
     return [
         base,
         probability,
@@ -223,10 +237,13 @@ def rank_features(
         min(lines - 1, 40) / 10,
         float(replying),
         *(float(event_type == t) for t in DECISION_TYPES),
+        float(runs),
+        float(runs) * probability,
+        float(runs) * desk,
     ]
 
 
-RANK_FEATURES = 13 + len(DECISION_TYPES)
+RANK_FEATURES = 16 + len(DECISION_TYPES)
 """How many features :func:`rank_features` gives."""
 
 Analyzer = Callable[[str, str | None], list[str]]
