@@ -7,7 +7,8 @@
 The decision model's training data is every labelled line except the held-out phrasing
 set (``tests/data/decisions/heldout.jsonl``) and the ``bench/data/desk_heldout*.jsonl``
 desks (the first forty of which only the desk reading, the selector and the ranker
-learn from; ``desk_heldout41`` on never are): the phrasing sets ``tune`` and ``dev`` (replies
+learn from; of ``desk_heldout41`` on, only ``91``, ``92`` and ``96``, :data:`RUNS_DESKS`, by
+the selector and the ranker): the phrasing sets ``tune`` and ``dev`` (replies
 with their parent), the labelled desks of :data:`DESKS` (the first independent desk and
 six desks written later by six other hands, replies with the message they answer),
 the synthetic desk (each message labelled by the shipped rules without the model, which
@@ -31,7 +32,7 @@ trained on the same lines and the labelled desks of :data:`READ_DESKS` besides (
 development desks written by other hands, where a decision reported again is labelled
 none) and the Chinese, Japanese and Korean phrasing sets of :data:`READ_SPLITS` at half
 weight (ADR 0042; the vocabulary holds their words); it only ranks, and the selector and
-the ranker learn from every desk of :data:`RANK_DESKS` (ADRs 0038, 0039).
+the ranker learn from every desk of :data:`RANK_DESKS` (ADRs 0038, 0039, 0044).
 
 The file written holds each block's vocabulary and inverse document frequencies, the
 classifiers' coefficients, the threshold and the SHA-256 of every file the training

@@ -842,6 +842,12 @@ LABELLED_DESKS = [
     ("desk_heldout90.jsonl", 235, 65),
     ("desk_heldout91.jsonl", 233, 65),
     ("desk_heldout92.jsonl", 236, 65),
+    ("desk_heldout93.jsonl", 240, 65),
+    ("desk_heldout94.jsonl", 237, 65),
+    ("desk_heldout95.jsonl", 238, 65),
+    ("desk_heldout96.jsonl", 240, 66),
+    ("desk_heldout97.jsonl", 240, 66),
+    ("desk_heldout98.jsonl", 236, 66),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and

@@ -218,8 +218,10 @@ def rank_features(
     plainly it states the decision (``strength``, 0 to 1); its length (logarithm) and
     lines; how many clauses a rule matched; whether only the model or a reply rule
     found it; whether it replies; who wrote it (``origin``: a person, an app, an
-    agent); its type; and whether the reading of text holding runs reads it
-    (``runs``), alone and times the two readings (ADR 0044). A bot's record of a fill a
+    agent); its type; and whether the reading of text holding runs reads the message
+    (``runs``), alone and times ``probability`` and ``desk`` (which are the higher of the
+    message's reading and its decision clauses', each read by the reading its own text
+    calls for; ADR 0044). A bot's record of a fill a
     trader reported is an echo; a report that mentions an action is not a decision:
     learned from labelled desks."""
     return [
