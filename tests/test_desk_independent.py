@@ -730,6 +730,10 @@ MEASURED_DESKS = [
     ("desk_heldout96.jsonl", 240, 66, 64, (29, 37, 43)),
     ("desk_heldout97.jsonl", 240, 66, 52, (20, 23, 29)),
     ("desk_heldout98.jsonl", 236, 66, 63, (24, 32, 39)),
+    # A development desk written at the twentieth round's end (a Seoul USD/KRW, KTB and
+    # Korean credit desk, mostly Korean), never trained on: on arrival (2a5e57d) 60 of 65;
+    # 33, 41, 47.
+    ("desk_heldout99.jsonl", 236, 65, 60, (33, 41, 47)),
 ]
 
 
@@ -848,6 +852,7 @@ LABELLED_DESKS = [
     ("desk_heldout96.jsonl", 240, 66),
     ("desk_heldout97.jsonl", 240, 66),
     ("desk_heldout98.jsonl", 236, 66),
+    ("desk_heldout99.jsonl", 236, 65),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
