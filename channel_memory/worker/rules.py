@@ -81,9 +81,13 @@ a Japanese or Chinese full stop, exclamation or question mark or semicolon (``�
 
 STRENGTH_MAX = 5
 BARE_APPROVAL_WORDS = 3
-_VERDICT = re.compile("^([^.,;:!?\n\u2014\u2013]{1,40})[.,;:!\u2014\u2013]\\s{0,3}\\S")
-"""A reply's leading verdict: a few words up to the first stop, comma or dash, with
-more text after it ("no. not selling …", "denied, too correlated …")."""
+_VERDICT = re.compile(
+    "^([^.,;:!?\n\u2014\u2013\u3002\uff0c\uff1b\uff1a\uff01\uff1f\u3001]{1,40})"
+    "[.,;:!\u2014\u2013\u3002\uff0c\uff1b\uff1a\uff01\u3001]\\s{0,3}\\S"
+)
+"""A reply's leading verdict: a few words up to the first stop, comma or dash (or a
+Chinese or Japanese full stop, comma, semicolon, colon or exclamation mark), with more
+text after it ("no. not selling …", "denied, too correlated …", "可以，但只给20手。…")."""
 _LABEL = re.compile("^([^\\s.,;:!?\n]{1,20}):\\s{1,3}")
 """A one-word label before a verdict ("crush: go, 100x. …")."""
 REASONED_REPLY_CHARS = 480
@@ -91,7 +95,9 @@ REASONED_REPLY_CHARS = 480
 _FIRM_WORDS = (
     r"pass|hard pass|not today|not this one|denied|declined|rejected|refused|vetoed|veto|"
     r"no-go|no go|abgelehnt|refusé|refusée|rechazado|rechazada|denegado|denegada|non merci|"
-    r"nein danke|hoy no|pas aujourd[\x27\u2019]hui"
+    r"nein danke|hoy no|pas aujourd[\x27\u2019]hui|"
+    # Chinese rejections: their reasons often put the trade off ("先别，…等等再说")
+    r"不批|不同意|不行|先别|先別|先不要|驳回|駁回|否决|否決|唔批|唔得"
 )
 _FIRM_REJECTION = re.compile(rf"\W{{0,3}}(?:{_FIRM_WORDS})\W{{0,3}}$", re.IGNORECASE)
 """A verdict that cannot be a deferral: its reasons are its reasons, whatever they say
@@ -103,8 +109,12 @@ _REJECTING = re.compile(
 )
 """A verdict that rejects, firmly or not (its reasons may describe how things stand, see
 ``_verdict``)."""
-_SIZED = re.compile(r"\s{0,3}\d{1,6}(?:[.,]\d{1,3})?\s?(?:k|m|mm|lots?|x)?\s{0,3}[,.;]")
-"""Reasons that open with the size the verdict grants ("go, 3k, with the stop in")."""
+_SIZED = re.compile(
+    r"\s{0,3}(?:(?:先|只|就)?(?:上|做|给|給|进|進|来|來)\s?)?\d{1,6}(?:[.,]\d{1,3})?\s?"
+    r"(?:k|m|mm|lots?|x|手|张|張|股|万股|萬股)?\s{0,3}[,.;，。；]"
+)
+"""Reasons that open with the size the verdict grants ("go, 3k, with the stop in",
+"可以，先上10手，…")."""
 APPROVAL = "trade_approval"
 """The event type of an approval or a rejection (a reply's verdict on a proposal)."""
 
