@@ -156,7 +156,9 @@ WITHOUT_SPACES = (
 """The development splits in Japanese, Chinese and Korean (``bench/train_model.py``'s desk
 reading, its reading of text holding runs and its type classifier learn from them, ADRs
 0042 and 0043)."""
-DEVELOPMENT = ("tune", "dev", *WITHOUT_SPACES)
+ITALIAN = ("italian_dev", "italian_dev2")
+"""The Italian development splits (read to write the Italian rules, ADR 0046; not trained on)."""
+DEVELOPMENT = ("tune", "dev", *WITHOUT_SPACES, *ITALIAN)
 """The splits read line by line (``--show-misses``)."""
 HELD_OUT = ("heldout", "japanese")
 """The splits that only measure: never read line by line."""

@@ -761,6 +761,66 @@ def test_the_chinese_and_korean_development_lines_share_no_text_with_any_other_s
     assert not others & {row["text"] for row in development}
 
 
+# Two Italian development sets by two hands that read nothing of the project (twenty-first
+# round, ADR 0046): italian_dev measured on arrival (116 / 160, 11 / 80 kept) and read to
+# write the Italian rules; italian_dev2 then measured on those rules before it was read
+# (118 → 135 / 160, 6 → 3 / 80 kept), then read too. Neither is trained on.
+@pytest.mark.parametrize(
+    ("split", "floor"), [("italian_dev", 157 / 160), ("italian_dev2", 155 / 160)]
+)
+def test_italian_development_sets_meet_their_measured_recall(split: str, floor: float) -> None:
+    rows = load(split)
+    assert len(rows) == 240 and sum(1 for r in rows if r["label"]) == 160
+    assert all(row["lang"] == "it" for row in rows)
+    # a bare "no" or "👍" is in every set: the rest is the sets' own
+    others = {row["text"] for name in ("heldout", "japanese", "tune", "dev") for row in load(name)}
+    assert not {t for t in others & {row["text"] for row in rows} if len(t) > 3}
+    scores = evaluate(rows, RULES)
+    assert scores.recall >= floor
+    assert scores.negatives_kept <= JAPANESE_DEVELOPMENT_NEGATIVES_KEPT_CEILING
+
+
+PROPOSAL_IT = "Propongo di comprare 20 FIB giugno a 34.150, stop 33.900, target 34.600. Ok?"
+
+
+# Italian desk words, written for these tests: impersonal and passive forms ("si chiude",
+# "è stata liquidata", "Si comunica che …", which is no "si" = if), fills, verdicts by reply,
+# approvals of a named trade, routes by who works the order; what stays ordinary: a
+# market's close, a speed limit, nothing changed
+@pytest.mark.parametrize(
+    ("text", "parent", "event_type"),
+    [
+        ("fatti 8 FIB a 34.120", None, "trade_fill"),
+        ("tutto fatto, 5k ENI media 14,31", None, "trade_fill"),
+        ("chiusa la posizione su ENEL", None, "position_change"),
+        ("dimezzato il long su ISP", None, "position_change"),
+        ("la posizione su Leonardo è stata interamente liquidata", None, "position_change"),
+        ("Si chiude tutta la posizione su Tenaris in apertura.", None, "position_change"),
+        ("preso profitto su metà del long BTP, tengo il resto", None, "position_change"),
+        ("ok procedi", PROPOSAL_IT, "trade_approval"),
+        ("assolutamente no, troppo rischio prima della BCE", PROPOSAL_IT, "trade_approval"),
+        ("ok per i 10 FIB di Paolo, vai", None, "trade_approval"),
+        ("lo faccio con Equita, hanno il flow", None, "route_decision"),
+        ("BTP 2033 in RFQ su Tradeweb, non su MTS", None, "route_decision"),
+        ("Si comunica che il limite di VaR del desk è ridotto da 3 a 2,5 mln.", None, "risk_limit"),
+        ("niente nuove posizioni fino a domani", None, "risk_limit"),
+        ("la tesi di compressione dello spread è stata abbandonata", None, "thesis_change"),
+        (
+            "Vi confermiamo l'acquisto di n. 20.000 azioni ENI al prezzo medio di 14,28",
+            None,
+            "trade_confirmation",
+        ),
+        ("il FTSE MIB ha chiuso a 34.210, banche deboli", None, None),
+        ("il limite di velocità in autostrada è stato abbassato a 110", None, None),
+        ("la posizione BTP-Bund resta invariata, nessuna modifica ai limiti", None, None),
+    ],
+)
+def test_italian_desk_words_and_their_everyday_senses(
+    text: str, parent: str | None, event_type: str | None
+) -> None:
+    assert _rules_read(text, parent) == event_type
+
+
 @pytest.mark.parametrize("split", ["tune", "dev"])
 def test_development_splits_meet_the_recall_target(split: str) -> None:
     scores = evaluate(load(split), RULES)

@@ -734,6 +734,18 @@ MEASURED_DESKS = [
     # Korean credit desk, mostly Korean), never trained on: on arrival (2a5e57d) 60 of 65;
     # 33, 41, 47.
     ("desk_heldout99.jsonl", 236, 65, 63, (33, 41, 47)),
+    # Held out: written for the twenty-first round by hands that read nothing of the
+    # project (a London gilts and sterling desk, English; a New York agency execution desk,
+    # English, heavy bot output; a Milan/Rome desk, mostly Italian; a Beijing/Shanghai rates
+    # and credit desk, mostly Chinese; a Seoul KOSPI 200 options desk, mostly Korean), the
+    # first three asked for at its start, the last two to measure its Chinese and Korean
+    # rules; measured once on arrival on the code before it (d1072eb): 290 of 326; 121, 153,
+    # 199. On the round's final code (the floors): 293; 120, 155, 204. Never read.
+    ("desk_heldout100.jsonl", 236, 65, 61, (26, 33, 44)),
+    ("desk_heldout101.jsonl", 235, 65, 61, (18, 25, 35)),
+    ("desk_heldout102.jsonl", 240, 64, 53, (28, 34, 42)),
+    ("desk_heldout103.jsonl", 237, 66, 56, (21, 28, 37)),
+    ("desk_heldout104.jsonl", 240, 66, 62, (27, 35, 46)),
 ]
 
 
@@ -853,12 +865,17 @@ LABELLED_DESKS = [
     ("desk_heldout97.jsonl", 240, 66),
     ("desk_heldout98.jsonl", 236, 66),
     ("desk_heldout99.jsonl", 236, 65),
+    ("desk_heldout100.jsonl", 236, 65),
+    ("desk_heldout101.jsonl", 235, 65),
+    ("desk_heldout103.jsonl", 237, 66),
+    ("desk_heldout104.jsonl", 240, 66),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
     # desk_heldout53, where one answers a message its writer labelled a change of view;
     # desk_heldout64 (two) and desk_heldout66 (one) have approvals that answer a message
-    # their writers did not label a proposal (counted, not read: the desks are held out)
+    # their writers did not label a proposal (counted, not read: the desks are held out);
+    # so does one approval of desk_heldout102 (counted likewise)
 ]
 
 
