@@ -717,10 +717,10 @@ def test_the_japanese_development_lines_share_no_text_with_the_held_out_ones(
         # (ADR 0043): 159, 157, 147, 160, 159 and 158 of 160 (the third pair, measured on
         # arrival before it was read, and then on a reading trained without it: 108 → 129
         # and 115 → 145); the twenty-first round's rules, written from the misses of these
-        # sets and of five development desks (ADR 0045): 160, 159, 158, 160, 160, 158
+        # sets and of five development desks (ADR 0045): 160, 158, 157, 160, 160, 158
         ("chinese_dev", 160 / 160),
-        ("chinese_dev2", 159 / 160),
-        ("chinese_dev3", 158 / 160),
+        ("chinese_dev2", 158 / 160),
+        ("chinese_dev3", 157 / 160),
         ("korean_dev", 160 / 160),
         ("korean_dev2", 160 / 160),
         ("korean_dev3", 158 / 160),
@@ -764,11 +764,16 @@ def test_the_chinese_and_korean_development_lines_share_no_text_with_any_other_s
 # Two Italian development sets by two hands that read nothing of the project (twenty-first
 # round, ADR 0046): italian_dev measured on arrival (116 / 160, 11 / 80 kept) and read to
 # write the Italian rules; italian_dev2 then measured on those rules before it was read
-# (118 → 135 / 160, 6 → 3 / 80 kept), then read too. Neither is trained on.
+# (118 → 135 / 160, 6 → 3 / 80 kept), then read too; a review then narrowed the rules
+# (words ordinary in Italian, Spanish or Portuguese): 153 and 150 / 160, 6 and 3 / 80 kept.
+# Neither is trained on.
 @pytest.mark.parametrize(
-    ("split", "floor"), [("italian_dev", 157 / 160), ("italian_dev2", 155 / 160)]
+    ("split", "floor", "kept"),
+    [("italian_dev", 153 / 160, 6 / 80), ("italian_dev2", 150 / 160, 3 / 80)],
 )
-def test_italian_development_sets_meet_their_measured_recall(split: str, floor: float) -> None:
+def test_italian_development_sets_meet_their_measured_recall(
+    split: str, floor: float, kept: float
+) -> None:
     rows = load(split)
     assert len(rows) == 240 and sum(1 for r in rows if r["label"]) == 160
     assert all(row["lang"] == "it" for row in rows)
@@ -777,7 +782,7 @@ def test_italian_development_sets_meet_their_measured_recall(split: str, floor: 
     assert not {t for t in others & {row["text"] for row in rows} if len(t) > 3}
     scores = evaluate(rows, RULES)
     assert scores.recall >= floor
-    assert scores.negatives_kept <= JAPANESE_DEVELOPMENT_NEGATIVES_KEPT_CEILING
+    assert scores.negatives_kept <= kept
 
 
 PROPOSAL_IT = "Propongo di comprare 20 FIB giugno a 34.150, stop 33.900, target 34.600. Ok?"
@@ -813,6 +818,27 @@ PROPOSAL_IT = "Propongo di comprare 20 FIB giugno a 34.150, stop 33.900, target 
         ("il FTSE MIB ha chiuso a 34.210, banche deboli", None, None),
         ("il limite di velocità in autostrada è stato abbassato a 110", None, None),
         ("la posizione BTP-Bund resta invariata, nessuna modifica ai limiti", None, None),
+        # found by a review: everyday Italian, and Spanish or Portuguese that shares its words
+        ("la passo a prendere alle 8", None, None),
+        ("lo giro a Marco", None, None),
+        ("ne parliamo a voce con Luca", None, None),
+        ("sono passato al banco del pesce", None, None),
+        ("manda a Juan el archivo", None, None),
+        ("ok per la cena di venerdì", None, None),
+        ("ok per le 3 di domani, vai pure", None, None),
+        ("saldi fuori tutto da Zara", None, None),
+        ("ho letto una storia su una rivista", None, None),
+        ("ho ritirato la tesi", None, None),
+        ("presi 2 biglietti per il concerto", None, None),
+        ("fatti 10 km di corsa stamattina", None, None),
+        ("ho registrato la riunione di ieri", None, None),
+        ("la copertura wifi è stata ridotta", None, None),
+        ("abbiamo raggiunto il target, 3 ore di anticipo", None, None),
+        ("si precisa, compramos 5 lotes", None, None),
+        ("si dispone de 3 horas, compramos 200 SAN", None, None),
+        ("sim", "posso sair mais cedo hoje às 5?", None),
+        ("sim", "vendo 2 ingressos pro show às 20h, alguém quer?", None),
+        ("bought 10k AAPL at 180.2, fill rate 98%", None, "trade_fill"),
     ],
 )
 def test_italian_desk_words_and_their_everyday_senses(
@@ -1489,7 +1515,7 @@ CARD_ZH = "【IDEA #C-0402-11】cu2506 多头 / 方向: BUY | 数量: 40手 | �
         ("rb2505 3350附近想开空 10手，止损3390，目标3280，老大看下？", None, "trade_proposal"),
         ("想入 3張 HSI 4月期，20100 入，止蝕 19950，ok唔ok？", None, "trade_proposal"),
         ("可以，先上5手，剩下的等反弹再说", PROPOSAL_ZH, "trade_approval"),
-        ("先不要，等非农出来再说。", PROPOSAL_ZH, "trade_approval"),
+        ("不行，等非农出来再说。", PROPOSAL_ZH, "trade_approval"),
         ("螺纹多单止盈位由3300下调至3280，止损维持3170不变。", None, "stop_or_target_change"),
         ("CU这单拆成8笔冰山挂", None, "route_decision"),
         ("今天起日内额度砍到 2000 万", None, "risk_limit"),
@@ -1501,6 +1527,16 @@ CARD_ZH = "【IDEA #C-0402-11】cu2506 多头 / 方向: BUY | 数量: 40手 | �
         ),
         ("可以啊，晚点聊", PROPOSAL_ZH, None),
         ("我不想开空，20手太多了", None, None),
+        # found by a review: a counter of anything, a year's goal, a letter, a gift, a reply
+        # that puts the decision off ("not yet, let me ask" is no verdict in any language)
+        ("他进了2张电影票", None, None),
+        ("今年的目标设在10公斤", None, None),
+        ("합격 통지서 방금 받았어요, 3월부터 출근", None, None),
+        ("데스크한테 선물 보냈어요 2개", None, None),
+        ("好的，我想想", PROPOSAL_ZH, None),
+        ("行，等我问问", PROPOSAL_ZH, None),
+        ("好，稍等", PROPOSAL_ZH, None),
+        ("先别，等我问问风控", PROPOSAL_ZH, None),
         ("rb 300手进了吗？", None, None),
         ("如果跌破3,150，止损移到3,170", None, None),
         ("亏钱不是离场的理由，理由没了才是。", None, None),

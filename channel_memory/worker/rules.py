@@ -96,8 +96,9 @@ _FIRM_WORDS = (
     r"pass|hard pass|not today|not this one|denied|declined|rejected|refused|vetoed|veto|"
     r"no-go|no go|abgelehnt|refusé|refusée|rechazado|rechazada|denegado|denegada|non merci|"
     r"nein danke|hoy no|pas aujourd[\x27\u2019]hui|"
-    # Chinese rejections: their reasons often put the trade off ("先别，…等等再说")
-    r"不批|不同意|不行|先别|先別|先不要|驳回|駁回|否决|否決|唔批|唔得"
+    # Chinese rejections: their reasons may put the trade off ("不行，…下周再说"); "先别" and
+    # "先不要" (not yet) are not firm, as "not yet" is not
+    r"不批|不同意|不行|驳回|駁回|否决|否決|唔批|唔得"
 )
 _FIRM_REJECTION = re.compile(rf"\W{{0,3}}(?:{_FIRM_WORDS})\W{{0,3}}$", re.IGNORECASE)
 """A verdict that cannot be a deferral: its reasons are its reasons, whatever they say
