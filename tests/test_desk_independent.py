@@ -244,7 +244,7 @@ MEASURED_DESKS = [
     # and 97 at 6,000, 98 at 8,192) and raised the recognition floors of four whose misses
     # became rules (91, 92, 97, 99); no held-out floor went down. The forty held-out desks
     # measured before (54 to 90, 93 to 95) went from 2,465; 1,260, 1,609, 1,981 to 2,466;
-    # 1,259, 1,611, 1,984.
+    # 1,260, 1,612, 1,985.
     # The twentieth round's model (the clause selector and the ranker weigh text read as
     # runs apart and learn from three development desks in those languages, ADR 0044)
     # lowered 23 floors below by 1 or 2 decisions at a budget, none in recognition: sixteen
@@ -746,11 +746,11 @@ MEASURED_DESKS = [
     # and credit desk, mostly Chinese; a Seoul KOSPI 200 options desk, mostly Korean), the
     # first three asked for at its start, the last two to measure its Chinese and Korean
     # rules; measured once on arrival on the code before it (d1072eb): 290 of 326; 121, 153,
-    # 199. On the round's code before its review: 293; 120, 155, 204; on its final code (the
-    # floors): 291; 121, 154, 200. Never read.
+    # 199. On the round's code before its reviews: 293; 120, 155, 204; on its final code (the
+    # floors): 291; 121, 155, 199. Never read.
     ("desk_heldout100.jsonl", 236, 65, 61, (26, 33, 43)),
     ("desk_heldout101.jsonl", 235, 65, 61, (18, 25, 35)),
-    ("desk_heldout102.jsonl", 240, 64, 52, (29, 34, 40)),
+    ("desk_heldout102.jsonl", 240, 64, 52, (29, 35, 39)),
     ("desk_heldout103.jsonl", 237, 66, 55, (21, 27, 36)),
     ("desk_heldout104.jsonl", 240, 66, 62, (27, 35, 46)),
 ]
