@@ -100,9 +100,13 @@ _FIRM_WORDS = (
     # "先不要" (not yet) are not firm, as "not yet" is not
     r"不批|不同意|不行|驳回|駁回|否决|否決|唔批|唔得"
 )
-_FIRM_REJECTION = re.compile(rf"\W{{0,3}}(?:{_FIRM_WORDS})\W{{0,3}}$", re.IGNORECASE)
-"""A verdict that cannot be a deferral: its reasons are its reasons, whatever they say
-("pass. … if it comes and goes, ask me again"; "no, let me think" is no such verdict)."""
+_FIRM_REJECTION = re.compile(
+    rf"\W{{0,3}}((?:{_FIRM_WORDS}))(?:\s{{1,3}}(?:by|von|vom|por|par|da)\s{{1,3}}(?:risk|risiko|riesgos?|risque|rischio|compliance|cumplimiento|conformité|pm|cio|cro|credit|crédito|kredit|legal|committee|comité|komitee|desk|mesa))?\W{{0,3}}$",
+    re.IGNORECASE,
+)
+"""A verdict that cannot be a deferral, alone or with who gave it ("Abgelehnt von Risk."):
+its reasons are its reasons, whatever they say ("pass. … if it comes and goes, ask me
+again"; "no, let me think" is no such verdict)."""
 _REJECTING = re.compile(
     rf"\W{{0,3}}(?:{_FIRM_WORDS}|no|nah|nope|nay|negative|not (?:now|yet|tonight)|nein|non|"
     r"niet)\W{0,3}$",
@@ -884,8 +888,9 @@ class RuleSet:
         if found is None or len(found.group(1).split()) > BARE_APPROVAL_WORDS:
             return None
         verdict = found.group(1)
-        if _FIRM_REJECTION.match(verdict) is not None:
-            return verdict.strip()
+        firm = _FIRM_REJECTION.match(verdict)
+        if firm is not None:
+            return firm.group(1)  # "Abgelehnt von Risk." is the verdict "Abgelehnt"
         if _SIZED.match(text, found.end(1) + 1) is not None:
             return verdict.strip()  # "Go, 3k, with the 1,965 stop hard in the system."
         rejecting = _REJECTING.match(verdict) is not None
