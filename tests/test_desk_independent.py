@@ -239,6 +239,9 @@ def _keeps_budget_and_floors(report: dict[str, Any], floors: dict[int, int]) -> 
 # authors many items name by an alias (ADR 0040): every floor below is the figure measured
 # once on that code (the comments give earlier figures).
 MEASURED_DESKS = [
+    # The twenty-second round's rules (ADR 0047) lowered one floor, desk_heldout102's (held
+    # out, Italian) by 1 at 8,192; the forty-five held-out desks measured before went from
+    # 2,757; 1,381, 1,767, 2,184 to 2,758; 1,381, 1,767, 2,187.
     # The twenty-first round's rules (Chinese, Korean and Italian, ADRs 0045 and 0046) and
     # model lowered the floors of three development desks by 1 at a budget (desk_heldout51
     # and 97 at 6,000, 98 at 8,192) and raised the recognition floors of four whose misses
@@ -750,9 +753,28 @@ MEASURED_DESKS = [
     # floors): 291; 121, 155, 199. Never read.
     ("desk_heldout100.jsonl", 236, 65, 61, (26, 33, 43)),
     ("desk_heldout101.jsonl", 235, 65, 61, (18, 25, 35)),
-    ("desk_heldout102.jsonl", 240, 64, 52, (29, 35, 39)),
+    ("desk_heldout102.jsonl", 240, 64, 52, (29, 34, 39)),
     ("desk_heldout103.jsonl", 237, 66, 55, (21, 27, 36)),
     ("desk_heldout104.jsonl", 240, 66, 62, (27, 35, 46)),
+    # Held out: written for the twenty-second round by hands that read nothing of the
+    # project (a Madrid/Mexico City desk, mostly Spanish; a Chicago/London electronic futures
+    # desk, English, heavy bot output; a Frankfurt/Munich desk, mostly German), asked for at
+    # its start; measured on arrival on the code before it (864e5d1): 173 of 193; 89, 104,
+    # 134, and the same on its final code (the floors). Never read.
+    ("desk_heldout105.jsonl", 237, 65, 60, (25, 29, 38)),
+    ("desk_heldout106.jsonl", 239, 63, 59, (35, 41, 53)),
+    ("desk_heldout107.jsonl", 240, 65, 54, (29, 34, 43)),
+    # Development desks of the twenty-second round (ADR 0047), never trained on: a New
+    # York/London program-trading desk (English, very heavy order-system output), a
+    # Milan/Turin desk (Italian), a Frankfurt/Zurich/Vienna desk (German), a
+    # Madrid/Bogotá/Santiago desk (Spanish), their misses read and written as rules (on
+    # arrival: 63, 57, 58 and 58), and a Milan/Rome desk (Italian) left unread to measure the
+    # Italian shapes (54 on arrival and after them).
+    ("desk_heldout108.jsonl", 239, 66, 65, (26, 35, 46)),
+    ("desk_heldout109.jsonl", 231, 65, 62, (23, 32, 43)),
+    ("desk_heldout110.jsonl", 240, 65, 61, (27, 36, 42)),
+    ("desk_heldout111.jsonl", 236, 65, 64, (30, 31, 39)),
+    ("desk_heldout112.jsonl", 236, 64, 54, (24, 29, 38)),
 ]
 
 
@@ -876,13 +898,21 @@ LABELLED_DESKS = [
     ("desk_heldout101.jsonl", 235, 65),
     ("desk_heldout103.jsonl", 237, 66),
     ("desk_heldout104.jsonl", 240, 66),
+    ("desk_heldout105.jsonl", 237, 65),
+    ("desk_heldout106.jsonl", 239, 63),
+    ("desk_heldout107.jsonl", 240, 65),
+    ("desk_heldout108.jsonl", 239, 66),
+    ("desk_heldout110.jsonl", 240, 65),
+    ("desk_heldout111.jsonl", 236, 65),
+    ("desk_heldout112.jsonl", 236, 64),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
     # desk_heldout53, where one answers a message its writer labelled a change of view;
     # desk_heldout64 (two) and desk_heldout66 (one) have approvals that answer a message
     # their writers did not label a proposal (counted, not read: the desks are held out);
-    # so does one approval of desk_heldout102 (counted likewise)
+    # so does one approval of desk_heldout102 (counted likewise), and one of the development
+    # desk desk_heldout109
 ]
 
 
