@@ -100,8 +100,15 @@ _FIRM_WORDS = (
     # "先不要" (not yet) are not firm, as "not yet" is not
     r"不批|不同意|不行|驳回|駁回|否决|否決|唔批|唔得"
 )
+_WHO_REJECTS = (
+    r"risk|risiko|riesgos?|risque|rischio|compliance|cumplimiento|conformité|pm|cio|cro|"
+    r"credit|crédito|kredit|legal|committee|comité|komitee|desk|mesa"
+)
+"""Who may give a firm rejection after it ("denied by risk", "Abgelehnt von Risk"): the
+desk's authorities, not a bank, a landlord or a parent ("Rechazado por Bankinter. Si …")."""
 _FIRM_REJECTION = re.compile(
-    rf"\W{{0,3}}((?:{_FIRM_WORDS}))(?:\s{{1,3}}(?:by|von|vom|por|par|da)\s{{1,3}}(?:risk|risiko|riesgos?|risque|rischio|compliance|cumplimiento|conformité|pm|cio|cro|credit|crédito|kredit|legal|committee|comité|komitee|desk|mesa))?\W{{0,3}}$",
+    rf"\W{{0,3}}((?:{_FIRM_WORDS}))"
+    rf"(?:\s{{1,3}}(?:by|von|vom|por|par|da)\s{{1,3}}(?:{_WHO_REJECTS}))?\W{{0,3}}$",
     re.IGNORECASE,
 )
 """A verdict that cannot be a deferral, alone or with who gave it ("Abgelehnt von Risk."):
