@@ -8,7 +8,7 @@ import dataclasses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from channel_memory.worker.render import ELLIPSIS, clause_cut
+from channel_memory.worker.render import ELLIPSIS, RenderSettings, clause_cut, decision_cut
 from channel_memory.worker.rules import (
     STRENGTH_MAX,
     _clause_parts,
@@ -16,6 +16,7 @@ from channel_memory.worker.rules import (
     default_rules,
     parse_rules,
     strength_weight,
+    trade_lines,
 )
 
 RULES = default_rules()
@@ -227,6 +228,78 @@ def test_a_signal_cards_side_is_its_proposal_with_the_instrument_above_it() -> N
     # classifier learnt the Chinese, Japanese and Korean sets' decisions, ADR 0043)
     assert found.event_type != "trade_proposal"
     assert found.event_type == "trade_confirmation"
+
+
+def test_a_proposal_card_shown_cut_keeps_its_trade_line() -> None:
+    # a card's status line says a trade awaits approval, not which: the cut keeps the
+    # line that opens with a side and holds a size or a level, and a multi-leg trade's
+    # legs, in any of the desk's languages
+    card = (
+        "💡 IDEA #77 | FX | conviction: medium\n"
+        "SELL EURCHF 15m @ 0.9336 (spot)\n"
+        "SL 0.9366 | TP 0.9280\n"
+        "why: momentum divergence on the 4h chart, CHF inflows in Asia\n"
+        "status: PROPOSED - awaiting desk head"
+    )
+    for kind in ("trade_proposal", "stop_or_target_change"):  # a card's stop types it often
+        shown = [card[a:b] for a, b in RULES.shown_spans(card, kind)]
+        assert "SELL EURCHF 15m @ 0.9336 (spot)" in shown, kind
+    legs = (
+        "IDEA #78 · curva\n"
+        "Estructura: steepener 2s10s\n"
+        "  Comprar 500 FGBS Z5 @ mercado ~107,05\n"
+        "  Vender 100 FGBL Z5 @ mercado ~129,41\n"
+        "Motivo: ZEW flojo, el tramo corto debería liderar\n"
+        "Estado: pendiente de aprobación"
+    )
+    shown = [legs[a:b] for a, b in RULES.shown_spans(legs, "trade_proposal")]
+    assert shown[:2] == [
+        "Comprar 500 FGBS Z5 @ mercado ~107,05",
+        "Vender 100 FGBL Z5 @ mercado ~129,41",
+    ]
+    fields = "IDEA #79 | index add\nticker: HSX LN | side: BUY | size: 150,000\nstatus: PROPOSED"
+    assert "ticker: HSX LN | side: BUY | size: 150,000" in [
+        fields[a:b] for a, b in RULES.shown_spans(fields, "trade_proposal")
+    ]
+    # other hard events are not given one, and a side word that is no side is no trade line
+    # a long card stored cut keeps its first line, the lines a rule reads and, for a
+    # proposal, its trade line; another hard event's cut is not given one
+    long_card = "\n".join(
+        [
+            "IDEA #82 | rates",
+            "Comprar 20 contratos de cobre COMEX (HGK5) @ 4,915",
+            *(
+                f"rationale {n}: curve, supply and positioning all point the same way"
+                for n in range(12)
+            ),
+            "status: pending approval",
+        ]
+    )
+    settings = RenderSettings(RULES, 600, "test")
+    assert "Comprar 20 contratos de cobre COMEX (HGK5) @ 4,915" in decision_cut(
+        long_card, "d/m1", settings, "trade_proposal"
+    )
+    assert "Comprar 20 contratos de cobre COMEX (HGK5) @ 4,915" not in decision_cut(
+        long_card, "d/m1", settings, "risk_limit"
+    )
+    assert trade_lines("IDEA #80\nlong-term view: 2 more cuts\nsell-side sees 1.10") == []
+    assert trade_lines("IDEA #81\nBuy 200 ES at 6700\nSell 100 NQ at 21,000\nnote") == [1, 2]
+
+
+def test_a_verdict_shown_cut_keeps_its_opening_word_and_what_follows_it() -> None:
+    # a reply's reasons without its "nope." or its "go." say nothing of the verdict; a
+    # verdict of a word or two keeps the clause after it on its line
+    reply = "go. 150k max, and it's flat by the close. Tell Marco before you send it."
+    shown = [reply[a:b] for a, b in RULES.shown_spans(reply, "trade_approval")]
+    assert shown[:2] == ["go.", "150k max, and it's flat by the close."]
+    no = (
+        "nope. Abgelehnt - das ist genau gegen mein Buch und meine These. Schreib es ins "
+        "Journal, um 12 schauen wir, ob du recht gehabt hättest."
+    )
+    assert [no[a:b] for a, b in RULES.shown_spans(no, "trade_approval")][:2] == [
+        "nope.",
+        "Abgelehnt - das ist genau gegen mein Buch und meine These.",
+    ]
 
 
 def test_a_change_of_view_keeps_its_announcement_and_the_new_view() -> None:

@@ -287,6 +287,23 @@ def test_a_decision_by_reply_ranks_by_its_reply_rule_not_by_the_model() -> None:
         assert alone.cls != "hard_event" or alone.score < analysis.classified.score
 
 
+def test_a_verdict_typed_by_its_own_rule_is_still_shown_cut_with_its_verdict() -> None:
+    # "ok. we sold 6 ..." under a proposal is a fill by its own rule and answers the
+    # proposal: its cut keeps the "ok." that makes it a verdict, not only the fill
+    settings = DeriveSettings(RULES, 3_600_000_000, 8, 1200)
+    text = "ok. we sold 6 BTCG7 at 103,550 this morning, the rest can wait for Asia. " * 2
+    analysis = analyse(
+        source_version("r", text.strip(), reply_to="p"), settings, source_version("p", PITCH)
+    )
+    assert analysis.classified.event_type == "trade_fill" and analysis.answers == "floor/p"
+    assert analysis.facts.cut_text is not None and analysis.facts.cut_text.startswith(
+        "ok. we sold 6"
+    )
+    # the same text answering nothing is cut to its fill alone
+    alone = analyse(source_version("r", text.strip()), settings)
+    assert alone.facts.cut_text is not None and alone.facts.cut_text.startswith("… we sold 6")
+
+
 def test_a_yes_under_chatter_ranks_below_decisions_however_its_parent_reads() -> None:
     # "team lunch at 1, ok?" passes the approval rule's parent patterns; only a rule typing
     # the parent as a proposal makes the reply sure

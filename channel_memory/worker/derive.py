@@ -51,7 +51,7 @@ from channel_memory.worker.render import (
 )
 from channel_memory.worker.rules import REASONED_REPLY_CHARS, RuleSet
 
-RENDER_VERSION = "10"
+RENDER_VERSION = "11"
 """Bump when rendering changes, so every block is rebuilt with the new text."""
 
 
@@ -161,6 +161,7 @@ def analyse(
     rules, bucket = settings.rules, settings.bucket_us
     classified = classify(version, rules, bucket)
     answers = None
+    cut_type = None  # the type its cut is chosen as, when not its own (see below)
     if parent is not None and not parent.deleted and classified.cls != groups.TOMBSTONE:
         if classified.cls == groups.HARD_EVENT:
             # a decision by itself ("denied, too correlated") keeps its own type, and
@@ -171,6 +172,11 @@ def analyse(
             )
             if reply is not None:
                 answers = parent.key.handle
+                # shown cut, it keeps its verdict as a reply does ("go. 150k max, and
+                # it's flat by the close" is typed by its own rule, but "150k max" alone
+                # approves nothing); a change of view keeps its own choice of clauses
+                if classified.event_type != "thesis_change":
+                    cut_type = reply.event_type
                 sure = hard_event_score(
                     reply, rules, version.content, parent.content, False, version.origin, True
                 )
@@ -181,7 +187,9 @@ def analyse(
             if by_reply.cls == groups.HARD_EVENT:
                 classified, answers = by_reply, parent.key.handle
     hard = classified.cls == groups.HARD_EVENT
-    facts = content_facts(version, settings.render_settings(), hard, classified.event_type)
+    facts = content_facts(
+        version, settings.render_settings(), hard, cut_type or classified.event_type
+    )
     return Analysis(classified, facts, answers)
 
 

@@ -30,7 +30,7 @@ from channel_memory.kernel.models import (
 )
 from channel_memory.kernel.timefmt import format_rfc3339
 from channel_memory.worker.classify import telemetry_kind
-from channel_memory.worker.rules import RuleSet
+from channel_memory.worker.rules import TRADE_LINE_TYPES, RuleSet, trade_lines
 
 PROCESSOR = "deterministic"
 KEY_LINES = 3
@@ -144,7 +144,7 @@ def content_facts(
     content = version.content
     hard_text = cut = None
     if hard:
-        long_cut = decision_cut(content, version.key.handle, settings)
+        long_cut = decision_cut(content, version.key.handle, settings, event_type)
         hard_text = content if len(content) <= settings.hard_event_max_chars else long_cut
         cut = clause_cut(content, settings.rules.shown_spans(content, event_type)) or hard_text
     return ContentFacts(
@@ -175,16 +175,24 @@ def near_verbatim(content: str, handle: str, settings: RenderSettings) -> str:
     return decision_cut(content, handle, settings)
 
 
-def decision_cut(content: str, handle: str, settings: RenderSettings) -> str:
+def decision_cut(
+    content: str, handle: str, settings: RenderSettings, event_type: str | None = None
+) -> str:
     """A hard event cut to its decision-bearing lines, the rest elided with one marker.
 
-    The first line (for context) and every line a rule matches are kept
-    verbatim, in order; one last line ``[… N lines elided; full text: <handle>]``
-    says how much is missing and where it is.
+    The first line (for context), every line a rule matches and, for a proposal, its
+    trade line when no kept line is one (:func:`trade_lines`) are kept verbatim, in order;
+    one last line ``[… N lines elided; full text: <handle>]`` says how much is missing
+    and where it is.
     """
     lines = content.split("\n")
     keep = settings.rules.decision_lines(content)
     keep[0] = True
+    if event_type in TRADE_LINE_TYPES:
+        trade = trade_lines(content)
+        if not any(keep[n] for n in trade):
+            for n in trade:
+                keep[n] = True
     out = [line for line, kept in zip(lines, keep, strict=True) if kept]
     if len(out) < len(lines):
         out.append(_elision(len(lines) - len(out), handle))

@@ -234,6 +234,76 @@ def _with_card_instruments(
     return sorted(shown)
 
 
+_TRADE_LINE = re.compile(
+    r"^[^\w\n]{0,6}(?:(?:leg|bein|pata|gamba|jambe|perna)\s{0,2}\d\s{0,2}[:.)]\s{0,3})?"
+    r"(?:buy|sell|long|short|pay|receive|kaufen|verkaufen|kauf|verkauf|acheter|vendre|achat|vente"
+    r"|comprar|vender|compra|venta|venda|comprare|vendere|acquisto|vendita)\b(?![-'\u2019])[^\n]*\d"
+    r"|\b(?:side|direction|dir|action|richtung|sens|lado|lato)\s{0,3}[:=]\s{0,3}"
+    r"(?:buy|sell|long|short|kauf|verkauf|achat|vente|compra|venta|venda|acquisto|vendita)\b",
+    re.IGNORECASE,
+)
+"""A proposal card's trade line: a side opening a line that holds a number ("SELL EURCHF 15
+Mio @ 0,9336", "Comprar cobre COMEX (HGK5) 20 contratos", "leg 2: sell 100 FGBL"), or a
+side field ("ticker: HSX LN | side: BUY | size: 150,000")."""
+TRADE_LINE_TYPES = frozenset({"trade_proposal", "stop_or_target_change"})
+"""The hard events shown with their trade line: proposals, and the stop or target a card
+sets beside its trade ("Stop: 70 pb · Objetivo: 56 pb" under "Comprar SPGB 3,15% 2035")."""
+TRADE_LINE_LINES = 12
+"""How far down a proposal (in lines) its trade line is looked for."""
+VERDICT_CHARS = 12
+"""A verdict opening an approval this short ("go.", "Nein.", "Agree.") is shown with the
+clause after it on its line ("go. 150k max", "Agree. Halve it.")."""
+
+
+def trade_lines(content: str) -> list[int]:
+    """The line numbers of a proposal's trade line (see ``_TRADE_LINE``) and of the lines
+    right after it that are legs of the same trade, within its first ``TRADE_LINE_LINES``
+    lines; none when it has no such line."""
+    found: list[int] = []
+    for n, line in enumerate(content.split("\n")[:TRADE_LINE_LINES]):
+        if _TRADE_LINE.search(line.strip()):
+            found.append(n)
+        elif found:
+            break
+    return found
+
+
+def _with_trade_and_verdict(
+    content: str,
+    spans: list[tuple[int, int]],
+    clauses: list[tuple[int, int]],
+    event_type: str | None,
+) -> list[tuple[int, int]]:
+    """``spans`` and, for a proposal, its trade line when none of them is one (and the
+    lines just after it that are legs of the same trade); for an approval or rejection, its
+    opening verdict (and the clause after it on its line when the verdict is a word or two):
+    a card's "status: PROPOSED — awaiting approval" says nothing of the trade, and a
+    reply's reasons without its "nope." or its "go." say nothing of the verdict."""
+    if not spans or not clauses:
+        return spans
+    shown = set(spans)
+    if event_type in TRADE_LINE_TYPES:
+        if not any(_TRADE_LINE.search(content[start:end]) for start, end in spans):
+            for n, (start, end) in enumerate(clauses):
+                if content.count("\n", 0, start) >= TRADE_LINE_LINES:
+                    break
+                if _TRADE_LINE.search(content[start:end]):
+                    shown.add((start, end))
+                    for later in clauses[n + 1 :]:
+                        if not _TRADE_LINE.search(content[slice(*later)]):
+                            break
+                        shown.add(later)
+                    break
+    elif event_type == "trade_approval":
+        first = clauses[0]
+        shown.add(first)
+        if len(clauses) > 1 and first[1] - first[0] <= VERDICT_CHARS:
+            after = clauses[1]
+            if "\n" not in content[first[1] : after[0]]:
+                shown.add(after)
+    return sorted(shown)
+
+
 SHOWN_UNRULED = 0.5
 """A hard event shown cut also keeps the selector's best clause no rule matched when it
 rates it at least this: a card's headline ("Card 31: own 2y Schatz vs Bund steepener")
@@ -1061,11 +1131,13 @@ class RuleSet:
         """
         decided = self.decision_spans(content)
         model = self.model
+        clauses = clause_bounds(content)
         if model is None:
-            return _with_card_instruments(content, decided)
+            return _with_trade_and_verdict(
+                content, _with_card_instruments(content, decided, clauses), clauses, event_type
+            )
         if not decided and not self._model_spans(content):
             return []
-        clauses = clause_bounds(content)
         wanted = {*decided[:SELECTOR_DECIDED], *decided[-SELECTOR_DECIDED:]}
         scored = [
             i
@@ -1092,14 +1164,11 @@ class RuleSet:
         unruled = [n for n, index in enumerate(scored) if clauses[index] not in ruled]
         kept |= {n for n in best(unruled) if scores[n] >= SHOWN_UNRULED}
         threshold = model.clause_threshold
-        return _with_card_instruments(
-            content,
-            [
-                clauses[index]
-                for n, index in enumerate(scored)
-                if n in kept or scores[n] >= threshold
-            ],
-            clauses,
+        chosen = [
+            clauses[index] for n, index in enumerate(scored) if n in kept or scores[n] >= threshold
+        ]
+        return _with_trade_and_verdict(
+            content, _with_card_instruments(content, chosen, clauses), clauses, event_type
         )
 
     def _model_spans(self, content: str) -> list[tuple[int, int]]:
