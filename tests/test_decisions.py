@@ -502,6 +502,10 @@ PROPOSAL = "pitch: long 300 SOL @ 142, stop 131"
         ("nope", PROPOSAL, "trade_approval"),
         ("acked", "[ORDER] SELL 10 CLN4 LMT 78.40 sent to broker", "trade_confirmation"),
         ("desk B", "where do we route the USDJPY?", "route_decision"),
+        # a way to the airport or home is no order's route
+        ("UP Express from Union", "fastest route to the airport from King & Bay at 5?", None),
+        ("le RER B, sans hésiter", "quelqu'un connaît la meilleure route pour l'aéroport ?", None),
+        ("via Marex voice", "how do we route the 200 lots, Marex or screen?", "route_decision"),
         ("cut it", "NVDA -5% on the guide, we're still holding 2k", "position_change"),
         ("leave it at 1.0890", "stop on eurusd still 1.0890 or tighten?", "stop_or_target_change"),
         # a verdict after the name of whom it answers; not a plain "yes" after a name
