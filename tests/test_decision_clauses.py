@@ -8,7 +8,13 @@ import dataclasses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from channel_memory.worker.render import ELLIPSIS, RenderSettings, clause_cut, decision_cut
+from channel_memory.worker.render import (
+    ELLIPSIS,
+    RenderSettings,
+    clause_cut,
+    content_facts,
+    decision_cut,
+)
 from channel_memory.worker.rules import (
     STRENGTH_MAX,
     _clause_parts,
@@ -18,6 +24,7 @@ from channel_memory.worker.rules import (
     strength_weight,
     trade_lines,
 )
+from tests.conftest import source_version
 
 RULES = default_rules()
 
@@ -284,6 +291,29 @@ def test_a_proposal_card_shown_cut_keeps_its_trade_line() -> None:
     )
     assert trade_lines("IDEA #80\nlong-term view: 2 more cuts\nsell-side sees 1.10") == []
     assert trade_lines("IDEA #81\nBuy 200 ES at 6700\nSell 100 NQ at 21,000\nnote") == [1, 2]
+
+
+def test_a_long_hard_event_stored_whole_keeps_every_clause_its_cut_shows() -> None:
+    # a long report is stored as its first line and its decision lines; the lines holding
+    # the clauses its cut keeps are among them, so what it shows cut it shows whole too
+    context = "\n".join(
+        f"Nota {n}: curva sin cambios, el tramo corto estable y poco volumen en pantalla."
+        for n in range(12)
+    )
+    notes = [
+        "Nota TIIE / posición recibida\n" + context + "\nYa cubrí una parte: pagué MXN 30 "
+        "mil de DV01 en 39x1 a 8,56 con Santander y quedamos netos MXN 50 mil de DV01 "
+        "recibidos (antes 80 mil).\n" + context,
+        "Weekly wrap\n" + context + "\nWe sold 40 ES at 6,702 into the close, flat now.",
+    ]
+    settings = RenderSettings(RULES, 600, "test")
+    for kind, note in zip(("position_change", "trade_fill"), notes, strict=True):
+        facts = content_facts(source_version("m1", note), settings, True, kind)
+        assert facts.hard_text is not None and facts.cut_text is not None
+        assert len(note) > 600 and "elided" in facts.hard_text
+        for line in facts.cut_text.split("\n"):
+            for piece in line.split(ELLIPSIS):
+                assert piece.strip() in facts.hard_text, piece
 
 
 def test_a_verdict_shown_cut_keeps_its_opening_word_and_what_follows_it() -> None:

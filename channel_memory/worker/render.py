@@ -144,9 +144,10 @@ def content_facts(
     content = version.content
     hard_text = cut = None
     if hard:
-        long_cut = decision_cut(content, version.key.handle, settings, event_type)
+        spans = settings.rules.shown_spans(content, event_type)
+        long_cut = decision_cut(content, version.key.handle, settings, event_type, spans)
         hard_text = content if len(content) <= settings.hard_event_max_chars else long_cut
-        cut = clause_cut(content, settings.rules.shown_spans(content, event_type)) or hard_text
+        cut = clause_cut(content, spans) or hard_text
     return ContentFacts(
         _informativeness(content), _first_line(content), _first_line(content, 240), hard_text, cut
     )
@@ -176,18 +177,25 @@ def near_verbatim(content: str, handle: str, settings: RenderSettings) -> str:
 
 
 def decision_cut(
-    content: str, handle: str, settings: RenderSettings, event_type: str | None = None
+    content: str,
+    handle: str,
+    settings: RenderSettings,
+    event_type: str | None = None,
+    spans: Sequence[tuple[int, int]] = (),
 ) -> str:
     """A hard event cut to its decision-bearing lines, the rest elided with one marker.
 
-    The first line (for context), every line a rule matches and, for a proposal, its
-    trade line when no kept line is one (:func:`trade_lines`) are kept verbatim, in order;
-    one last line ``[… N lines elided; full text: <handle>]`` says how much is missing
-    and where it is.
+    The first line (for context), every line a rule matches, every line holding one of
+    ``spans`` (the clauses its clause cut keeps, :meth:`RuleSet.shown_spans`: what the
+    message shows cut, it shows whole too) and, for a proposal, its trade line when no kept
+    line is one (:func:`trade_lines`) are kept verbatim, in order; one last line ``[… N
+    lines elided; full text: <handle>]`` says how much is missing and where it is.
     """
     lines = content.split("\n")
     keep = settings.rules.decision_lines(content)
     keep[0] = True
+    for start, _ in spans:
+        keep[content.count("\n", 0, start)] = True
     if event_type in TRADE_LINE_TYPES:
         trade = trade_lines(content)
         if not any(keep[n] for n in trade):
