@@ -971,6 +971,56 @@ def test_allotments_caps_and_grants_read_from_desks(
         assert (_type(text) or (parent and _type(text, parent))) == event_type
 
 
+PT_PROPOSAL = "proposta: comprar mais 15mm NTN-B 2035 a 7,40%, cabe no DV01?"
+
+
+@pytest.mark.parametrize(
+    ("text", "parent", "event_type"),
+    [
+        # Portuguese and French desk speech read from development desks (ADR 0048)
+        ("DI1F27 vai por voz ao BTG, não ponho na tela", None, "route_decision"),
+        ("o NDF vai pelo Santander, cotou 8 pips melhor que o resto", None, "route_decision"),
+        ("je le donne en TWAP jusqu'à 16h, participation max 8%", None, "route_decision"),
+        ("on fait les 6m en RFQ à 4 dealers, pas d'un bloc", None, "route_decision"),
+        ("baixando o stop do DI pra 14,35 (era 14,50)", None, "stop_or_target_change"),
+        ("tira o stop do WIN, deixa correr até o fechamento", None, "stop_or_target_change"),
+        ("stop du Bund remonté à 131.40, on protège le gain", None, "stop_or_target_change"),
+        ("Je te baisse la limite gross à 40m jusqu'à vendredi", None, "risk_limit"),
+        ("On bloque les nouvelles entrées crédit tant que le VaR dépasse", None, "risk_limit"),
+        ("personne ne prend de risque BRL avant o Copom sans falar comigo", None, "risk_limit"),
+        ("bloqueio novas entradas em DI até o comunicado", None, "risk_limit"),
+        ("reduzo o limite de DV01 do Thiago pra 60 mil até amanhã", None, "risk_limit"),
+        ("mudamos nossa expectativa para o Copom: agora +75bp em maio", None, "thesis_change"),
+        ("nossa tese de fechamento da curva curta morreu com esse IPCA", None, "thesis_change"),
+        ("manda os 10. e me avisa o preço médio", PT_PROPOSAL, "trade_approval"),
+        # the same words elsewhere stay ordinary
+        ("o relatório vai pro JPM amanhã de manhã", None, None),
+        ("O Pedro vai pelo metrô hoje, chega às 9h", None, None),
+        ("ele tira o stop toda vez que o mercado mexe, irritante", None, None),
+        ("a tese do estagiário caiu no chão literalmente", None, None),
+        ("je le donne à Marie demain, le dossier RH", None, None),
+        ("je bloque mon agenda pour la réunion de 14h", None, None),
+        ("personne ne rajoute de sucre dans le café ici", None, None),
+        ("on monte la limite de vitesse à 130 sur l'autoroute ?", None, None),
+        ("mudo a senha do wifi depois do almoço", None, None),
+        ("manda os 10 slides até as 18h, por favor", "faz a apresentação do cliente?", None),
+        # found by the round's review (everyday Portuguese and French)
+        ("Tira o alvo da parede, vamos pintar amanhã", None, None),
+        ("Minha tese de mestrado caiu na banca de quinta", None, None),
+        ("Mudamos nossa expectativa de chegada, o voo atrasou", None, None),
+        ("Vai pelo Santander que a taxa é menor", None, None),
+        ("Je te monte la limite à 3 bières ce soir, pas plus", None, None),
+        ("Personne ne rajoute de risque à Noël, c'est la tradition haha", None, None),
+    ],
+)
+def test_portuguese_and_french_desk_speech_read_from_desks(
+    text: str, parent: str | None, event_type: str | None
+) -> None:
+    assert _rules_read(text, parent) == event_type
+    if event_type is not None:
+        assert (_type(text) or (parent and _type(text, parent))) == event_type
+
+
 @pytest.mark.parametrize(
     ("text", "event_type"),
     [
