@@ -177,8 +177,9 @@ RECOGNISED_FLOOR = 53
 # rule matched; 35, 45, 50 with the desk reading among the ranker's features (ADR 0038);
 # 34, 43, 50 with the desk reading trained on forty desks (ADR 0039); 34, 44, 50 with
 # authors many items name written by an alias and a flat reserve for the notes (ADR 0040);
-# 33, 44, 51 with the desk reading learning Chinese, Japanese and Korean (ADR 0042)
-VERBATIM_FLOOR = {6_000: 33, 8_192: 44, 12_000: 50}
+# 33, 44, 51 with the desk reading learning Chinese, Japanese and Korean (ADR 0042); 35, 43,
+# 51 with a proposal's trade line and a verdict's word kept in a cut (ADR 0048)
+VERBATIM_FLOOR = {6_000: 33, 8_192: 43, 12_000: 50}
 
 
 def test_labelled_decisions_become_hard_events(report: dict[str, Any]) -> None:
@@ -239,6 +240,11 @@ def _keeps_budget_and_floors(report: dict[str, Any], floors: dict[int, int]) -> 
 # authors many items name by an alias (ADR 0040): every floor below is the figure measured
 # once on that code (the comments give earlier figures).
 MEASURED_DESKS = [
+    # The twenty-third round's cuts (a proposal's trade line, a verdict's word, ADR 0048)
+    # lowered the floors of ten desks by 1 or 2 decisions at a budget, none in recognition:
+    # five development desks (17, 32, 33, 36, 98) and five held out (57, 62, 68, 87, 101);
+    # the forty-eight held-out desks measured before went from 2,931; 1,470, 1,871, 2,321 to
+    # 2,931; 1,483, 1,890, 2,355.
     # The twenty-second round's rules (ADR 0047) lowered one floor, desk_heldout102's (held
     # out, Italian) by 1 at 8,192; the forty-five held-out desks measured before went from
     # 2,757; 1,381, 1,767, 2,184 to 2,758; 1,381, 1,767, 2,187.
@@ -400,7 +406,7 @@ MEASURED_DESKS = [
     # 64 of 64, 67; 34, 40, 52 (before the round: 33, 42, 52).
     # With item lines naming messages by id (sixth round): 64; 37, 45, 54.
     # With the best clause shown among those a rule matched (seventh round): 64; 37, 45, 53.
-    ("desk_heldout17.jsonl", 226, 64, 64, (42, 52, 60)),
+    ("desk_heldout17.jsonl", 226, 64, 64, (41, 52, 60)),
     # Written for the sixth round by three more hands, never read line by line, never
     # trained or tuned on; each measured once on the round's final code (the code before
     # the round in the same sitting in brackets): 62 of 65 recognised, 67 ordinary messages
@@ -517,13 +523,13 @@ MEASURED_DESKS = [
     ("desk_heldout31.jsonl", 231, 64, 64, (41, 52, 61)),
     # 64 of 64, 83; 35, 46, 58 (64, 84; 32, 45, 55). Its first message (2 minutes early,
     # not a decision, not answered) left out likewise.
-    ("desk_heldout32.jsonl", 231, 64, 64, (36, 51, 60)),
+    ("desk_heldout32.jsonl", 231, 64, 64, (36, 50, 60)),
     # Written for the ninth round by three more hands (asked for at its start), never read
     # line by line, never trained on; each measured on arrival on the code before the round
     # (in brackets) and once on the round's detection at 4a07b56, before its misses were
     # read: 54 of 65 recognised, 60 ordinary messages made hard events; 34, 42, 50 (54, 60;
     # 34, 42, 50). Its misses read: Swedish and Norwegian desk words: 63; 37, 44, 55.
-    ("desk_heldout33.jsonl", 233, 65, 63, (43, 54, 59)),
+    ("desk_heldout33.jsonl", 233, 65, 63, (43, 53, 59)),
     # 53 of 61, 62; 31, 39, 46 (the same). Its eight misses are in Japanese: none a shape.
     ("desk_heldout34.jsonl", 231, 61, 61, (40, 52, 57)),
     # 54 of 61, 49; 35, 44, 48 (54, 49; 35, 43, 49). Its writer's day began 8 minutes
@@ -539,7 +545,7 @@ MEASURED_DESKS = [
     # are the figures after that.
     # 61 of 64, 56; 32, 41, 51 (60, 56; 33, 42, 52). Its day began 12 minutes early, a
     # decision among the early messages: every time moved 12 minutes later.
-    ("desk_heldout36.jsonl", 234, 64, 64, (40, 52, 62)),
+    ("desk_heldout36.jsonl", 234, 64, 64, (40, 51, 62)),
     # 57 of 61, 51; 39, 48, 53 (52, 52; 39, 47, 49).
     ("desk_heldout37.jsonl", 230, 61, 60, (45, 55, 57)),
     # 62 of 64, 77; 39, 48, 55 (57, 75; 39, 49, 54).
@@ -613,7 +619,7 @@ MEASURED_DESKS = [
     # fourteenth round:
     # 60 of 64, 81; 19, 29, 38 (on arrival, a8bd2cc: 53, 80; 19, 25, 32);
     # final code: 60, 80; 19, 29, 36.
-    ("desk_heldout57.jsonl", 238, 64, 60, (23, 30, 40)),
+    ("desk_heldout57.jsonl", 238, 64, 60, (22, 29, 40)),
     # 60 of 63, 83; 28, 39, 50 (on arrival, a8bd2cc: 52, 80; 25, 36, 44);
     # final code: 61, 82; 30, 40, 51.
     ("desk_heldout58.jsonl", 238, 63, 61, (30, 39, 52)),
@@ -634,7 +640,7 @@ MEASURED_DESKS = [
     # on; measured once on the round's final detection (740477c, whose readings are
     # 2a0440c's), the floors were those figures until the fourteenth round:
     # 61 of 65, 80; 30, 36, 45.
-    ("desk_heldout62.jsonl", 240, 65, 61, (31, 40, 48)),
+    ("desk_heldout62.jsonl", 240, 65, 61, (30, 38, 48)),
     # 62 of 64, 75; 29, 35, 47.
     ("desk_heldout63.jsonl", 238, 64, 62, (30, 34, 42)),
     # 64 of 65, 90; 28, 35, 45.
@@ -652,7 +658,7 @@ MEASURED_DESKS = [
     # 61 of 65, 74; 31, 40, 49.
     ("desk_heldout67.jsonl", 239, 65, 61, (32, 38, 49)),
     # 61 of 65, 77; 32, 38, 45.
-    ("desk_heldout68.jsonl", 240, 65, 61, (32, 39, 47)),
+    ("desk_heldout68.jsonl", 240, 65, 61, (32, 38, 47)),
     # 63 of 65, 90; 28, 35, 44.
     ("desk_heldout69.jsonl", 238, 65, 63, (26, 36, 46)),
     # Held out: three more by three hands (asked for at the fifteenth round's start: a
@@ -709,7 +715,7 @@ MEASURED_DESKS = [
     # Never read.
     ("desk_heldout85.jsonl", 240, 65, 57, (22, 27, 32)),
     ("desk_heldout86.jsonl", 240, 66, 64, (20, 25, 33)),
-    ("desk_heldout87.jsonl", 237, 65, 63, (32, 38, 52)),
+    ("desk_heldout87.jsonl", 237, 65, 63, (31, 38, 52)),
     # Held out: three more by three hands that read nothing of the project (a Seoul Korean
     # rates desk, mostly Korean; a Taipei/Hong Kong desk in Taiwan Mandarin and Cantonese; a
     # New York/Chicago US rates desk, English), asked for at the nineteenth round's start
@@ -738,7 +744,7 @@ MEASURED_DESKS = [
     # measure it (37, 50, 65 on arrival; 44, 55, 68 on the round's final code).
     ("desk_heldout96.jsonl", 240, 66, 64, (29, 37, 43)),
     ("desk_heldout97.jsonl", 240, 66, 65, (19, 23, 29)),
-    ("desk_heldout98.jsonl", 236, 66, 63, (24, 31, 39)),
+    ("desk_heldout98.jsonl", 236, 66, 63, (23, 30, 39)),
     # A development desk written at the twentieth round's end (a Seoul USD/KRW, KTB and
     # Korean credit desk, mostly Korean), never trained on: on arrival (2a5e57d) 60 of 65;
     # 33, 41, 47.
@@ -752,7 +758,7 @@ MEASURED_DESKS = [
     # 199. On the round's code before its reviews: 293; 120, 155, 204; on its final code (the
     # floors): 291; 121, 155, 199. Never read.
     ("desk_heldout100.jsonl", 236, 65, 61, (26, 33, 43)),
-    ("desk_heldout101.jsonl", 235, 65, 61, (18, 25, 35)),
+    ("desk_heldout101.jsonl", 235, 65, 61, (17, 24, 35)),
     ("desk_heldout102.jsonl", 240, 64, 52, (29, 34, 39)),
     ("desk_heldout103.jsonl", 237, 66, 55, (21, 27, 36)),
     ("desk_heldout104.jsonl", 240, 66, 62, (27, 35, 46)),
@@ -775,6 +781,21 @@ MEASURED_DESKS = [
     ("desk_heldout110.jsonl", 240, 65, 61, (27, 36, 42)),
     ("desk_heldout111.jsonl", 236, 65, 64, (30, 31, 39)),
     ("desk_heldout112.jsonl", 236, 64, 54, (24, 29, 38)),
+    # Held out: written for the twenty-third round by hands that read nothing of the project
+    # (a Paris desk, mostly French; a São Paulo/Rio desk, mostly Brazilian Portuguese; a
+    # Tokyo/Singapore desk, mostly Japanese), asked for at its start; measured on arrival on
+    # the code before it (9db3dfc): 184 of 197; 83, 107, 134, and once on its final code (the
+    # floors). Never read.
+    ("desk_heldout113.jsonl", 238, 66, 64, (32, 39, 46)),
+    ("desk_heldout114.jsonl", 239, 66, 57, (22, 30, 40)),
+    ("desk_heldout115.jsonl", 236, 65, 63, (29, 39, 48)),
+    # Development desks of the twenty-third round (ADR 0048), never trained on: a São Paulo
+    # rates desk (Brazilian Portuguese), a Paris/Geneva credit desk (French), a Rio/São
+    # Paulo/Lisbon desk (Portuguese), read and their misses written as rules (on arrival: 58,
+    # 57 and 61).
+    ("desk_heldout116.jsonl", 238, 64, 62, (29, 36, 44)),
+    ("desk_heldout117.jsonl", 240, 65, 63, (31, 38, 49)),
+    ("desk_heldout118.jsonl", 239, 65, 65, (28, 37, 50)),
 ]
 
 
@@ -905,6 +926,12 @@ LABELLED_DESKS = [
     ("desk_heldout110.jsonl", 240, 65),
     ("desk_heldout111.jsonl", 236, 65),
     ("desk_heldout112.jsonl", 236, 64),
+    ("desk_heldout113.jsonl", 238, 66),
+    ("desk_heldout114.jsonl", 239, 66),
+    ("desk_heldout115.jsonl", 236, 65),
+    ("desk_heldout116.jsonl", 238, 64),
+    ("desk_heldout117.jsonl", 240, 65),
+    ("desk_heldout118.jsonl", 239, 65),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
