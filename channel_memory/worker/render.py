@@ -194,8 +194,11 @@ def decision_cut(
     lines = content.split("\n")
     keep = settings.rules.decision_lines(content)
     keep[0] = True
-    for start, _ in spans:
-        keep[content.count("\n", 0, start)] = True
+    line = at = 0
+    for start, _ in sorted(spans):  # counted on from the last: linear at any length
+        line += content.count("\n", at, start)
+        at = start
+        keep[line] = True
     if event_type in TRADE_LINE_TYPES:
         trade = trade_lines(content)
         if not any(keep[n] for n in trade):

@@ -284,8 +284,15 @@ def _with_trade_and_verdict(
     shown = set(spans)
     if event_type in TRADE_LINE_TYPES:
         if not any(_TRADE_LINE.search(content[start:end]) for start, end in spans):
+            # where its first TRADE_LINE_LINES lines end (found once: linear at any length)
+            limit = -1
+            for _ in range(TRADE_LINE_LINES):
+                limit = content.find("\n", limit + 1)
+                if limit < 0:
+                    limit = len(content)
+                    break
             for n, (start, end) in enumerate(clauses):
-                if content.count("\n", 0, start) >= TRADE_LINE_LINES:
+                if start > limit:
                     break
                 if _TRADE_LINE.search(content[start:end]):
                     shown.add((start, end))
