@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from bench.data.check_desk import check as check_desk
 from bench.desk import (
     INDEPENDENT_CHANNEL,
     INDEPENDENT_END,
@@ -941,6 +942,23 @@ LABELLED_DESKS = [
     # so does one approval of desk_heldout102 (counted likewise), and one of the development
     # desk desk_heldout109
 ]
+
+
+@pytest.mark.parametrize("number", range(113, 119))
+def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
+    # desk_heldout113 to 118 were written from bench/data/WRITING_BRIEF.md, their writers
+    # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
+    # its labels or its 24 hours fails here
+    rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
+    assert check_desk(rows) == []
+    broken = [dict(row) for row in rows]
+    decided = next(i for i, row in enumerate(rows) if row["decision"] and i > 0)
+    broken[decided]["decision_text"] = "not in the message"
+    broken[-1]["created_at"] = broken[0]["created_at"]
+    assert [error.split(":")[0] for error in check_desk(broken)] == [
+        rows[decided]["id"],
+        rows[-1]["id"],
+    ]
 
 
 @pytest.mark.parametrize(("name", "messages", "decisions"), LABELLED_DESKS)
