@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from bench.data.check_desk import TYPES as CHECKED_TYPES
 from bench.data.check_desk import check as check_desk
 from bench.desk import (
     INDEPENDENT_CHANNEL,
@@ -32,6 +33,7 @@ from bench.desk import (
 from channel_memory.demo.synthetic_desk import DAY_US
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.kernel.timefmt import parse_rfc3339
+from channel_memory.worker.model import DECISION_TYPES
 from channel_memory.worker.rules import parse_rules
 
 
@@ -951,6 +953,7 @@ def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
     assert check_desk(rows) == []
+    assert set(DECISION_TYPES) == CHECKED_TYPES  # the checker's copy of the nine types
     broken = [dict(row) for row in rows]
     decided = next(i for i, row in enumerate(rows) if row["decision"] and i > 0)
     broken[decided]["decision_text"] = "not in the message"

@@ -14,6 +14,8 @@ from collections import Counter
 from datetime import datetime, timedelta
 from typing import Any
 
+# the nine types of channel_memory.worker.model.DECISION_TYPES, written out: the writers run
+# this file alone (a test keeps the two the same)
 TYPES = frozenset(
     {
         "trade_proposal",
