@@ -799,6 +799,14 @@ MEASURED_DESKS = [
     ("desk_heldout116.jsonl", 238, 64, 62, (29, 36, 44)),
     ("desk_heldout117.jsonl", 240, 65, 63, (31, 38, 49)),
     ("desk_heldout118.jsonl", 239, 65, 65, (28, 37, 50)),
+    # Held out: written for the twenty-fourth round from the same brief by hands that read
+    # nothing of the project but it and its checker (a Seoul equities and KTB/KOSPI 200
+    # futures desk, mostly Korean; a Hong Kong macro and equities desk, Cantonese and
+    # English; a London macro desk, English), asked for at its start; measured on arrival on
+    # the code before it (13b7e13): 189 of 197; 87, 116, 143. Never read.
+    ("desk_heldout119.jsonl", 240, 66, 63, (29, 37, 45)),
+    ("desk_heldout120.jsonl", 239, 65, 60, (26, 38, 47)),
+    ("desk_heldout121.jsonl", 240, 66, 66, (32, 41, 51)),
 ]
 
 
@@ -935,6 +943,9 @@ LABELLED_DESKS = [
     ("desk_heldout116.jsonl", 238, 64),
     ("desk_heldout117.jsonl", 240, 65),
     ("desk_heldout118.jsonl", 239, 65),
+    ("desk_heldout119.jsonl", 240, 66),
+    ("desk_heldout120.jsonl", 239, 65),
+    ("desk_heldout121.jsonl", 240, 66),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
@@ -946,9 +957,9 @@ LABELLED_DESKS = [
 ]
 
 
-@pytest.mark.parametrize("number", range(113, 119))
+@pytest.mark.parametrize("number", range(113, 122))
 def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
-    # desk_heldout113 to 118 were written from bench/data/WRITING_BRIEF.md, their writers
+    # desk_heldout113 to 121 were written from bench/data/WRITING_BRIEF.md, their writers
     # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
