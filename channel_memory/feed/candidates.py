@@ -387,6 +387,7 @@ async def live(conn: Connection, q: FeedQuery, principal: Principal) -> Candidat
     return replace(
         base,
         hard=kept,
+        answered=await _answered(conn, kept, q.to_us),
         hard_total=hard_total,
         hard_more_handles=more_handles,
         raw=raw_items,
@@ -395,6 +396,22 @@ async def live(conn: Connection, q: FeedQuery, principal: Principal) -> Candidat
         older_total=older_total,
         truncated=truncated,
     )
+
+
+async def _answered(conn: Connection, hard: Sequence[FeedItem], to_us: int) -> frozenset[str]:
+    """The handles of the hard events in ``hard`` that a message created by ``to_us``
+    answers (:func:`windows.answered`), one query per channel."""
+    asked: dict[str, list[str]] = defaultdict(list)
+    for item in hard:
+        for channel, message, _ in item.versions:
+            asked[channel].append(message)
+    found: set[str] = set()
+    for channel, messages in asked.items():
+        found |= {
+            source_handle(channel, m)
+            for m in await windows.answered(conn, channel, messages, to_us)
+        }
+    return frozenset(found)
 
 
 async def serve(
@@ -618,6 +635,7 @@ async def as_of(conn: Connection, q: FeedQuery, principal: Principal) -> Candida
     return replace(
         base,
         hard=hard,
+        answered=await _answered(conn, hard, q.to_us),
         hard_total=len(hard),
         hard_more_handles=[],
         raw=_newest_first(raw_items),

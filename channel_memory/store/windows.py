@@ -171,3 +171,18 @@ async def readable_newest(
         )
     )
     return [version_from_row(row) for row in fetched]
+
+
+async def answered(
+    conn: Connection, channel_id: str, message_ids: Sequence[str], to_us: int
+) -> set[str]:
+    """The messages among ``message_ids`` of a channel that a message created by ``to_us``
+    answers: a reply short enough for its class to read the message it replies to (or
+    the root of its thread) records it as its ``parent_id``. Index-bounded: one lookup
+    per message asked about."""
+    fetched = await conn.execute_fetchall(
+        "SELECT DISTINCT parent_id FROM derived_messages WHERE channel_id = ? "
+        "AND parent_id IN (SELECT value FROM json_each(?)) AND created_us <= ?",
+        (channel_id, json.dumps(sorted(set(message_ids))), to_us),
+    )
+    return {str(parent) for (parent,) in fetched}

@@ -1,0 +1,145 @@
+"""Answered hard events: a decision someone replied to ranks before one nobody answered
+when the feed cannot show every hard event (a proposal approved, a fill acknowledged, a
+limit questioned), unless it is too new to have been answered yet; nothing is dropped
+silently."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import replace
+
+from channel_memory.feed.layout import ANSWER_WAIT_US, ANSWERED_ODDS, UNANSWERED_ODDS, render
+from tests.conftest import LiveServer, at, ingest_ok, message_event
+from tests.test_feed_echoes import _hard, _scan, _shown, _window
+
+# two decisions of the same size and score each: without replies the newer one of a pair
+# goes first (the tie-breaker); answered, the older one does
+PAIRS = [
+    (
+        _hard("a1", 10, "trade_proposal", "proposal: buy 20 FGBL at 131.40, stop 131.10", 0.6),
+        _hard("b1", 11, "trade_proposal", "proposal: sell 30 FOAT at 124.20, stop 124.55", 0.6),
+    ),
+    (
+        _hard("a2", 20, "trade_fill", "lifted 15k AAPL 262.18 on the open print", 0.6),
+        _hard("b2", 21, "trade_fill", "sold 20 BTC @ 88,410 on the screen, done", 0.6),
+    ),
+]
+OLDER = {a.key for a, _ in PAIRS}
+NEWER = {b.key for _, b in PAIRS}
+ITEMS = [item for pair in PAIRS for item in pair]
+
+
+def test_being_answered_raises_the_odds_and_going_unanswered_lowers_them() -> None:
+    assert 0 < UNANSWERED_ODDS < 1 < ANSWERED_ODDS and ANSWER_WAIT_US > 0
+
+
+def test_an_answered_decision_goes_before_an_unanswered_one() -> None:
+    # nobody answered: equal density, the newer of each pair first
+    plain = _scan(ITEMS)
+    partial = [shown for shown, _ in plain if 0 < len(shown) < len(ITEMS)]
+    assert partial and all(len(shown & NEWER) >= len(shown & OLDER) for shown in partial)
+    # the older ones answered: they go first, and everything is still named or counted
+    window = replace(_window(ITEMS), answered=frozenset(f"floor/{k}" for k in OLDER))
+    full = len(render(window, 100_000, "text").content)
+    seen = []
+    for budget in range(full, 700, -10):
+        body = render(window, budget, "text")
+        assert len(body.content) <= budget
+        shown = _shown(body.content, ITEMS)
+        named, more = body.numbers["omitted_hard_events"], body.numbers["more_hard_events"]
+        assert isinstance(named, list) and isinstance(more, int)
+        assert len(shown) + len(named) + more == len(ITEMS)
+        if 0 < len(shown) < len(ITEMS):
+            seen.append(shown)
+            assert len(shown & OLDER) >= len(shown & NEWER), shown
+    assert any(shown <= OLDER for shown in seen)
+
+
+def test_a_decision_too_new_to_be_answered_is_not_held_back() -> None:
+    # an older fill and a newer, less surely scored one of the same size, nobody answered:
+    # read long after both, the newer one's lower odds leave it behind; read within
+    # ANSWER_WAIT_US of it, it has had no time to be answered and goes first
+    older = _hard("x1", 0, "trade_fill", "lifted 15k AAPL 262.18 on the open print", 0.6)
+    newer = _hard("y1", 50, "trade_fill", "lifted 25k MSFT 411.05 on the open print", 0.55)
+    others = [
+        _hard(f"z{n}", 10 * n, "trade_fill", f"sold {n}1 lots CLZ6 7{n}.15 at the settle", 0.05)
+        for n in range(1, 5)
+    ]
+    items = [older, newer, *others]
+    for to_us, first in (
+        (newer.last_us + 4 * ANSWER_WAIT_US, "x1"),
+        (newer.last_us + ANSWER_WAIT_US // 2, "y1"),
+    ):
+        window = replace(_window(items), to_us=to_us)
+        full = len(render(window, 100_000, "text").content)
+        alone = [
+            shown
+            for budget in range(full, 700, -5)
+            if len(shown := _shown(render(window, budget, "text").content, [older, newer])) == 1
+        ]
+        assert alone and all(shown == {first} for shown in alone), (first, alone)
+
+
+CARD = "proposal: buy 20 FGBL at 131.40, stop 131.10, target 132.20"
+CARDS = ["p0", "p1", "p2", "p3"]
+"""The same proposal posted four times an hour apart (no echoes of each other): one
+score and one size, so without replies the newer goes first."""
+
+
+def _shown_by_budget(client: object, channel: str, **extra: str) -> list[set[str]]:
+    """The proposals each budget from 1,600 down to 500 shows (the header alone counts
+    them at the smallest); nothing is silent."""
+    seen = []
+    for budget in range(1_600, 500, -5):
+        text = client.get(  # type: ignore[attr-defined]
+            "/channel-awareness", params={"channels": channel, "max_chars": budget, **extra}
+        ).text
+        assert len(text) <= budget
+        shown = set(re.findall(r"^\[\d\d:\d\d proposal (p\d)", text, re.M))
+        if 0 < len(shown) < len(CARDS):
+            assert "[omitted hard events" in text  # named or counted
+        seen.append(shown)
+    return seen
+
+
+def test_answered_decisions_through_the_worker_and_the_http_feed(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    """The same four proposals (12:00 to 15:00) in two channels, the feed read at 20:00; in
+    ``desk-a`` someone asked about the two older ones at 17:00, in ``desk-b`` nobody
+    answered. At every budget where both show some but not all, ``desk-a`` shows at
+    least as many of the answered proposals as ``desk-b`` does of the same two, and at
+    some budget more; as of 16:59,
+    before anyone answered, the two channels are served alike."""
+    server = make_server(worker={"enabled": False})
+    events = []
+    for channel in ("desk-a", "desk-b"):
+        for n, message in enumerate(CARDS):
+            events.append(message_event(message, CARD, channel=channel, created_at=at(0, 12 + n)))
+    for n in (0, 1):
+        events.append(
+            message_event(
+                f"q{n}", "which account?", channel="desk-a", created_at=at(n, 17), reply_to=f"p{n}"
+            )
+        )
+    older = {"p0", "p1"}
+    with server.client() as client:
+        ingest_ok(client, *events)
+        server.drain()
+        for extra in ({}, {"as_of": at(30, 17)}):
+            answered = _shown_by_budget(client, "desk-a", **extra)
+            plain = _shown_by_budget(client, "desk-b", **extra)
+            # where both show some but not all (the replies make desk-a's header and
+            # window a little longer, so where everything just fits differs)
+            pairs = [
+                (a, b)
+                for a, b in zip(answered, plain, strict=True)
+                if 0 < len(a) < len(CARDS) and 0 < len(b) < len(CARDS)
+            ]
+            assert pairs and all(len(a & older) >= len(b & older) for a, b in pairs)
+            assert any(len(a & older) > len(b & older) for a, b in pairs)
+        before = {"as_of": at(59, 16)}
+        assert _shown_by_budget(client, "desk-a", **before) == _shown_by_budget(
+            client, "desk-b", **before
+        )
