@@ -181,8 +181,9 @@ RECOGNISED_FLOOR = 53
 # 34, 43, 50 with the desk reading trained on forty desks (ADR 0039); 34, 44, 50 with
 # authors many items name written by an alias and a flat reserve for the notes (ADR 0040);
 # 33, 44, 51 with the desk reading learning Chinese, Japanese and Korean (ADR 0042); 35, 43,
-# 51 with a proposal's trade line and a verdict's word kept in a cut (ADR 0048)
-VERBATIM_FLOOR = {6_000: 33, 8_192: 43, 12_000: 50}
+# 51 with a proposal's trade line and a verdict's word kept in a cut (ADR 0048); 36, 42, 51
+# with hard events someone answered ranked first (ADR 0049)
+VERBATIM_FLOOR = {6_000: 33, 8_192: 42, 12_000: 50}
 
 
 def test_labelled_decisions_become_hard_events(report: dict[str, Any]) -> None:
@@ -243,6 +244,13 @@ def _keeps_budget_and_floors(report: dict[str, Any], floors: dict[int, int]) -> 
 # authors many items name by an alias (ADR 0040): every floor below is the figure measured
 # once on that code (the comments give earlier figures).
 MEASURED_DESKS = [
+    # The twenty-fourth round's ranking of hard events someone answered first (ADR 0049)
+    # lowered the floors of twenty-eight desks by 1 to 4 decisions at a budget, none in
+    # recognition: sixteen trained-on or development desks (10, 12, 18, 21, 22, 23, 25, 27,
+    # 28, 33, 39, 43, 48, 51, 111, 118) and twelve held out (63, 64, 68, 73, 77, 87, 90, 94,
+    # 100, 102, 106, 119); the fifty-one held-out desks measured before went from 3,115;
+    # 1,566, 1,998, 2,489 to 3,115; 1,584, 2,047, 2,523, the three of the round from 189; 87,
+    # 116, 143 on arrival to 189; 93, 121, 151.
     # The twenty-third round's cuts (a proposal's trade line, a verdict's word, ADR 0048)
     # lowered the floors of ten desks by 1 or 2 decisions at a budget, none in recognition:
     # five development desks (17, 32, 33, 36, 98) and five held out (57, 62, 68, 87, 101);
@@ -364,7 +372,7 @@ MEASURED_DESKS = [
     # written as shapes), since then a development desk: 62; 31, 39, 49.
     # With item lines naming messages by id (sixth round): 62; 33, 41, 52.
     # With the best clause shown among those a rule matched (seventh round): 62; 33, 42, 51.
-    ("desk_heldout10.jsonl", 225, 62, 62, (39, 50, 57)),
+    ("desk_heldout10.jsonl", 225, 62, 62, (38, 50, 57)),
     # 57 of 61, 82; 26, 33, 40 (56; 28, 35, 42); after the review's fixes 26, 33, 39. Read
     # in the fifth round, since then a development desk: 61, 82; 28, 37, 42.
     # With item lines naming messages by id (sixth round): 61; 30, 37, 45.
@@ -381,7 +389,7 @@ MEASURED_DESKS = [
     # With item lines naming messages by id (sixth round): 64; 34, 41, 52.
     # With the best clause shown among those a rule matched (seventh round): 64; 35, 43, 55.
     # With the card's headline kept beside a rule's clause (seventh round): 64; 34, 42, 55.
-    ("desk_heldout12.jsonl", 229, 64, 64, (40, 49, 60)),
+    ("desk_heldout12.jsonl", 229, 64, 64, (40, 49, 59)),
     # 60 of 63, 49; 33, 40, 48 (59, 49; 33, 40, 49). Its last eight messages (after 06:00Z,
     # none a decision, none answered) left out likewise.
     # Read likewise: 63; 33, 42, 51.
@@ -420,7 +428,7 @@ MEASURED_DESKS = [
     # With the best clause shown among those a rule matched (seventh round): 65; 32, 41, 52.
     # Twelfth round (the model retrained with the round's words; the desk's readings
     # unchanged): 65; 42, 52, 59 (were 65; 42, 53, 59).
-    ("desk_heldout18.jsonl", 234, 65, 65, (42, 53, 61)),
+    ("desk_heldout18.jsonl", 234, 65, 65, (42, 52, 61)),
     # 55 of 60, 53; 31, 38, 46 (55, 53; 30, 36, 44).
     # Its miss "RESUME | … action=NEW_ORDERS_ENABLED" (a halt lifted) read at the round's
     # end with desk_heldout18's lifted block: 56.
@@ -446,7 +454,7 @@ MEASURED_DESKS = [
     # (flat in Spanish): 63; 34, 44, 55.
     # With the card's headline kept beside a rule's clause (seventh round): 63; 35, 45, 55.
     # With the desk reading among the ranker's features (eighth round): 63; 36, 46, 57.
-    ("desk_heldout21.jsonl", 235, 64, 63, (44, 56, 62)),
+    ("desk_heldout21.jsonl", 235, 64, 63, (43, 56, 62)),
     # 60 of 63, 60; 30, 40, 50 (60, 60; 30, 40, 51). Its first three messages (before
     # 06:00Z the day before, none a decision, none answered) were left out before it was
     # measured.
@@ -454,7 +462,7 @@ MEASURED_DESKS = [
     # done with ("je le fais avec BNP Paribas, pas JPM") became shapes: 62; 30, 40, 51.
     # With the card's headline kept beside a rule's clause (seventh round): 62; 31, 39, 53.
     # With the desk reading among the ranker's features (eighth round): 62; 35, 44, 56.
-    ("desk_heldout22.jsonl", 229, 63, 62, (41, 52, 62)),
+    ("desk_heldout22.jsonl", 229, 63, 62, (38, 51, 62)),
     # 61 of 63, 64; 35, 48, 53 (61, 64; 35, 47, 52).
     # Then its two misses read: a status record's "entries UNBLOCKED" and an argument
     # "vom Tisch" became shapes: 63; 35, 48, 55. A review then found the status shape made
@@ -464,7 +472,7 @@ MEASURED_DESKS = [
     # With the desk reading among the ranker's features (eighth round): 62; 38, 48, 55.
     # Twelfth round (the model retrained; one message read with another type):
     # 62; 39, 48, 56 (were 62; 38, 48, 56).
-    ("desk_heldout23.jsonl", 229, 63, 62, (40, 53, 60)),
+    ("desk_heldout23.jsonl", 229, 63, 62, (40, 52, 60)),
     # Written at the end of the seventh round by three more hands, after desk_heldout21-23
     # were read; never read line by line, never trained or tuned on; each measured once on
     # the round's final detection (c6c8485), the code before the round in the same sitting
@@ -481,7 +489,7 @@ MEASURED_DESKS = [
     # …, stop inchangé" became shapes ("XAG über Nacht max. 10k oz" did not): 62; 31, 36, 46.
     # With the card's headline kept beside a rule's clause (seventh round): 62; 31, 35, 46.
     # With the desk reading among the ranker's features (eighth round): 62; 31, 40, 51.
-    ("desk_heldout25.jsonl", 233, 63, 63, (42, 52, 61)),
+    ("desk_heldout25.jsonl", 233, 63, 63, (42, 51, 61)),
     # 60 of 60, 52; 34, 40, 52 (60, 52; 33, 40, 52). Its writer's day ran 22 minutes over
     # the 24 hours ending on the whole hour after its last message, its fifth message a
     # decision: every time was moved 22 minutes later before it was measured.
@@ -496,11 +504,11 @@ MEASURED_DESKS = [
     # Its misses read at the round's end: "Stop del resto: lo subo a -1.05" (a stop moved in
     # the present, Spanish) became a shape: 62; 39, 46, 55.
     # With the desk reading among the ranker's features (eighth round): 62; 37, 49, 59.
-    ("desk_heldout27.jsonl", 232, 65, 64, (45, 58, 63)),
+    ("desk_heldout27.jsonl", 232, 65, 64, (44, 57, 63)),
     # 57 of 61, 67; 33, 41, 49 (57, 67; 32, 40, 49).
     # Read likewise: "muevo el objetivo del asw a +34" a shape: 58; 33, 41, 50.
     # With the desk reading among the ranker's features (eighth round): 58; 40, 46, 51.
-    ("desk_heldout28.jsonl", 234, 61, 60, (45, 56, 58)),
+    ("desk_heldout28.jsonl", 234, 61, 60, (44, 56, 58)),
     # 61 of 64, 58; 34, 43, 58 (61, 58; 32, 42, 54).
     # Read likewise: "Ich genehmige eine befristete Überschreitung" a shape: 62; 34, 43, 58.
     # With the desk reading among the ranker's features (eighth round): 62; 35, 46, 54.
@@ -532,7 +540,7 @@ MEASURED_DESKS = [
     # (in brackets) and once on the round's detection at 4a07b56, before its misses were
     # read: 54 of 65 recognised, 60 ordinary messages made hard events; 34, 42, 50 (54, 60;
     # 34, 42, 50). Its misses read: Swedish and Norwegian desk words: 63; 37, 44, 55.
-    ("desk_heldout33.jsonl", 233, 65, 63, (43, 53, 59)),
+    ("desk_heldout33.jsonl", 233, 65, 63, (42, 53, 59)),
     # 53 of 61, 62; 31, 39, 46 (the same). Its eight misses are in Japanese: none a shape.
     ("desk_heldout34.jsonl", 231, 61, 61, (40, 52, 57)),
     # 54 of 61, 49; 35, 44, 48 (54, 49; 35, 43, 49). Its writer's day began 8 minutes
@@ -556,7 +564,7 @@ MEASURED_DESKS = [
     # 59 of 63, 58; 35, 45, 55 (the same).
     # Twelfth round (the model retrained with the round's words; the desk's readings
     # unchanged): 63; 37, 46, 57 (were 63; 37, 46, 58).
-    ("desk_heldout39.jsonl", 234, 63, 63, (39, 49, 60)),
+    ("desk_heldout39.jsonl", 234, 63, 63, (38, 49, 60)),
     # 60 of 64, 55; 34, 44, 53 (57, 53; 33, 42, 51). Its day began 12 minutes early (four
     # messages, none a decision, one answered): every time moved 12 minutes later.
     # Twelfth round (the model retrained with the round's words; the desk's readings
@@ -570,7 +578,7 @@ MEASURED_DESKS = [
     # 57 of 64, 58; 40, 48, 55 (57, 58; 40, 48, 56).
     ("desk_heldout42.jsonl", 231, 64, 64, (42, 52, 63)),
     # 60 of 64, 51; 37, 45, 53 (the same).
-    ("desk_heldout43.jsonl", 233, 64, 64, (39, 48, 56)),
+    ("desk_heldout43.jsonl", 233, 64, 64, (38, 47, 56)),
     # 61 of 63, 57; 38, 45, 56 (61, 57; 38, 46, 56).
     ("desk_heldout44.jsonl", 232, 63, 63, (40, 48, 58)),
     # Three more, asked for after those were measured, each measured once on the round's
@@ -585,7 +593,7 @@ MEASURED_DESKS = [
     # Held out: three more, asked for at the end of the tenth round, measured once on its
     # final code (0c79e27) and never read; the code before the round, in the same sitting,
     # in brackets: 56 of 64, 59; 33, 43, 50 (56, 59; 33, 42, 50).
-    ("desk_heldout48.jsonl", 230, 64, 63, (34, 45, 57)),
+    ("desk_heldout48.jsonl", 230, 64, 63, (34, 45, 56)),
     # 59 of 61, 50; 35, 43, 56 (the same).
     ("desk_heldout49.jsonl", 234, 61, 60, (37, 48, 58)),
     # 62 of 63, 62; 33, 39, 51 (62, 63; 33, 40, 51). Its first three messages (up to 12
@@ -599,7 +607,7 @@ MEASURED_DESKS = [
     # trio's shapes), the code before the round on arrival in brackets: 58 of 63, 65; 34,
     # 46, 50 (54, 63; 34, 44, 50). Its first two messages (up to 8 minutes early, none a
     # decision, none answered) were left out before measuring. Then read.
-    ("desk_heldout51.jsonl", 231, 63, 63, (38, 48, 59)),
+    ("desk_heldout51.jsonl", 231, 63, 63, (38, 48, 58)),
     # 64 of 64, 61; 40, 49, 56 (64, 61; 40, 49, 56). Then read.
     ("desk_heldout52.jsonl", 231, 64, 63, (42, 52, 60)),
     # 60 of 62, 54; 30, 40, 50 (60, 54; 30, 41, 51). Then read.
@@ -645,9 +653,9 @@ MEASURED_DESKS = [
     # 61 of 65, 80; 30, 36, 45.
     ("desk_heldout62.jsonl", 240, 65, 61, (30, 38, 48)),
     # 62 of 64, 75; 29, 35, 47.
-    ("desk_heldout63.jsonl", 238, 64, 62, (30, 34, 42)),
+    ("desk_heldout63.jsonl", 238, 64, 62, (28, 34, 42)),
     # 64 of 65, 90; 28, 35, 45.
-    ("desk_heldout64.jsonl", 239, 65, 64, (27, 35, 47)),
+    ("desk_heldout64.jsonl", 239, 65, 64, (27, 35, 46)),
     # 64 of 65, 96; 29, 40, 48.
     ("desk_heldout65.jsonl", 238, 65, 64, (30, 41, 49)),
     # 61 of 65, 104; 28, 36, 43.
@@ -661,7 +669,7 @@ MEASURED_DESKS = [
     # 61 of 65, 74; 31, 40, 49.
     ("desk_heldout67.jsonl", 239, 65, 61, (32, 38, 49)),
     # 61 of 65, 77; 32, 38, 45.
-    ("desk_heldout68.jsonl", 240, 65, 61, (32, 38, 47)),
+    ("desk_heldout68.jsonl", 240, 65, 61, (30, 38, 47)),
     # 63 of 65, 90; 28, 35, 44.
     ("desk_heldout69.jsonl", 238, 65, 63, (26, 36, 46)),
     # Held out: three more by three hands (asked for at the fifteenth round's start: a
@@ -679,7 +687,7 @@ MEASURED_DESKS = [
     # tuned on; measured once on arrival on the round's code (d9cedc5): the floors are those
     # figures (on the code before the round, d20c685, the same sitting: 175 of 193; 99, 124,
     # 153 in all).
-    ("desk_heldout73.jsonl", 236, 65, 61, (36, 45, 53)),
+    ("desk_heldout73.jsonl", 236, 65, 61, (35, 45, 53)),
     ("desk_heldout74.jsonl", 239, 64, 64, (36, 48, 58)),
     # measured again on the sixteenth round's Japanese rules (written against two Japanese
     # phrasing sets, not this desk): 50 → 55 of 64; 26, 33, 42 → 27, 35, 45
@@ -690,7 +698,7 @@ MEASURED_DESKS = [
     # asked for at the sixteenth round's start and measured once on arrival on the code
     # before the round (8e40674): 186 of 196; 106, 137, 162 in all. Never read.
     ("desk_heldout76.jsonl", 239, 65, 62, (34, 44, 54)),
-    ("desk_heldout77.jsonl", 238, 66, 63, (36, 47, 52)),
+    ("desk_heldout77.jsonl", 238, 66, 63, (36, 46, 52)),
     ("desk_heldout78.jsonl", 236, 65, 61, (33, 43, 54)),
     # Held out: three more by three hands that read nothing of the project (a Tokyo
     # equities desk, most of it in Japanese; a Nordic desk in Swedish, Norwegian, Danish and
@@ -718,7 +726,7 @@ MEASURED_DESKS = [
     # Never read.
     ("desk_heldout85.jsonl", 240, 65, 57, (22, 27, 32)),
     ("desk_heldout86.jsonl", 240, 66, 64, (20, 25, 33)),
-    ("desk_heldout87.jsonl", 237, 65, 63, (31, 38, 52)),
+    ("desk_heldout87.jsonl", 237, 65, 63, (30, 38, 49)),
     # Held out: three more by three hands that read nothing of the project (a Seoul Korean
     # rates desk, mostly Korean; a Taipei/Hong Kong desk in Taiwan Mandarin and Cantonese; a
     # New York/Chicago US rates desk, English), asked for at the nineteenth round's start
@@ -726,7 +734,7 @@ MEASURED_DESKS = [
     # On the round's final code (the floors): 185; 65, 88, 122. Never read.
     ("desk_heldout88.jsonl", 240, 66, 62, (20, 29, 40)),
     ("desk_heldout89.jsonl", 240, 65, 61, (20, 26, 36)),
-    ("desk_heldout90.jsonl", 235, 65, 62, (25, 33, 45)),
+    ("desk_heldout90.jsonl", 235, 65, 62, (25, 32, 45)),
     # Development desks asked for in the nineteenth round to choose the threshold of the
     # reading of text holding runs (ADR 0043): measured, not read; 109 of 130 and 49, 63, 78
     # on the code before the round. From the twentieth round the clause selector and the
@@ -739,7 +747,7 @@ MEASURED_DESKS = [
     # before it (ce346cc): 192 of 195; 81, 105, 129. On the round's final code (the
     # floors): 192; 80, 106, 130. Never read.
     ("desk_heldout93.jsonl", 240, 65, 62, (25, 37, 43)),
-    ("desk_heldout94.jsonl", 237, 65, 65, (30, 36, 45)),
+    ("desk_heldout94.jsonl", 237, 65, 65, (28, 36, 45)),
     ("desk_heldout95.jsonl", 238, 65, 65, (25, 33, 42)),
     # Development desks written in the twentieth round, mostly Japanese, Simplified and
     # Traditional Chinese: on arrival (ce346cc) 179 of 198; 63, 83, 105. desk_heldout96 is
@@ -760,9 +768,9 @@ MEASURED_DESKS = [
     # rules; measured once on arrival on the code before it (d1072eb): 290 of 326; 121, 153,
     # 199. On the round's code before its reviews: 293; 120, 155, 204; on its final code (the
     # floors): 291; 121, 155, 199. Never read.
-    ("desk_heldout100.jsonl", 236, 65, 61, (26, 33, 43)),
+    ("desk_heldout100.jsonl", 236, 65, 61, (26, 32, 43)),
     ("desk_heldout101.jsonl", 235, 65, 61, (17, 24, 35)),
-    ("desk_heldout102.jsonl", 240, 64, 52, (29, 34, 39)),
+    ("desk_heldout102.jsonl", 240, 64, 52, (25, 34, 39)),
     ("desk_heldout103.jsonl", 237, 66, 55, (21, 27, 36)),
     ("desk_heldout104.jsonl", 240, 66, 62, (27, 35, 46)),
     # Held out: written for the twenty-second round by hands that read nothing of the
@@ -771,7 +779,7 @@ MEASURED_DESKS = [
     # its start; measured on arrival on the code before it (864e5d1): 173 of 193; 89, 104,
     # 134, and the same on its final code (the floors). Never read.
     ("desk_heldout105.jsonl", 237, 65, 60, (25, 29, 38)),
-    ("desk_heldout106.jsonl", 239, 63, 59, (35, 41, 53)),
+    ("desk_heldout106.jsonl", 239, 63, 59, (32, 41, 52)),
     ("desk_heldout107.jsonl", 240, 65, 54, (29, 34, 43)),
     # Development desks of the twenty-second round (ADR 0047), never trained on: a New
     # York/London program-trading desk (English, very heavy order-system output), a
@@ -782,7 +790,7 @@ MEASURED_DESKS = [
     ("desk_heldout108.jsonl", 239, 66, 65, (26, 35, 46)),
     ("desk_heldout109.jsonl", 231, 65, 62, (23, 32, 43)),
     ("desk_heldout110.jsonl", 240, 65, 61, (27, 36, 42)),
-    ("desk_heldout111.jsonl", 236, 65, 64, (30, 31, 39)),
+    ("desk_heldout111.jsonl", 236, 65, 64, (29, 31, 39)),
     ("desk_heldout112.jsonl", 236, 64, 54, (24, 29, 38)),
     # Held out: written for the twenty-third round by hands that read nothing of the project
     # (a Paris desk, mostly French; a São Paulo/Rio desk, mostly Brazilian Portuguese; a
@@ -798,13 +806,13 @@ MEASURED_DESKS = [
     # 57 and 61).
     ("desk_heldout116.jsonl", 238, 64, 62, (29, 36, 44)),
     ("desk_heldout117.jsonl", 240, 65, 63, (31, 38, 49)),
-    ("desk_heldout118.jsonl", 239, 65, 65, (28, 37, 50)),
+    ("desk_heldout118.jsonl", 239, 65, 65, (28, 37, 49)),
     # Held out: written for the twenty-fourth round from the same brief by hands that read
     # nothing of the project but it and its checker (a Seoul equities and KTB/KOSPI 200
     # futures desk, mostly Korean; a Hong Kong macro and equities desk, Cantonese and
     # English; a London macro desk, English), asked for at its start; measured on arrival on
     # the code before it (13b7e13): 189 of 197; 87, 116, 143. Never read.
-    ("desk_heldout119.jsonl", 240, 66, 63, (29, 37, 45)),
+    ("desk_heldout119.jsonl", 240, 66, 63, (29, 37, 44)),
     ("desk_heldout120.jsonl", 239, 65, 60, (26, 38, 47)),
     ("desk_heldout121.jsonl", 240, 66, 66, (32, 41, 51)),
 ]
