@@ -53,6 +53,7 @@ bench: install
 	$(BIN)/python bench/tools.py --cache .bench-cache
 	$(BIN)/python bench/search.py --cache .bench-cache
 	$(BIN)/python bench/decisions.py
+	$(BIN)/python bench/answered.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .bench-cache

@@ -2,12 +2,13 @@
 and unanswered hard events by (``ANSWERED_ODDS``, ``UNANSWERED_ODDS`` in
 ``channel_memory/feed/layout.py``, ADR 0049).
 
-Run ``python bench/answered.py``. Over the labelled desks the hard-event ranker learns from
-(``bench.train_model.RANK_DESKS``; never a development desk it does not learn from, never a
-held-out one), every hard event as the worker finds it (by its own rules and model, else
-as a reply to its parent) is counted by whether it is a labelled decision and whether a
-message answers it: a reply short enough for its class to read the message it answers,
-as ``derived_messages.parent_id`` records it (``channel_memory.worker.derive.parent_id``).
+Run ``python bench/answered.py``. Over the labelled desks the hard-event ranker learns
+from (``RANK_DESKS`` in ``bench/training_desks.py``; never a development desk it does not
+learn from, never a held-out one), every hard event as the worker finds it (by its own
+rules and model, else as a reply to its parent) is counted by whether it is a labelled
+decision and whether a message answers it: a reply short enough for its class to read the
+message it answers, as ``derived_messages.parent_id`` records it
+(``channel_memory.worker.derive.parent_id``).
 The likelihood ratio of being answered (the share of the decisions answered over the share
 of the look-alikes answered) multiplies a hard event's odds when some message answers it;
 the ratio of being left unanswered, when none does.
@@ -19,7 +20,7 @@ import json
 import sys
 from pathlib import Path
 
-from bench.train_model import RANK_DESKS
+from bench.training_desks import RANK_DESKS
 from channel_memory.worker.rules import REASONED_REPLY_CHARS, default_rules
 
 

@@ -66,6 +66,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
 from bench.decisions import WITHOUT_SPACES
+from bench.training_desks import DESKS, RANK_DESKS, READ_DESKS, RUNS_DESKS
 from channel_memory.demo.synthetic_desk import desk_events
 from channel_memory.ingest.events import origin_for
 from channel_memory.worker import model as runtime
@@ -86,33 +87,6 @@ WEIGHTS = {split: 0.5 for split in READ_SPLITS}
 """What a writer's line weighs in the desk reading, the reading of runs and the type
 classifier (1 when not named): the sets written without spaces weigh half, so that they
 teach their languages without outweighing the desks and the other phrasing sets."""
-DESKS = [
-    ROOT / "bench" / "data" / name
-    for name in (
-        "desk_independent.jsonl",
-        "desk_train2.jsonl",
-        "desk_train3.jsonl",
-        "desk_train4.jsonl",
-        "desk_train5.jsonl",
-        "desk_train6.jsonl",
-        "desk_train7.jsonl",
-    )
-]
-"""The labelled desks trained on (each its own writer for ``--cross``)."""
-READ_DESKS = [
-    ROOT / "bench" / "data" / name
-    for name in ("desk_heldout.jsonl", *(f"desk_heldout{n}.jsonl" for n in range(2, 41)))
-]
-"""The development desks the desk reading also learns from (not the decision model: it
-keeps to the phrasing sets' balance; ``desk_heldout41`` on are left out of its training:
-they measure what the desk reading learns, ADR 0039)."""
-RUNS_DESKS = [ROOT / "bench" / "data" / f"desk_heldout{n}.jsonl" for n in (91, 92, 96)]
-"""Development desks mostly in Korean, Chinese and Japanese that the clause selector and
-the ranker learn from besides, so that they weigh what the reading of text holding runs
-reads apart (ADR 0044); not the desk reading (taught them, it read English desks lower).
-``desk_heldout97`` and ``98``, written in the same round, measure it."""
-RANK_DESKS = [*DESKS, *READ_DESKS, *RUNS_DESKS]
-"""The desks the clause selector and the ranker learn from, out of fold."""
 CHAT = ROOT / "bench" / "data" / "conversations.jsonl"
 GENERATOR = ROOT / "channel_memory" / "demo" / "synthetic_desk.py"
 RULES = ROOT / "channel_memory" / "worker" / "default_rules.toml"

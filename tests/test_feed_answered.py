@@ -9,6 +9,8 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
+from bench.answered import counts
+from bench.training_desks import RANK_DESKS
 from channel_memory.feed.layout import ANSWER_WAIT_US, ANSWERED_ODDS, UNANSWERED_ODDS, render
 from tests.conftest import LiveServer, at, ingest_ok, message_event
 from tests.test_feed_echoes import _hard, _scan, _shown, _window
@@ -143,3 +145,17 @@ def test_answered_decisions_through_the_worker_and_the_http_feed(
         assert _shown_by_budget(client, "desk-a", **before) == _shown_by_budget(
             client, "desk-b", **before
         )
+
+
+def test_the_odds_are_what_the_rankers_training_desks_say() -> None:
+    # bench/answered.py counts them; a change of rules or model that moves them far
+    # means measuring again (ADR 0049)
+    found = counts(RANK_DESKS)
+    decisions = found[(True, False)] + found[(True, True)]
+    others = found[(False, False)] + found[(False, True)]
+
+    def ratio(answered: bool) -> float:
+        return (found[(True, answered)] / decisions) / (found[(False, answered)] / others)
+
+    assert abs(ratio(True) - ANSWERED_ODDS) < 0.5
+    assert abs(ratio(False) - UNANSWERED_ODDS) < 0.05
