@@ -159,3 +159,65 @@ def test_the_odds_are_what_the_rankers_training_desks_say() -> None:
 
     assert abs(ratio(True) - ANSWERED_ODDS) < 0.5
     assert abs(ratio(False) - UNANSWERED_ODDS) < 0.05
+
+
+def _both(client: object, **extra: str) -> list[set[str]]:
+    """The proposals a feed of both channels shows at each budget that shows some but not
+    all of them."""
+    seen = []
+    for budget in range(2_400, 500, -5):
+        text = client.get(  # type: ignore[attr-defined]
+            "/channel-awareness",
+            params={"channels": "desk-a,desk-b", "max_chars": budget, **extra},
+        ).text
+        assert len(text) <= budget
+        shown = set(re.findall(r"^\[\d\d:\d\d proposal (desk-[ab]/p\d)", text, re.M))
+        if 0 < len(shown) < 2 * len(CARDS):
+            seen.append(shown)
+    assert seen
+    return seen
+
+
+def test_answers_across_channels_and_answers_deleted(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    """One feed of both channels (the proposals two hours apart, ``desk-b``'s an hour
+    after ``desk-a``'s, so that none echoes another): the two answered proposals of
+    ``desk-a`` go before the six nobody answered. Once the answers are deleted (at 18:00)
+    they no longer count, also as of 17:30 (the view shows a message deleted since as
+    deleted, and its class no longer reads a parent)."""
+    server = make_server(worker={"enabled": False})
+    events = [
+        message_event(message, CARD, channel=channel, created_at=at(0, 8 + 2 * n + shift))
+        for shift, channel in enumerate(("desk-a", "desk-b"))
+        for n, message in enumerate(CARDS)
+    ]
+    events += [
+        message_event(
+            f"q{n}", "which account?", channel="desk-a", created_at=at(n, 17), reply_to=f"p{n}"
+        )
+        for n in (0, 1)
+    ]
+    answered = {"desk-a/p0", "desk-a/p1"}
+
+    def first(seen: list[set[str]]) -> bool:
+        """Whether no budget shows another proposal before both answered ones."""
+        return all(answered <= shown or shown <= answered for shown in seen)
+
+    with server.client() as client:
+        ingest_ok(client, *events)
+        server.drain()
+        assert first(_both(client))
+        deletions = [
+            {
+                "type": "delete",
+                "channel_id": "desk-a",
+                "message_id": f"q{n}",
+                "deleted_at": at(0, 18),
+            }
+            for n in (0, 1)
+        ]
+        ingest_ok(client, *deletions)
+        server.drain()
+        assert not first(_both(client))
+        assert not first(_both(client, as_of=at(30, 17)))

@@ -398,19 +398,33 @@ async def live(conn: Connection, q: FeedQuery, principal: Principal) -> Candidat
     )
 
 
-async def _answered(conn: Connection, hard: Sequence[FeedItem], to_us: int) -> frozenset[str]:
+async def _answered(
+    conn: Connection,
+    hard: Sequence[FeedItem],
+    to_us: int,
+    then: dict[str, SourceVersion] | None = None,
+) -> frozenset[str]:
     """The handles of the hard events in ``hard`` that a message created by ``to_us``
-    answers (:func:`windows.answered`), one query per channel."""
+    answers (:func:`windows.answered`), one query per channel. With ``then`` (an
+    ``as_of`` view's readable versions), an answer counts only when the view holds the
+    version its class was derived from: one edited since does not, nor one deleted since
+    (the view shows it deleted, and its class no longer reads a parent)."""
     asked: dict[str, list[str]] = defaultdict(list)
     for item in hard:
         for channel, message, _ in item.versions:
             asked[channel].append(message)
     found: set[str] = set()
     for channel, messages in asked.items():
-        found |= {
-            source_handle(channel, m)
-            for m in await windows.answered(conn, channel, messages, to_us)
-        }
+        if then is None:
+            ids = await windows.answered(conn, channel, messages, to_us)
+        else:
+            ids = {
+                parent
+                for parent, answer, digest in await windows.answers(conn, channel, messages, to_us)
+                if (held := then.get(source_handle(channel, answer))) is not None
+                and held.content_hash == digest
+            }
+        found |= {source_handle(channel, m) for m in ids}
     return frozenset(found)
 
 
@@ -635,7 +649,7 @@ async def as_of(conn: Connection, q: FeedQuery, principal: Principal) -> Candida
     return replace(
         base,
         hard=hard,
-        answered=await _answered(conn, hard, q.to_us),
+        answered=await _answered(conn, hard, q.to_us, readable),
         hard_total=len(hard),
         hard_more_handles=[],
         raw=_newest_first(raw_items),

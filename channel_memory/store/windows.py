@@ -178,11 +178,26 @@ async def answered(
 ) -> set[str]:
     """The messages among ``message_ids`` of a channel that a message created by ``to_us``
     answers: a reply short enough for its class to read the message it replies to (or
-    the root of its thread) records it as its ``parent_id``. Index-bounded: one lookup
-    per message asked about."""
+    the root of its thread) records it as its ``parent_id``. Index-bounded: one lookup per
+    message asked about, stopping at its first answer."""
     fetched = await conn.execute_fetchall(
-        "SELECT DISTINCT parent_id FROM derived_messages WHERE channel_id = ? "
+        "SELECT value FROM json_each(?) WHERE EXISTS (SELECT 1 FROM derived_messages "
+        "WHERE channel_id = ? AND parent_id = value AND created_us <= ?)",
+        (json.dumps(sorted(set(message_ids))), channel_id, to_us),
+    )
+    return {str(message) for (message,) in fetched}
+
+
+async def answers(
+    conn: Connection, channel_id: str, message_ids: Sequence[str], to_us: int
+) -> list[tuple[str, str, str]]:
+    """``(answered, answer, content_hash)`` for each message created by ``to_us`` that
+    answers one of ``message_ids`` (see :func:`answered`), with the content hash of the
+    version its class was derived from: an ``as_of`` view counts an answer only when it
+    holds that version."""
+    fetched = await conn.execute_fetchall(
+        "SELECT parent_id, message_id, content_hash FROM derived_messages WHERE channel_id = ? "
         "AND parent_id IN (SELECT value FROM json_each(?)) AND created_us <= ?",
         (channel_id, json.dumps(sorted(set(message_ids))), to_us),
     )
-    return {str(parent) for (parent,) in fetched}
+    return [(str(parent), str(message), str(digest)) for parent, message, digest in fetched]
