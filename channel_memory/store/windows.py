@@ -5,7 +5,7 @@ grows with the budget, not with the history."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from channel_memory.kernel.models import MessageKey, RecallBlock, SourceVersion
 from channel_memory.store.blocks import BLOCK_COLUMNS, block_from_row
@@ -14,8 +14,9 @@ from channel_memory.store.rows import one_row
 from channel_memory.store.sources import VERSION_COLUMNS, version_from_row
 
 
-def _channels(channel_ids: Sequence[str]) -> str:
-    return json.dumps(sorted(set(channel_ids)))
+def _ids(values: Iterable[str]) -> str:
+    """Channel or message ids as the JSON list ``json_each`` reads (sorted, once each)."""
+    return json.dumps(sorted(set(values)))
 
 
 async def readable_stats(
@@ -28,7 +29,7 @@ async def readable_stats(
         "WHERE channel_id IN (SELECT value FROM json_each(?)) AND is_current = 1 AND deleted "
         "= 0 "
         "AND created_us BETWEEN ? AND ?",
-        (_channels(channel_ids), from_us, to_us),
+        (_ids(channel_ids), from_us, to_us),
     )
     return int(count), oldest, newest
 
@@ -62,7 +63,7 @@ async def fresh_block_count(
         "SELECT count(*) FROM recall_blocks WHERE channel_id IN (SELECT value FROM "
         "json_each(?)) "
         "AND kind = ? AND from_us BETWEEN ? AND ? AND dirty = 0",
-        (_channels(channel_ids), kind, from_us, to_us),
+        (_ids(channel_ids), kind, from_us, to_us),
     )
     return int(count)
 
@@ -117,7 +118,7 @@ async def pending_keys(
         await conn.execute_fetchall(
             "SELECT source_kind, channel_id, message_id FROM dirty_messages WHERE channel_id IN "
             "(SELECT value FROM json_each(?)) ORDER BY seq DESC LIMIT ?",
-            (_channels(channel_ids), limit),
+            (_ids(channel_ids), limit),
         )
     )
     return [
@@ -134,7 +135,7 @@ async def versions_in_window(
             f"SELECT {VERSION_COLUMNS} FROM source_messages WHERE channel_id IN "
             "(SELECT value FROM json_each(?)) AND created_us BETWEEN ? AND ? "
             "AND forgotten_us IS NULL ORDER BY channel_id, message_id, observed_seq",
-            (_channels(channel_ids), from_us, to_us),
+            (_ids(channel_ids), from_us, to_us),
         )
     )
     return [version_from_row(row) for row in fetched]
@@ -148,7 +149,7 @@ async def blocks_within(
         await conn.execute_fetchall(
             f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE channel_id IN "
             "(SELECT value FROM json_each(?)) AND from_us BETWEEN ? AND ? ORDER BY from_us, seq",
-            (_channels(channel_ids), from_us, to_us),
+            (_ids(channel_ids), from_us, to_us),
         )
     )
     return [block_from_row(row) for row in fetched]
@@ -183,7 +184,7 @@ async def answered(
     fetched = await conn.execute_fetchall(
         "SELECT value FROM json_each(?) WHERE EXISTS (SELECT 1 FROM derived_messages "
         "WHERE channel_id = ? AND parent_id = value AND created_us <= ?)",
-        (json.dumps(sorted(set(message_ids))), channel_id, to_us),
+        (_ids(message_ids), channel_id, to_us),
     )
     return {str(message) for (message,) in fetched}
 
@@ -198,6 +199,6 @@ async def answers(
     fetched = await conn.execute_fetchall(
         "SELECT parent_id, message_id, content_hash FROM derived_messages WHERE channel_id = ? "
         "AND parent_id IN (SELECT value FROM json_each(?)) AND created_us <= ?",
-        (channel_id, json.dumps(sorted(set(message_ids))), to_us),
+        (channel_id, _ids(message_ids), to_us),
     )
     return [(str(parent), str(message), str(digest)) for parent, message, digest in fetched]
