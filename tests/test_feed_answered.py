@@ -89,17 +89,21 @@ CARDS = ["p0", "p1", "p2", "p3"]
 score and one size, so without replies the newer goes first."""
 
 
-def _shown_by_budget(client: object, channel: str, **extra: str) -> list[set[str]]:
-    """The proposals each budget from 1,600 down to 500 shows (the header alone counts
-    them at the smallest); nothing is silent."""
+def _shown_by_budget(
+    client: object, channels: str, top: int = 1_600, **extra: str
+) -> list[set[str]]:
+    """The proposals each budget from ``top`` down to 500 shows (the header alone counts
+    them at the smallest; in a feed of several channels, as ``channel/message``); nothing
+    is silent."""
+    every = len(CARDS) * len(channels.split(","))
     seen = []
-    for budget in range(1_600, 500, -5):
+    for budget in range(top, 500, -5):
         text = client.get(  # type: ignore[attr-defined]
-            "/channel-awareness", params={"channels": channel, "max_chars": budget, **extra}
+            "/channel-awareness", params={"channels": channels, "max_chars": budget, **extra}
         ).text
         assert len(text) <= budget
-        shown = set(re.findall(r"^\[\d\d:\d\d proposal (p\d)", text, re.M))
-        if 0 < len(shown) < len(CARDS):
+        shown = set(re.findall(r"^\[\d\d:\d\d proposal ((?:desk-[ab]/)?p\d)", text, re.M))
+        if 0 < len(shown) < every:
             assert "[omitted hard events" in text  # named or counted
         seen.append(shown)
     return seen
@@ -164,16 +168,11 @@ def test_the_odds_are_what_the_rankers_training_desks_say() -> None:
 def _both(client: object, **extra: str) -> list[set[str]]:
     """The proposals a feed of both channels shows at each budget that shows some but not
     all of them."""
-    seen = []
-    for budget in range(2_400, 500, -5):
-        text = client.get(  # type: ignore[attr-defined]
-            "/channel-awareness",
-            params={"channels": "desk-a,desk-b", "max_chars": budget, **extra},
-        ).text
-        assert len(text) <= budget
-        shown = set(re.findall(r"^\[\d\d:\d\d proposal (desk-[ab]/p\d)", text, re.M))
-        if 0 < len(shown) < 2 * len(CARDS):
-            seen.append(shown)
+    seen = [
+        shown
+        for shown in _shown_by_budget(client, "desk-a,desk-b", 2_400, **extra)
+        if 0 < len(shown) < 2 * len(CARDS)
+    ]
     assert seen
     return seen
 

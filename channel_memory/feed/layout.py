@@ -106,8 +106,8 @@ ANSWERED_ODDS = 5.9
 answers it (a reply short enough for its class to read it: ``derived_messages.parent_id``),
 when the feed orders hard events: on the labelled desks the ranker learns from, a third of
 the decisions were answered and one look-alike in seventeen (``bench/answered.py``:
-33.9% / 5.8%). The ranker reads each message alone; a reply is what the channel said of
-it afterwards (ADR 0049)."""
+33.9% against 5.8%, a ratio of 5.87). The ranker reads each message alone; a reply is
+what the channel said of it afterwards (ADR 0049)."""
 UNANSWERED_ODDS = 0.7
 """The same for a hard event no message answers, once it has had time to be answered
 (:data:`ANSWER_WAIT_US`): 66.1% of the decisions, 94.2% of the look-alikes."""
