@@ -237,6 +237,40 @@ def test_a_signal_cards_side_is_its_proposal_with_the_instrument_above_it() -> N
     assert found.event_type == "trade_confirmation"
 
 
+def test_a_side_field_the_trade_line_brings_keeps_its_instrument() -> None:
+    # a card whose status line a rule reads shows its side field as its trade line; the
+    # instrument field beside it comes with it, whichever step kept the side ("side: SHORT"
+    # alone names no trade), also as "asset:" and under a "side/size:" field
+    card = (
+        "SIGNAL CARD #SC-07\n"
+        "instrument: FCPO Feb25 (Bursa)\n"
+        "side: SHORT\n"
+        "entry: 4,930-4,960\n"
+        "stop: 5,040 | target: 4,780\n"
+        "confidence: 0.58\n"
+        "status: PROPOSED"
+    )
+    shown = [card[a:b] for a, b in RULES.shown_spans(card, "trade_proposal")]
+    assert "side: SHORT" in shown
+    assert "instrument: FCPO Feb25 (Bursa)" in shown
+    sized = (
+        "IDEA CARD #12  [PENDING_APPROVAL]\n"
+        "asset: USDKRW SPOT (onshore)\n"
+        "side/size: BUY USD 10,000,000\n"
+        "entry: 1449.50 limit\n"
+        "stop: 1445.80 | target: 1456.00\n"
+        "requires: desk head approval"
+    )
+    assert trade_lines(sized) == [2]
+    shown = [sized[a:b] for a, b in RULES.shown_spans(sized, "trade_proposal")]
+    assert "side/size: BUY USD 10,000,000" in shown
+    assert "asset: USDKRW SPOT (onshore)" in shown
+    # a field of another name above a side is not its instrument
+    other = "CARD 9\nnotes: WATCH closely\nside: LONG\nstatus: PROPOSED"
+    shown = [other[a:b] for a, b in RULES.shown_spans(other, "trade_proposal")]
+    assert "notes: WATCH closely" not in shown
+
+
 def test_a_proposal_card_shown_cut_keeps_its_trade_line() -> None:
     # a card's status line says a trade awaits approval, not which: the cut keeps the
     # line that opens with a side and holds a size or a level, and a multi-leg trade's

@@ -199,12 +199,13 @@ SELECTOR_DECIDED = 8
 weighs when they lie beyond what the model reads."""
 
 _CARD_SIDE = re.compile(
-    r"^[^\w\n]{0,6}(?:action|side|direction|dir|bias|trade|rec|call)\s{0,3}:\s{0,3}"
+    r"^[^\w\n]{0,6}(?:action|side|direction|dir|bias|trade|rec|call)(?:\s?/\s?(?:size|qty))?"
+    r"\s{0,3}:\s{0,3}"
     r"(?:propose\s{1,3}|proposed\s{1,3})?(?:buy|sell|long|short|pay|receive)\b",
     re.IGNORECASE,
 )
 _CARD_INSTRUMENT = re.compile(
-    r"^[^\w\n]{0,6}(?i:instrument|instr|symbol|sym|ticker|contract|pair|underlying)"
+    r"^[^\w\n]{0,6}(?i:instrument|instr|symbol|sym|ticker|contract|pair|underlying|asset|security)"
     r"\s{0,3}:\s{0,3}[A-Z0-9$][A-Za-z0-9$./-]{0,15}(?:\s|$)(?![^\n]*\?)",
 )
 """A signal card's side field ("direction: LONG") and its instrument field, a symbol
@@ -238,7 +239,7 @@ _TRADE_LINE = re.compile(
     r"^[^\w\n]{0,6}(?:(?:leg|bein|pata|gamba|jambe|perna)\s{0,2}\d\s{0,2}[:.)]\s{0,3})?"
     r"(?:buy|sell|long|short|pay|receive|kaufen|verkaufen|kauf|verkauf|acheter|vendre|achat|vente"
     r"|comprar|vender|compra|venta|venda|comprare|vendere|acquisto|vendita)\b(?![-'\u2019])[^\n]*\d"
-    r"|\b(?:side|direction|dir|action|richtung|sens|lado|lato)\s{0,3}[:=]\s{0,3}"
+    r"|\b(?:side|direction|dir|action|richtung|sens|lado|lato)(?:\s?/\s?(?:size|qty))?\s{0,3}[:=]\s{0,3}"
     r"(?:buy|sell|long|short|kauf|verkauf|achat|vente|compra|venta|venda|acquisto|vendita)\b",
     re.IGNORECASE,
 )
@@ -1140,8 +1141,8 @@ class RuleSet:
         model = self.model
         clauses = clause_bounds(content)
         if model is None:
-            return _with_trade_and_verdict(
-                content, _with_card_instruments(content, decided, clauses), clauses, event_type
+            return _with_card_instruments(
+                content, _with_trade_and_verdict(content, decided, clauses, event_type), clauses
             )
         if not decided and not self._model_spans(content):
             return []
@@ -1174,8 +1175,8 @@ class RuleSet:
         chosen = [
             clauses[index] for n, index in enumerate(scored) if n in kept or scores[n] >= threshold
         ]
-        return _with_trade_and_verdict(
-            content, _with_card_instruments(content, chosen, clauses), clauses, event_type
+        return _with_card_instruments(
+            content, _with_trade_and_verdict(content, chosen, clauses, event_type), clauses
         )
 
     def _model_spans(self, content: str) -> list[tuple[int, int]]:
