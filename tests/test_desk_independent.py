@@ -815,6 +815,14 @@ MEASURED_DESKS = [
     ("desk_heldout119.jsonl", 240, 66, 63, (29, 37, 44)),
     ("desk_heldout120.jsonl", 239, 65, 60, (26, 38, 47)),
     ("desk_heldout121.jsonl", 240, 66, 66, (32, 41, 51)),
+    # Held out: written for the twenty-fifth round from the same brief (a Sydney/Melbourne
+    # desk, Australian English; a crypto derivatives desk, English with heavy bot output; a
+    # Geneva/Singapore commodities desk, English with French and Mandarin), asked for at
+    # its start; measured on arrival on the code before it (968afb2): 182 of 197; 75, 102,
+    # 132. Never read.
+    ("desk_heldout122.jsonl", 239, 65, 59, (25, 30, 40)),
+    ("desk_heldout123.jsonl", 239, 66, 64, (29, 42, 54)),
+    ("desk_heldout124.jsonl", 238, 66, 59, (21, 30, 38)),
 ]
 
 
@@ -954,20 +962,22 @@ LABELLED_DESKS = [
     ("desk_heldout119.jsonl", 240, 66),
     ("desk_heldout120.jsonl", 239, 65),
     ("desk_heldout121.jsonl", 240, 66),
+    ("desk_heldout122.jsonl", 239, 65),
+    ("desk_heldout123.jsonl", 239, 66),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
     # desk_heldout53, where one answers a message its writer labelled a change of view;
     # desk_heldout64 (two) and desk_heldout66 (one) have approvals that answer a message
     # their writers did not label a proposal (counted, not read: the desks are held out);
-    # so does one approval of desk_heldout102 (counted likewise), and one of the development
-    # desk desk_heldout109
+    # so does one approval of desk_heldout102 (counted likewise), one of desk_heldout124
+    # (likewise), and one of the development desk desk_heldout109
 ]
 
 
-@pytest.mark.parametrize("number", range(113, 122))
+@pytest.mark.parametrize("number", range(113, 125))
 def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
-    # desk_heldout113 to 121 were written from bench/data/WRITING_BRIEF.md, their writers
+    # desk_heldout113 to 124 were written from bench/data/WRITING_BRIEF.md, their writers
     # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
