@@ -313,10 +313,12 @@ def _with_trade_and_verdict(
 
 
 SHOWN_UNRULED = 0.5
-"""A hard event shown cut also keeps the selector's best clause no rule matched when it
-rates it at least this: a card's headline ("Card 31: own 2y Schatz vs Bund steepener")
-states the trade its "status: pending approval" line, which a rule reads, only points to
-(ADR 0039)."""
+"""A proposal (or stop or target change) shown cut with no trade line also keeps the
+selector's best clause no rule matched when it rates it at least this: a card's headline
+("Card 31: own 2y Schatz vs Bund steepener") states the trade its "status: pending
+approval" line, which a rule reads, only points to (ADR 0039). Other hard events, and a
+proposal whose trade line is kept, are not given it: on the development desks it named
+no decision more and cost nine at 6,000 characters (ADR 0050)."""
 
 SHOWN_RULED = {"thesis_change": 2}
 """How many rule-matched clauses a hard event shown cut keeps, by its type, besides the
@@ -1128,9 +1130,10 @@ class RuleSet:
         """The clauses a hard event shown cut keeps: with a model, the clause its clause
         selector finds most likely to state the decision, the likeliest of those a rule
         matched (when a rule matched one; for a hard event of ``event_type`` in
-        ``SHOWN_RULED``, that many), the likeliest no rule matched when it rates it at
-        least ``SHOWN_UNRULED``, and any other it rates at least its
-        ``clause_threshold``; without one, the rules' decision clauses. None when
+        ``SHOWN_RULED``, that many), any other it rates at least its
+        ``clause_threshold`` and, for a proposal that shows no trade line, the likeliest
+        no rule matched when it rates it at least ``SHOWN_UNRULED``; without one, the
+        rules' decision clauses. None when
         neither the rules nor the model find a decision clause (shown whole).
 
         The candidates are the clauses the model reads (see :func:`in_reach`) and the
@@ -1167,17 +1170,20 @@ class RuleSet:
             [n for n, index in enumerate(scored) if clauses[index] in ruled],
             SHOWN_RULED.get(event_type or "", 1),
         )
-        # and the best clause no rule matched when the selector rates it well: a card's
-        # headline beside its status line
-        unruled = [n for n, index in enumerate(scored) if clauses[index] not in ruled]
-        kept |= {n for n in best(unruled) if scores[n] >= SHOWN_UNRULED}
         threshold = model.clause_threshold
         chosen = [
             clauses[index] for n, index in enumerate(scored) if n in kept or scores[n] >= threshold
         ]
-        return _with_card_instruments(
-            content, _with_trade_and_verdict(content, chosen, clauses, event_type), clauses
-        )
+        shown = _with_trade_and_verdict(content, chosen, clauses, event_type)
+        if event_type in TRADE_LINE_TYPES and not any(
+            _TRADE_LINE.search(content[start:end]) for start, end in shown
+        ):
+            # a proposal with no trade line: the best clause no rule matched when the
+            # selector rates it well, a card's headline beside its status line
+            unruled = [n for n, index in enumerate(scored) if clauses[index] not in ruled]
+            extra = [clauses[scored[n]] for n in best(unruled) if scores[n] >= SHOWN_UNRULED]
+            shown = sorted({*shown, *extra})
+        return _with_card_instruments(content, shown, clauses)
 
     def _model_spans(self, content: str) -> list[tuple[int, int]]:
         """The clauses the model reads that no guard makes ordinary and that it finds a
