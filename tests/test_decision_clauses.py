@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import channel_memory.worker.rules as rules_module
 from channel_memory.worker.render import (
     ELLIPSIS,
     RenderSettings,
@@ -188,49 +186,28 @@ def test_an_opening_acknowledgement_never_stands_for_the_decision_a_rule_read() 
 
 
 def test_a_clause_no_rule_matched_is_kept_only_when_rated_well() -> None:
-    # the unruled clauses of a fill ("thanks all" after it) are rated below
-    # SHOWN_UNRULED: only the fill is kept
+    # the unruled clauses of a fill ("thanks all" after it) are rated below the selector's
+    # threshold: only the fill is kept
     text = "thanks all for the patience today\nsold 20k SAP GY at 231.50 on the open"
     assert [text[a:b] for a, b in RULES.shown_spans(text)] == [
         "sold 20k SAP GY at 231.50 on the open"
     ]
 
 
-def test_a_cards_headline_stays_beside_the_status_line_a_rule_reads() -> None:
-    # a rule reads "status: pending approval" as a proposal; the card's headline states
-    # the trade and no line is a trade line: both are kept (the selector rates the status
-    # line higher, the headline above SHOWN_UNRULED)
+def test_a_cards_status_line_keeps_the_trade_line_not_a_headline_rated_below_threshold() -> None:
+    # a rule reads "status: pending approval" as a proposal; the selector rates it above
+    # the card's headline, which it rates below its threshold: the headline is not kept
+    # (ADR 0050 retired ADR 0039's second-best unruled clause: on the development and
+    # training desks it named fewer decisions than the room it took), but a trade line is
     card = (
         "Card 31: own 2y Schatz vs Bund steepener, 10k DV01\n"
         "notes: carry positive\n"
         "status: pending approval"
     )
     assert [card[a:b] for a, b in RULES.decision_spans(card)] == ["status: pending approval"]
-    assert clause_cut(card, RULES.shown_spans(card, "trade_proposal")) == (
-        "Card 31: own 2y Schatz vs Bund steepener, 10k DV01\nstatus: pending approval"
-    )
-
-
-def test_only_a_proposal_with_no_trade_line_keeps_a_clause_no_rule_matched(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # however low SHOWN_UNRULED, a card whose trade line is kept, or a fill, is not given
-    # the best clause no rule matched (the headline) besides the selector's best (ADR 0050)
-    monkeypatch.setattr(rules_module, "SHOWN_UNRULED", 0.0)
-    card = (
-        "Card 31: own 2y Schatz vs Bund steepener, 10k DV01\n"
-        "notes: carry positive\n"
-        "status: pending approval"
-    )
-    headline = "Card 31: own 2y Schatz vs Bund steepener, 10k DV01"
+    for kind in (None, "trade_proposal"):
+        assert [card[a:b] for a, b in RULES.shown_spans(card, kind)] == ["status: pending approval"]
     lined = card.replace("\nnotes", "\nBuy 500 FGBS Z5 @ 107.05\nnotes")
-    assert [card[a:b] for a, b in RULES.shown_spans(card, "trade_proposal")] == [
-        headline,
-        "status: pending approval",
-    ]
-    assert [card[a:b] for a, b in RULES.shown_spans(card, "trade_fill")] == [
-        "status: pending approval"
-    ]
     assert [lined[a:b] for a, b in RULES.shown_spans(lined, "trade_proposal")] == [
         "Buy 500 FGBS Z5 @ 107.05",
         "status: pending approval",

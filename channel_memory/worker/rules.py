@@ -312,14 +312,6 @@ def _with_trade_and_verdict(
     return sorted(shown)
 
 
-SHOWN_UNRULED = 0.5
-"""A proposal (or stop or target change) shown cut with no trade line also keeps the
-selector's best clause no rule matched when it rates it at least this: a card's headline
-("Card 31: own 2y Schatz vs Bund steepener") states the trade its "status: pending
-approval" line, which a rule reads, only points to (ADR 0039). Other hard events, and a
-proposal whose trade line is kept, are not given it: on the development desks it named
-no decision more and cost nine at 6,000 characters (ADR 0050)."""
-
 SHOWN_RULED = {"thesis_change": 2}
 """How many rule-matched clauses a hard event shown cut keeps, by its type, besides the
 selector's best (one for the others): a change of view is often announced in one clause
@@ -1130,10 +1122,8 @@ class RuleSet:
         """The clauses a hard event shown cut keeps: with a model, the clause its clause
         selector finds most likely to state the decision, the likeliest of those a rule
         matched (when a rule matched one; for a hard event of ``event_type`` in
-        ``SHOWN_RULED``, that many), any other it rates at least its
-        ``clause_threshold`` and, for a proposal that shows no trade line, the likeliest
-        no rule matched when it rates it at least ``SHOWN_UNRULED``; without one, the
-        rules' decision clauses. None when
+        ``SHOWN_RULED``, that many) and any other it rates at least its
+        ``clause_threshold``; without one, the rules' decision clauses. None when
         neither the rules nor the model find a decision clause (shown whole).
 
         The candidates are the clauses the model reads (see :func:`in_reach`) and the
@@ -1165,7 +1155,7 @@ class RuleSet:
         # for a change of view, see SHOWN_RULED): the selector leans on a message's first
         # clause, and "done." or "Verstanden." alone is no fill or block shown; a rule may
         # match a card's "status: awaiting approval" line while the selector's best is the
-        # card's headline (or the status line, with the headline rated next)
+        # card's headline
         kept = best(range(len(scored))) | best(
             [n for n, index in enumerate(scored) if clauses[index] in ruled],
             SHOWN_RULED.get(event_type or "", 1),
@@ -1174,16 +1164,12 @@ class RuleSet:
         chosen = [
             clauses[index] for n, index in enumerate(scored) if n in kept or scores[n] >= threshold
         ]
-        shown = _with_trade_and_verdict(content, chosen, clauses, event_type)
-        if event_type in TRADE_LINE_TYPES and not any(
-            _TRADE_LINE.search(content[start:end]) for start, end in shown
-        ):
-            # a proposal with no trade line: the best clause no rule matched when the
-            # selector rates it well, a card's headline beside its status line
-            unruled = [n for n, index in enumerate(scored) if clauses[index] not in ruled]
-            extra = [clauses[scored[n]] for n in best(unruled) if scores[n] >= SHOWN_UNRULED]
-            shown = sorted({*shown, *extra})
-        return _with_card_instruments(content, shown, clauses)
+        # (a clause no rule matched is kept only as the selector's best or above its
+        # threshold: keeping the best of them at 0.5 besides, ADR 0039's card headline,
+        # named fewer decisions than the room it took, ADR 0050)
+        return _with_card_instruments(
+            content, _with_trade_and_verdict(content, chosen, clauses, event_type), clauses
+        )
 
     def _model_spans(self, content: str) -> list[tuple[int, int]]:
         """The clauses the model reads that no guard makes ordinary and that it finds a
