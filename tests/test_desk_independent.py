@@ -823,6 +823,13 @@ MEASURED_DESKS = [
     ("desk_heldout122.jsonl", 239, 65, 59, (25, 30, 40)),
     ("desk_heldout123.jsonl", 239, 66, 64, (29, 42, 54)),
     ("desk_heldout124.jsonl", 238, 66, 59, (21, 30, 38)),
+    # Development desks of the twenty-fifth round (ADR 0050), never trained on: a Perth/
+    # Sydney resources desk, a Houston/London energy desk, a Singapore/Dubai metals and FX
+    # desk, all English, read and their misses written as rules (on arrival on fd9262f: 62,
+    # 60 and 60).
+    ("desk_heldout125.jsonl", 239, 66, 62, (31, 41, 48)),
+    ("desk_heldout126.jsonl", 240, 65, 60, (26, 35, 43)),
+    ("desk_heldout127.jsonl", 240, 66, 60, (28, 33, 41)),
 ]
 
 
@@ -964,6 +971,7 @@ LABELLED_DESKS = [
     ("desk_heldout121.jsonl", 240, 66),
     ("desk_heldout122.jsonl", 239, 65),
     ("desk_heldout123.jsonl", 239, 66),
+    ("desk_heldout126.jsonl", 240, 65),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
@@ -971,13 +979,13 @@ LABELLED_DESKS = [
     # desk_heldout64 (two) and desk_heldout66 (one) have approvals that answer a message
     # their writers did not label a proposal (counted, not read: the desks are held out);
     # so does one approval of desk_heldout102 (counted likewise), one of desk_heldout124
-    # (likewise), and one of the development desk desk_heldout109
+    # (likewise), and one of each of the development desks desk_heldout109, 125 and 127
 ]
 
 
-@pytest.mark.parametrize("number", range(113, 125))
+@pytest.mark.parametrize("number", range(113, 128))
 def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
-    # desk_heldout113 to 124 were written from bench/data/WRITING_BRIEF.md, their writers
+    # desk_heldout113 to 127 were written from bench/data/WRITING_BRIEF.md, their writers
     # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
