@@ -971,6 +971,69 @@ def test_allotments_caps_and_grants_read_from_desks(
         assert (_type(text) or (parent and _type(text, parent))) == event_type
 
 
+POWER_CARD = (
+    "TRADE CARD #0419 | instr: SGX FEF AUG25 | side/size: SELL 200 lots @ 93.00 | stop: 94.80"
+)
+POWER_PROPOSAL = "Halden showing Q1 base at 92.40. proposal: buy 5MW there vs the Nov, ok?"
+
+
+@pytest.mark.parametrize(
+    ("text", "parent", "event_type"),
+    [
+        # the twenty-fifth round's development desks (ADR 0050): an order sent somewhere
+        # while its reasons after a dash say how things stand; a broker the lexicon does not
+        # know, named before how it works the order; a verdict before a spaced hyphen;
+        # "not now" under a proposal
+        (
+            "sending it to the Jefferies DMA for the opening auction, not our algo — I "
+            "don't want it sitting out the uncross",
+            None,
+            "route_decision",
+        ),
+        (
+            "handing the 0418 stop/target OCO to HSBC London for the overnight",
+            None,
+            "route_decision",
+        ),
+        ("COMEX via Kestrel DMA, limit 36.74, don't chase it", None, "route_decision"),
+        ("will do it with Halden on the phone, not on LMEselect", None, "route_decision"),
+        (
+            "no - not flipping on one headline. this is one city in a heat alert, not a "
+            "national campaign. I'll watch it, I won't short it. rejected",
+            POWER_CARD,
+            "trade_approval",
+        ),
+        (
+            "not now. want to see the reservoir update on Thursday first, ask me again then",
+            POWER_PROPOSAL,
+            "trade_approval",
+        ),
+        # and their look-alikes
+        ("still sending it to GS, nothing changed", None, None),
+        ("I'll do it with Mum on the phone later", None, None),
+        ("we usually send it through GS — it tends to be cheaper", None, None),
+        ("I'd buy 5MW if it dips", None, None),
+        ("I'd sell 50 but we are flat", None, None),
+    ],
+)
+def test_the_twenty_fifth_rounds_shapes_and_their_look_alikes(
+    text: str, parent: str | None, event_type: str | None
+) -> None:
+    assert _type(text, parent) == event_type
+
+
+def test_a_guard_for_how_things_stand_holds_before_a_dash_not_after_it() -> None:
+    # a habit or a hedge said after a spaced dash is the reason for the action before it
+    # ("… not waiting for my target — spikes like this fade more often than not"); before
+    # it, it still makes the clause ordinary
+    acted = (
+        "selling 50 of the Dec long at 64.00 on screen, not waiting for my 64.80 target — "
+        "spikes on headlines fade more often than not"
+    )
+    assert RULES.decide(acted) is not None
+    assert RULES.decide("we often sell 50 of the Dec long at 64.00 — on screen") is None
+
+
 PT_PROPOSAL = "proposta: comprar mais 15mm NTN-B 2035 a 7,40%, cabe no DV01?"
 
 
