@@ -244,6 +244,13 @@ def _keeps_budget_and_floors(report: dict[str, Any], floors: dict[int, int]) -> 
 # authors many items name by an alias (ADR 0040): every floor below is the figure measured
 # once on that code (the comments give earlier figures).
 MEASURED_DESKS = [
+    # The twenty-fifth round's cuts and rules (a card's side keeps its instrument, no second
+    # unruled clause, desk speech after a dash, the model trained again; ADR 0050) lowered the
+    # floors of twelve desks by 1 or 2 decisions at a budget, none in recognition: nine
+    # trained-on or development desks (5, 7, 21, 22, 29, 35, 38, 43, 47) and three held out
+    # (60, 61, 106); the fifty-four held-out desks measured before went from 3,304; 1,677,
+    # 2,168, 2,674 to 3,306; 1,695, 2,184, 2,687, the three of the round from 182; 75, 102,
+    # 132 on arrival to 182; 77, 103, 137.
     # The twenty-fourth round's ranking of hard events someone answered first (ADR 0049)
     # lowered the floors of twenty-eight desks by 1 to 4 decisions at a budget, none in
     # recognition: sixteen trained-on or development desks (10, 12, 18, 21, 22, 23, 25, 27,
@@ -333,7 +340,7 @@ MEASURED_DESKS = [
     # With item lines naming messages by id (sixth round): 63; 29, 37, 48.
     # With the best clause shown among those a rule matched (seventh round): 63; 30, 38, 49.
     # With the card's headline kept beside a rule's clause (seventh round): 63; 30, 39, 50.
-    ("desk_heldout5.jsonl", 222, 63, 63, (30, 41, 54)),
+    ("desk_heldout5.jsonl", 222, 63, 63, (30, 41, 53)),
     # Written after the third round's last change, never read line by line, never trained
     # or tuned on, measured once on the final code: 59 of 62 recognised, 72 ordinary
     # messages made hard events; 32, 39, 49 (the code at the start of the round, in the
@@ -352,7 +359,7 @@ MEASURED_DESKS = [
     # With item lines naming messages by id (sixth round): 61; 34, 42, 52.
     # With the best clause shown among those a rule matched (seventh round): 61; 32, 40, 49.
     # With the card's headline kept beside a rule's clause (seventh round): 61; 34, 42, 51.
-    ("desk_heldout7.jsonl", 224, 62, 61, (39, 49, 56)),
+    ("desk_heldout7.jsonl", 224, 62, 61, (37, 48, 55)),
     # Likewise: measured once, 59 of 61 recognised, 76; 32, 38, 52. Then read; with the
     # learned ranker 61; 33, 43, 54.
     # With item lines naming messages by id (sixth round): 61; 35, 45, 56.
@@ -454,7 +461,7 @@ MEASURED_DESKS = [
     # (flat in Spanish): 63; 34, 44, 55.
     # With the card's headline kept beside a rule's clause (seventh round): 63; 35, 45, 55.
     # With the desk reading among the ranker's features (eighth round): 63; 36, 46, 57.
-    ("desk_heldout21.jsonl", 235, 64, 63, (43, 56, 62)),
+    ("desk_heldout21.jsonl", 235, 64, 63, (43, 55, 61)),
     # 60 of 63, 60; 30, 40, 50 (60, 60; 30, 40, 51). Its first three messages (before
     # 06:00Z the day before, none a decision, none answered) were left out before it was
     # measured.
@@ -462,7 +469,7 @@ MEASURED_DESKS = [
     # done with ("je le fais avec BNP Paribas, pas JPM") became shapes: 62; 30, 40, 51.
     # With the card's headline kept beside a rule's clause (seventh round): 62; 31, 39, 53.
     # With the desk reading among the ranker's features (eighth round): 62; 35, 44, 56.
-    ("desk_heldout22.jsonl", 229, 63, 62, (38, 51, 62)),
+    ("desk_heldout22.jsonl", 229, 63, 62, (38, 50, 61)),
     # 61 of 63, 64; 35, 48, 53 (61, 64; 35, 47, 52).
     # Then its two misses read: a status record's "entries UNBLOCKED" and an argument
     # "vom Tisch" became shapes: 63; 35, 48, 55. A review then found the status shape made
@@ -515,7 +522,7 @@ MEASURED_DESKS = [
     # Twelfth round: ties between equally dense hard events broken by the message (the
     # newer first), not by the block id: a route by reply and a proposal of the same size
     # trade places in the restoration: 64; 34, 46, 54.
-    ("desk_heldout29.jsonl", 234, 64, 64, (41, 53, 62)),
+    ("desk_heldout29.jsonl", 234, 64, 64, (41, 52, 62)),
     # Written for the eighth round by three more hands (asked for at its start), never read
     # line by line, never trained or tuned on; each measured once on the round's final
     # code, the code before the round (in brackets) measured on arrival:
@@ -547,7 +554,7 @@ MEASURED_DESKS = [
     # before the 24 hours: its first message (not a decision, not answered) was left out.
     # Its misses read: Portuguese desk words, a stop moved by reply, a view scrapped: 60;
     # 35, 43, 52.
-    ("desk_heldout35.jsonl", 232, 61, 60, (42, 52, 56)),
+    ("desk_heldout35.jsonl", 232, 61, 60, (42, 52, 55)),
     # Written at the end of the ninth round and for the tenth (asked for at its start) by
     # six more hands, never read line by line, never trained on; each measured on arrival
     # (in brackets: the ninth round's final detection for the first three, the code before
@@ -560,7 +567,7 @@ MEASURED_DESKS = [
     # 57 of 61, 51; 39, 48, 53 (52, 52; 39, 47, 49).
     ("desk_heldout37.jsonl", 230, 61, 60, (45, 55, 57)),
     # 62 of 64, 77; 39, 48, 55 (57, 75; 39, 49, 54).
-    ("desk_heldout38.jsonl", 233, 64, 64, (47, 58, 63)),
+    ("desk_heldout38.jsonl", 233, 64, 64, (47, 58, 62)),
     # 59 of 63, 58; 35, 45, 55 (the same).
     # Twelfth round (the model retrained with the round's words; the desk's readings
     # unchanged): 63; 37, 46, 57 (were 63; 37, 46, 58).
@@ -578,7 +585,7 @@ MEASURED_DESKS = [
     # 57 of 64, 58; 40, 48, 55 (57, 58; 40, 48, 56).
     ("desk_heldout42.jsonl", 231, 64, 64, (42, 52, 63)),
     # 60 of 64, 51; 37, 45, 53 (the same).
-    ("desk_heldout43.jsonl", 233, 64, 64, (38, 47, 56)),
+    ("desk_heldout43.jsonl", 233, 64, 64, (37, 47, 56)),
     # 61 of 63, 57; 38, 45, 56 (61, 57; 38, 46, 56).
     ("desk_heldout44.jsonl", 232, 63, 63, (40, 48, 58)),
     # Three more, asked for after those were measured, each measured once on the round's
@@ -589,7 +596,7 @@ MEASURED_DESKS = [
     ("desk_heldout46.jsonl", 234, 58, 58, (31, 42, 52)),
     # 60 of 63, 58; 37, 44, 53 (56, 58; 36, 44, 51). Its first two messages (up to 8
     # minutes early, none a decision, none answered) were left out before measuring.
-    ("desk_heldout47.jsonl", 232, 63, 63, (40, 49, 59)),
+    ("desk_heldout47.jsonl", 232, 63, 63, (40, 49, 58)),
     # Held out: three more, asked for at the end of the tenth round, measured once on its
     # final code (0c79e27) and never read; the code before the round, in the same sitting,
     # in brackets: 56 of 64, 59; 33, 43, 50 (56, 59; 33, 42, 50).
@@ -639,10 +646,10 @@ MEASURED_DESKS = [
     ("desk_heldout59.jsonl", 240, 65, 55, (27, 35, 42)),
     # 62 of 64, 80; 30, 35, 44 (on arrival, a8bd2cc: 60, 79; 29, 36, 44);
     # final code: 62, 80; 30, 35, 44.
-    ("desk_heldout60.jsonl", 239, 64, 62, (34, 39, 46)),
+    ("desk_heldout60.jsonl", 239, 64, 62, (33, 39, 46)),
     # 64 of 64, 78; 35, 44, 52 (on arrival, a8bd2cc: 64, 78; 35, 44, 52);
     # final code: 64, 78; 35, 44, 52.
-    ("desk_heldout61.jsonl", 240, 64, 64, (35, 44, 56)),
+    ("desk_heldout61.jsonl", 240, 64, 64, (35, 44, 55)),
     # Held out: five more by five hands (asked for at the thirteenth round's start: a
     # London/Houston energy and agricultural desk, English; a Frankfurt/Paris/Madrid rates
     # and credit desk, some German, French and Spanish; a crypto desk, English; a New
@@ -779,7 +786,7 @@ MEASURED_DESKS = [
     # its start; measured on arrival on the code before it (864e5d1): 173 of 193; 89, 104,
     # 134, and the same on its final code (the floors). Never read.
     ("desk_heldout105.jsonl", 237, 65, 60, (25, 29, 38)),
-    ("desk_heldout106.jsonl", 239, 63, 59, (32, 41, 52)),
+    ("desk_heldout106.jsonl", 239, 63, 59, (32, 40, 50)),
     ("desk_heldout107.jsonl", 240, 65, 54, (29, 34, 43)),
     # Development desks of the twenty-second round (ADR 0047), never trained on: a New
     # York/London program-trading desk (English, very heavy order-system output), a
