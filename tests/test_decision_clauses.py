@@ -135,7 +135,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.0773, 0.0157, 0.6386, 0.6991, 0.6892, 0.0282, 0.0081, 0.98]
+PINNED_WRAP_SCORES = [0.0781, 0.0157, 0.6365, 0.6973, 0.6872, 0.0282, 0.0082, 0.9798]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 

@@ -980,10 +980,10 @@ POWER_PROPOSAL = "Halden showing Q1 base at 92.40. proposal: buy 5MW there vs th
 @pytest.mark.parametrize(
     ("text", "parent", "event_type"),
     [
-        # the twenty-fifth round's development desks (ADR 0050): an order sent somewhere
-        # while its reasons after a dash say how things stand; a broker the lexicon does not
-        # know, named before how it works the order; a verdict before a spaced hyphen;
-        # "not now" under a proposal
+        # the twenty-fifth round's development desks (ADR 0050): an order sent to a bank or
+        # venue while its reasons after a dash say how things stand; an order handed to a
+        # bank; a broker the lexicon does not know, named before DMA or an algo; a verdict
+        # before a spaced hyphen (its reasons read after it, a size granted too)
         (
             "sending it to the Jefferies DMA for the opening auction, not our algo — I "
             "don't want it sitting out the uncross",
@@ -996,24 +996,26 @@ POWER_PROPOSAL = "Halden showing Q1 base at 92.40. proposal: buy 5MW there vs th
             "route_decision",
         ),
         ("COMEX via Kestrel DMA, limit 36.74, don't chase it", None, "route_decision"),
-        ("will do it with Halden on the phone, not on LMEselect", None, "route_decision"),
         (
             "no - not flipping on one headline. this is one city in a heat alert, not a "
             "national campaign. I'll watch it, I won't short it. rejected",
             POWER_CARD,
             "trade_approval",
         ),
-        (
-            "not now. want to see the reservoir update on Thursday first, ask me again then",
-            POWER_PROPOSAL,
-            "trade_approval",
-        ),
-        # and their look-alikes
+        ("go - 3k, if it holds the open", POWER_PROPOSAL, "trade_approval"),
+        # and their look-alikes (the review's among them)
         ("still sending it to GS, nothing changed", None, None),
-        ("I'll do it with Mum on the phone later", None, None),
+        ("sending it to mum — she's still in hospital", None, None),
+        ("handing it to the teacher after class", None, None),
+        ("handing the 50 tickets to the school office", None, None),
+        ("sending the two concert tickets to Sam", None, None),
+        ("let's do the interview with Tom over the phone, not the office", None, None),
         ("we usually send it through GS — it tends to be cheaper", None, None),
-        ("I'd buy 5MW if it dips", None, None),
-        ("I'd sell 50 but we are flat", None, None),
+        ("ok - let me think about it", POWER_PROPOSAL, None),
+        ("ok -- let me think about it", POWER_PROPOSAL, None),
+        ("go - might wait for CPI though", POWER_PROPOSAL, None),
+        ("not now, let me think about it", POWER_PROPOSAL, None),
+        ("cut the gold long - might wait for payrolls", None, None),
     ],
 )
 def test_the_twenty_fifth_rounds_shapes_and_their_look_alikes(
@@ -1022,16 +1024,11 @@ def test_the_twenty_fifth_rounds_shapes_and_their_look_alikes(
     assert _type(text, parent) == event_type
 
 
-def test_a_guard_for_how_things_stand_holds_before_a_dash_not_after_it() -> None:
-    # a habit or a hedge said after a spaced dash is the reason for the action before it
-    # ("… not waiting for my target — spikes like this fade more often than not"); before
-    # it, it still makes the clause ordinary
-    acted = (
-        "selling 50 of the Dec long at 64.00 on screen, not waiting for my 64.80 target — "
-        "spikes on headlines fade more often than not"
-    )
+def test_not_waiting_for_a_target_is_no_plan() -> None:
+    # "waiting for" puts an action off; "not waiting for my target" is why it is taken now
+    acted = "selling 50 of the Dec long at 64.00 on screen, not waiting for my 64.80 target"
     assert RULES.decide(acted) is not None
-    assert RULES.decide("we often sell 50 of the Dec long at 64.00 — on screen") is None
+    assert RULES.decide("waiting for my 64.80 target before selling 50 of the Dec long") is None
 
 
 PT_PROPOSAL = "proposta: comprar mais 15mm NTN-B 2035 a 7,40%, cabe no DV01?"

@@ -82,11 +82,11 @@ a Japanese or Chinese full stop, exclamation or question mark or semicolon (``�
 STRENGTH_MAX = 5
 BARE_APPROVAL_WORDS = 3
 _VERDICT = re.compile(
-    "^((?:(?! - )[^.,;:!?\n\u2014\u2013\u3002\uff0c\uff1b\uff1a\uff01\uff1f\u3001]){1,40})"
-    "(?:[.,;:!\u2014\u2013\u3002\uff0c\uff1b\uff1a\uff01\u3001]| -(?= ))\\s{0,3}\\S"
+    "^((?:(?! -{1,2} )[^.,;:!?\n\u2014\u2013\u3002\uff0c\uff1b\uff1a\uff01\uff1f\u3001]){1,40})"
+    "([.,;:!\u2014\u2013\u3002\uff0c\uff1b\uff1a\uff01\u3001]| -{1,2}(?= ))\\s{0,3}\\S"
 )
 """A reply's leading verdict: a few words up to the first stop, comma or dash (a spaced
-hyphen is one: "no - not flipping on one headline …"; or a Chinese or Japanese full stop,
+hyphen or two is one: "no - not flipping on one headline …"; or a Chinese or Japanese full stop,
 comma, semicolon, colon or exclamation mark), with more text after it ("no. not selling …",
 "denied, too correlated …", "可以，但只给20手。…")."""
 _LABEL = re.compile("^([^\\s.,;:!?\n]{1,20}):\\s{1,3}")
@@ -94,7 +94,7 @@ _LABEL = re.compile("^([^\\s.,;:!?\n]{1,20}):\\s{1,3}")
 REASONED_REPLY_CHARS = 480
 """The longest reply a verdict with its reasons may be (see :meth:`RuleSet.reply_decision`)."""
 _FIRM_WORDS = (
-    r"pass|hard pass|not today|not now|not this one|denied|declined|rejected|refused|vetoed|veto|"
+    r"pass|hard pass|not today|not this one|denied|declined|rejected|refused|vetoed|veto|"
     r"no-go|no go|abgelehnt|refusé|refusée|rechazado|rechazada|denegado|denegada|non merci|"
     r"nein danke|hoy no|pas aujourd[\x27\u2019]hui|"
     # Chinese rejections: their reasons may put the trade off ("不行，…下周再说"); "先别" and
@@ -206,7 +206,7 @@ _CARD_SIDE = re.compile(
     re.IGNORECASE,
 )
 _CARD_INSTRUMENT = re.compile(
-    r"^[^\w\n]{0,6}(?i:instrument|instr|symbol|sym|ticker|contract|pair|underlying|asset|security)"
+    r"^[^\w\n]{0,6}(?i:instrument|instr|symbol|sym|ticker|contract|pair|underlying|asset)"
     r"\s{0,3}:\s{0,3}[A-Z0-9$][A-Za-z0-9$./-]{0,15}(?:\s|$)(?![^\n]*\?)",
 )
 """A signal card's side field ("direction: LONG") and its instrument field, a symbol
@@ -364,11 +364,6 @@ class GuardSpec(BaseModel):
     about it"): false for a guard that only describes how things stand, as a
     rejection's reasons do ("no. it's still there on Thursday, bring it back then").
     An assent's reasons are read with every guard ("ok, still on the phone")."""
-    after_dash: bool = True
-    """Whether it also holds where its words only follow a spaced dash in the clause: false
-    for a guard that describes how things stand or have gone, as the reasons a desk gives
-    after a dash do ("sending it to the Jefferies DMA — I don't want it sitting out the
-    uncross", "selling 50 of the Dec — spikes like this fade more often than not")."""
 
 
 class ReplySpec(BaseModel):
@@ -504,21 +499,9 @@ class Guard:
     unless: tuple[Pattern, ...]
     reasons: bool = True
     """Whether it also holds for the reasons after a reply's verdict (see ``GuardSpec``)."""
-    after_dash: bool = True
-    """Whether it also holds for what follows a spaced dash in a clause (see ``GuardSpec``)."""
 
     def applies(self, clause: str, lowered: str) -> bool:
-        if not self.after_dash and (dash := _SPACED_DASH.search(clause)) is not None:
-            head = clause[: dash.start()]
-            found = _any(self.patterns, head, _lower(head))
-        else:
-            found = _any(self.patterns, clause, lowered)
-        return found and not _any(self.unless, clause, lowered)
-
-
-_SPACED_DASH = re.compile(r"\s(?:[\u2014\u2013]|--?)\s")
-"""A dash between spaces: what follows it in a clause is often the reason for what
-precedes it."""
+        return _any(self.patterns, clause, lowered) and not _any(self.unless, clause, lowered)
 
 
 @dataclass(frozen=True, slots=True)
@@ -988,11 +971,11 @@ class RuleSet:
         firm = _FIRM_REJECTION.match(verdict)
         if firm is not None:
             return firm.group(1)  # "Abgelehnt von Risk." is the verdict "Abgelehnt"
-        if _SIZED.match(text, found.end(1) + 1) is not None:
+        if _SIZED.match(text, found.end(2)) is not None:
             return verdict.strip()  # "Go, 3k, with the 1,965 stop hard in the system."
         rejecting = _REJECTING.match(verdict) is not None
         guards = tuple(g for g in self.guards if g.reasons or not rejecting)
-        reasons = _View(text[found.end(1) + 1 :], guards, self.gates)
+        reasons = _View(text[found.end(2) :], guards, self.gates)
         if reasons.clauses and reasons.guarded(0):
             return None  # "ok, let me think about it", "k. so what's the stop then?"
         return verdict.strip()
@@ -1452,7 +1435,6 @@ def _compile(spec: RuleFile, source: str, check_each: bool = True) -> RuleSet:
             _patterns(g.patterns, spec, f"{source}: ignore.{i}.patterns")[0],
             _patterns(g.unless, spec, f"{source}: ignore.{i}.unless")[0],
             g.reasons,
-            g.after_dash,
         )
         for i, g in enumerate(spec.ignore)
     )
