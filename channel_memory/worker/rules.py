@@ -215,15 +215,13 @@ to it ("side: BUY" alone names no trade)."""
 
 
 def _with_card_instruments(
-    content: str, spans: list[tuple[int, int]], clauses: list[tuple[int, int]] | None = None
+    content: str, spans: list[tuple[int, int]], clauses: list[tuple[int, int]]
 ) -> list[tuple[int, int]]:
     """``spans`` and, for each card side field among them, the instrument field on the
     clause just above or below it, in order (``clauses``: the content's
-    :func:`clause_bounds`, when the caller has them already)."""
+    :func:`clause_bounds`)."""
     if not spans:
         return spans
-    if clauses is None:
-        clauses = clause_bounds(content)
     at = {span: n for n, span in enumerate(clauses)}
     shown = set(spans)
     for span in spans:
@@ -311,6 +309,20 @@ def _with_trade_and_verdict(
             if "\n" not in content[first[1] : after[0]]:
                 shown.add(after)
     return sorted(shown)
+
+
+def _with_context(
+    content: str,
+    spans: list[tuple[int, int]],
+    clauses: list[tuple[int, int]],
+    event_type: str | None,
+) -> list[tuple[int, int]]:
+    """``spans`` with what names their decision: a proposal's trade line, a verdict's word
+    (:func:`_with_trade_and_verdict`), then the instrument beside every card side field kept
+    — by the selector, a rule or the trade line (:func:`_with_card_instruments`)."""
+    return _with_card_instruments(
+        content, _with_trade_and_verdict(content, spans, clauses, event_type), clauses
+    )
 
 
 SHOWN_RULED = {"thesis_change": 2}
@@ -1135,9 +1147,7 @@ class RuleSet:
         model = self.model
         clauses = clause_bounds(content)
         if model is None:
-            return _with_card_instruments(
-                content, _with_trade_and_verdict(content, decided, clauses, event_type), clauses
-            )
+            return _with_context(content, decided, clauses, event_type)
         if not decided and not self._model_spans(content):
             return []
         wanted = {*decided[:SELECTOR_DECIDED], *decided[-SELECTOR_DECIDED:]}
@@ -1168,9 +1178,7 @@ class RuleSet:
         # (a clause no rule matched is kept only as the selector's best or above its
         # threshold: keeping the best of them at 0.5 besides, ADR 0039's card headline,
         # named fewer decisions than the room it took, ADR 0050)
-        return _with_card_instruments(
-            content, _with_trade_and_verdict(content, chosen, clauses, event_type), clauses
-        )
+        return _with_context(content, chosen, clauses, event_type)
 
     def _model_spans(self, content: str) -> list[tuple[int, int]]:
         """The clauses the model reads that no guard makes ordinary and that it finds a
