@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -242,10 +243,13 @@ def test_a_signal_cards_side_is_its_proposal_with_the_instrument_above_it() -> N
     assert found.event_type == "trade_confirmation"
 
 
-def test_a_side_field_the_trade_line_brings_keeps_its_instrument() -> None:
+@pytest.mark.parametrize("model", [True, False])
+def test_a_side_field_the_trade_line_brings_keeps_its_instrument(model: bool) -> None:
     # a card whose status line a rule reads shows its side field as its trade line; the
     # instrument field beside it comes with it, whichever step kept the side ("side: SHORT"
-    # alone names no trade), also as "asset:" and under a "side/size:" field
+    # alone names no trade), also as "asset:" and under a "side/size:" field; with the
+    # model or without it
+    rules = RULES if model else dataclasses.replace(RULES, model=None)
     card = (
         "SIGNAL CARD #SC-07\n"
         "instrument: FCPO Feb25 (Bursa)\n"
@@ -255,7 +259,7 @@ def test_a_side_field_the_trade_line_brings_keeps_its_instrument() -> None:
         "confidence: 0.58\n"
         "status: PROPOSED"
     )
-    shown = [card[a:b] for a, b in RULES.shown_spans(card, "trade_proposal")]
+    shown = [card[a:b] for a, b in rules.shown_spans(card, "trade_proposal")]
     assert "side: SHORT" in shown
     assert "instrument: FCPO Feb25 (Bursa)" in shown
     sized = (
@@ -267,12 +271,12 @@ def test_a_side_field_the_trade_line_brings_keeps_its_instrument() -> None:
         "requires: desk head approval"
     )
     assert trade_lines(sized) == [2]
-    shown = [sized[a:b] for a, b in RULES.shown_spans(sized, "trade_proposal")]
+    shown = [sized[a:b] for a, b in rules.shown_spans(sized, "trade_proposal")]
     assert "side/size: BUY USD 10,000,000" in shown
     assert "asset: USDKRW SPOT (onshore)" in shown
     # a field of another name above a side is not its instrument
     other = "CARD 9\nnotes: WATCH closely\nside: LONG\nstatus: PROPOSED"
-    shown = [other[a:b] for a, b in RULES.shown_spans(other, "trade_proposal")]
+    shown = [other[a:b] for a, b in rules.shown_spans(other, "trade_proposal")]
     assert "notes: WATCH closely" not in shown
 
 
