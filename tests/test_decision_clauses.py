@@ -280,6 +280,40 @@ def test_a_side_field_the_trade_line_brings_keeps_its_instrument(model: bool) ->
     assert "notes: WATCH closely" not in shown
 
 
+@pytest.mark.parametrize("model", [True, False])
+def test_a_proposal_cards_side_keeps_the_terms_below_it(model: bool) -> None:
+    # the trade a card proposes is its side, instrument and terms: the entry, size, stop
+    # and target fields right below a side kept come with it ("status: PROPOSED" says none
+    # of them); a field that sets no number, or one past another field, does not
+    rules = RULES if model else dataclasses.replace(RULES, model=None)
+    card = (
+        "SIGNAL CARD #4418\n"
+        "instrument: ICE BRENT Z5\n"
+        "side: SHORT\n"
+        "size: 25 lots\n"
+        "entry: 63.25-63.35\n"
+        "stop: 64.10 | target: 61.80\n"
+        "rationale: the curve flattened into the weekend\n"
+        "entry window: overnight, 12 hours\n"
+        "status: PROPOSED — needs desk approval"
+    )
+    shown = [card[a:b] for a, b in rules.shown_spans(card, "trade_proposal")]
+    for field in (
+        "instrument: ICE BRENT Z5",
+        "side: SHORT",
+        "size: 25 lots",
+        "entry: 63.25-63.35",
+        "stop: 64.10 | target: 61.80",
+    ):
+        assert field in shown, field
+    assert "rationale: the curve flattened into the weekend" not in shown
+    assert "entry window: overnight, 12 hours" not in shown
+    # a card that fills no proposal keeps only what names it
+    filled = "FILL CARD\nside: SELL 25 ICE BRENT Z5\nprice: 63.31\nstatus: FILLED"
+    shown = [filled[a:b] for a, b in rules.shown_spans(filled, "trade_confirmation")]
+    assert "price: 63.31" not in shown
+
+
 def test_a_proposal_card_shown_cut_keeps_its_trade_line() -> None:
     # a card's status line says a trade awaits approval, not which: the cut keeps the
     # line that opens with a side and holds a size or a level, and a multi-leg trade's

@@ -209,21 +209,33 @@ _CARD_INSTRUMENT = re.compile(
     r"^[^\w\n]{0,6}(?i:instrument|instr|symbol|sym|ticker|contract|pair|underlying|asset)"
     r"\s{0,3}:\s{0,3}[A-Z0-9$][A-Za-z0-9$./-]{0,15}(?:\s|$)(?![^\n]*\?)",
 )
-"""A signal card's side field ("direction: LONG") and its instrument field, a symbol
-("instrument: ZLN5 (soybean oil, Jul)"): a side shown cut keeps the instrument line next
-to it ("side: BUY" alone names no trade)."""
+_CARD_TERMS = re.compile(
+    r"^[^\w\n]{0,6}(?i:entry|entries|size|qty|quantity|price|px|limit|lmt|level|stop|stop[- ]loss"
+    r"|sl|target|targets|tgt|tp\d?|take[- ]profit)\b[^\n:=]{0,20}[:=][^\n]*\d"
+)
+"""A signal card's side field ("direction: LONG"), its instrument field, a symbol
+("instrument: ZLN5 (soybean oil, Jul)"), and the fields that set its terms ("entry:
+63.25-63.35", "size: 25 lots", "stop: 36.18 | target: 37.65"): a side shown cut keeps the
+instrument line next to it ("side: BUY" alone names no trade), and a proposal's side, or
+a card's that sets a stop or target, the term fields right below it (the trade proposed
+is its side, instrument and terms; "status: PROPOSED" says none of them)."""
 
 
-def _with_card_instruments(
-    content: str, spans: list[tuple[int, int]], clauses: list[tuple[int, int]]
+def _with_card_fields(
+    content: str,
+    spans: list[tuple[int, int]],
+    clauses: list[tuple[int, int]],
+    event_type: str | None,
 ) -> list[tuple[int, int]]:
     """``spans`` and, for each card side field among them, the instrument field on the
-    clause just above or below it, in order (``clauses``: the content's
-    :func:`clause_bounds`)."""
+    clause just above or below it and, for a hard event of ``TRADE_LINE_TYPES``, the
+    term fields that follow it (an instrument field among them), in order (``clauses``:
+    the content's :func:`clause_bounds`)."""
     if not spans:
         return spans
     at = {span: n for n, span in enumerate(clauses)}
     shown = set(spans)
+    terms = event_type in TRADE_LINE_TYPES
     for span in spans:
         n = at.get(span)
         if n is None or not _CARD_SIDE.match(content[slice(*span)]):
@@ -231,7 +243,16 @@ def _with_card_instruments(
         for m in (n - 1, n + 1):
             if 0 <= m < len(clauses) and _CARD_INSTRUMENT.match(content[slice(*clauses[m])]):
                 shown.add(clauses[m])
+        for later in clauses[n + 1 : n + 1 + CARD_TERM_FIELDS] if terms else ():
+            field = content[slice(*later)]
+            if not (_CARD_TERMS.match(field) or _CARD_INSTRUMENT.match(field)):
+                break
+            shown.add(later)
     return sorted(shown)
+
+
+CARD_TERM_FIELDS = 6
+"""How many fields below a proposal card's side are looked at for its terms."""
 
 
 _TRADE_LINE = re.compile(
@@ -319,9 +340,10 @@ def _with_context(
 ) -> list[tuple[int, int]]:
     """``spans`` with what names their decision: a proposal's trade line, a verdict's word
     (:func:`_with_trade_and_verdict`), then the instrument beside every card side field kept
-    — by the selector, a rule or the trade line (:func:`_with_card_instruments`)."""
-    return _with_card_instruments(
-        content, _with_trade_and_verdict(content, spans, clauses, event_type), clauses
+    — by the selector, a rule or the trade line — and a proposal card's terms below it
+    (:func:`_with_card_fields`)."""
+    return _with_card_fields(
+        content, _with_trade_and_verdict(content, spans, clauses, event_type), clauses, event_type
     )
 
 
