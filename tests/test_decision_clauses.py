@@ -368,6 +368,20 @@ def test_a_proposal_card_shown_cut_keeps_its_trade_line() -> None:
     )
     assert trade_lines("IDEA #80\nlong-term view: 2 more cuts\nsell-side sees 1.10") == []
     assert trade_lines("IDEA #81\nBuy 200 ES at 6700\nSell 100 NQ at 21,000\nnote") == [1, 2]
+    # a field of any one-word name whose value opens with a side and holds a number
+    for field in (
+        "SUGGESTED: BUY CM 80,000 / SELL BNS 95,000 (beta-neutral)",
+        "Direzione: compra BTP€i 15MY30 €10m e paga inflation swap 5y",
+        "方向: BUY | 数量: 100手 | 入场: 793.0-797.0",
+    ):
+        assert trade_lines(f"💡 IDEA #12 · headline\n{field}\nRazionale: carry 12bp") == [1]
+        card = (
+            f"💡 IDEA #12 · headline\n{field}\nRazionale: carry 12bp\n⏳ In attesa di approvazione"
+        )
+        shown = [card[a:b] for a, b in RULES.shown_spans(card, "trade_proposal")]
+        assert field in shown, field
+    assert trade_lines("CARD\nStatus: sell-side 5 banks\nRazionale: carry 12bp") == []
+    assert trade_lines("CARD\nnote: we buy 5 if it dips\nhorizon: 2 days, long carry") == []
 
 
 def test_a_long_hard_event_stored_whole_keeps_every_clause_its_cut_shows() -> None:
