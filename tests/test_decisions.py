@@ -1024,6 +1024,67 @@ def test_the_twenty_fifth_rounds_shapes_and_their_look_alikes(
     assert _type(text, parent) == event_type
 
 
+KESTREL_CARD = (
+    "🃏 KESTREL CARD #31 — USDZAR spot | side: SELL USD | qty: 3,000,000 | entry: 18.2900 lmt"
+    " | stop: 18.3600 | target: 18.1500"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "parent", "event_type"),
+    [
+        # the twenty-sixth round's development desks (ADR 0051): a bot's fill record with
+        # its order id before the side; another lot taken off; a block put on new entries;
+        # a limit restored; an override granted; an RFQ put to a number of dealers; an order
+        # sent into the closing auction; a view given up "if at all"; a verdict after a
+        # reference to the card it answers
+        (
+            "FILL ord=J-3307 BUY 125 ZWU25 MKT avg 5.74 1/2 (19 fills, 5.73 3/4 - 5.75 1/4)"
+            " acct=AGP-WHT-01 | slippage vs arrival 5.74: -1/2c",
+            None,
+            "trade_fill",
+        ),
+        ("taking another 100 off here, leaves 150", None, "position_change"),
+        ("I'm blocking new entries in GCC high yield until the Fed is out", None, "risk_limit"),
+        ("SAGB DV01 limit restored to R1.2m from R800k", None, "risk_limit"),
+        ("override granted for risk-reducing orders only, until 14:00Z", None, "risk_limit"),
+        (
+            "R2040 cover: RFQ to three dealers on the platform, best price wins",
+            None,
+            "route_decision",
+        ),
+        (
+            "both into the closing auction as market-on-close, not the continuous book",
+            None,
+            "route_decision",
+        ),
+        (
+            "the thesis on the aramco long is broken, I'd rather own it lower if at all",
+            None,
+            "thesis_change",
+        ),
+        (
+            "Kestrel #31 — no. Not fading USDZAR the morning of budget, I'm long already.",
+            KESTREL_CARD,
+            "trade_approval",
+        ),
+        ("#31 — no, that's the same trade twice. too correlated", KESTREL_CARD, "trade_approval"),
+        # and their look-alikes
+        ("An exception was granted for Tom's leave next week", None, None),
+        ("the waiver was granted, we can use the parking lot", None, None),
+        ("her credit card limit restored to 5k", None, None),
+        ("I'd buy it lower, if at all", None, None),
+        ("Kestrel #31 — let me think about it.", KESTREL_CARD, None),
+        ("I'm sending it to my sister tomorrow", None, None),
+        ("giving it to Grandma for her birthday", None, None),
+    ],
+)
+def test_the_twenty_sixth_rounds_shapes_and_their_look_alikes(
+    text: str, parent: str | None, event_type: str | None
+) -> None:
+    assert _type(text, parent) == event_type
+
+
 def test_not_waiting_for_a_target_is_no_plan() -> None:
     # "waiting for" puts an action off; "not waiting for my target" is why it is taken now
     acted = "selling 50 of the Dec long at 64.00 on screen, not waiting for my 64.80 target"

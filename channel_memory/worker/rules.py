@@ -91,6 +91,10 @@ comma, semicolon, colon or exclamation mark), with more text after it ("no. not 
 "denied, too correlated …", "可以，但只给20手。…")."""
 _LABEL = re.compile("^([^\\s.,;:!?\n]{1,20}):\\s{1,3}")
 """A one-word label before a verdict ("crush: go, 100x. …")."""
+_ANSWERED_REF = re.compile(
+    "^(?:[^\\s.,;:!?\n#]{1,20}\\s{1,3})?(#[\\w-]{1,12})\\s{0,3}(?:[:\u2014\u2013]|-{1,2})\\s{1,3}"
+)
+"""A reference to what a verdict answers before it ("Kestrel #31 — no. …", "#33 — no, …")."""
 REASONED_REPLY_CHARS = 480
 """The longest reply a verdict with its reasons may be (see :meth:`RuleSet.reply_decision`)."""
 _FIRM_WORDS = (
@@ -984,7 +988,8 @@ class RuleSet:
         """A reply's leading verdict when the reply is a verdict with its reasons: at most
         ``REASONED_REPLY_CHARS`` long, at most ``BARE_APPROVAL_WORDS`` words before the
         first stop, comma or dash (after a one-word label that names something in the
-        parent: "crush: go, 100x. …" under the crush proposal), and reasons after it that
+        parent: "crush: go, 100x. …" under the crush proposal, or a reference the parent
+        carries: "Kestrel #31 — no. …" under card #31), and reasons after it that
         do not open with a question, a conditional, a plan or "nothing changed" ("ok, let
         me think about it …" and "k. so what's the stop then?" decide nothing). A
         rejection's reasons may also describe how things stand ("no. not into Powell, it's
@@ -996,6 +1001,9 @@ class RuleSet:
         phone", "sure, lunch first") puts the decision off and decides nothing."""
         if len(text) > REASONED_REPLY_CHARS:
             return None
+        answered = _ANSWERED_REF.match(text)
+        if answered is not None and _lower(answered.group(1)) in parent_lowered:
+            text = text[answered.end() :]
         label = _LABEL.match(text)
         if (
             label is not None
