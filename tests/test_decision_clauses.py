@@ -386,6 +386,9 @@ def test_a_proposal_card_shown_cut_keeps_its_trade_line() -> None:
         )
         shown = [card[a:b] for a, b in RULES.shown_spans(card, "trade_proposal")]
         assert field in shown, field
+    # or a field between pipes that opens with a side and holds a number
+    assert trade_lines("📇 CARD #0431 | WHEAT | SELL 40 ZWU25\nentry: 5.58 or better") == [0]
+    assert trade_lines("CARD | WHEAT | long weekend ahead\nentry: 5.58") == []
     assert trade_lines("CARD\nStatus: sell-side 5 banks\nRazionale: carry 12bp") == []
     assert trade_lines("CARD\nnote: we buy 5 if it dips\nhorizon: 2 days, long carry") == []
 

@@ -267,14 +267,16 @@ _TRADE_LINE = re.compile(
     r"(?:buy|sell|long|short|kauf|verkauf|achat|vente|compra|venta|venda|acquisto|vendita)\b"
     r"|^[^\w\n]{0,6}[^\W\d_][^\W_]{0,11}\s{0,3}[:：]\s{0,3}"
     r"(?:buy|sell|long|short|kaufen|verkaufen|acheter|vendre|comprar|vender|compra|compro|vendo"
-    r"|vendi|acquista)\b(?![-'\u2019])[^\n]*\d",
+    r"|vendi|acquista)\b(?![-'\u2019])[^\n]*\d"
+    r"|\|\s{0,3}(?:buy|sell|long|short)\b(?![-'\u2019])[^\n|]*\d",
     re.IGNORECASE,
 )
 """A proposal card's trade line: a side opening a line that holds a number ("SELL EURCHF 15
 Mio @ 0,9336", "Comprar cobre COMEX (HGK5) 20 contratos", "leg 2: sell 100 FGBL"), a side
 field ("ticker: HSX LN | side: BUY | size: 150,000"), or a field of any one-word name whose
 value opens with a side and holds a number ("SUGGESTED: BUY CM 80,000 / SELL BNS 95,000",
-"Direzione: compra BTP€i 15MY30 €10m", "方向: BUY | 数量: 100手")."""
+"Direzione: compra BTP€i 15MY30 €10m", "方向: BUY | 数量: 100手"), or a field between pipes
+that opens with a side and holds a number ("📇 CARD #0431 | WHEAT | SELL 40 ZWU25")."""
 TRADE_LINE_TYPES = frozenset({"trade_proposal", "stop_or_target_change"})
 """The hard events shown with their trade line: proposals, and the stop or target a card
 sets beside its trade ("Stop: 70 pb · Objetivo: 56 pb" under "Comprar SPGB 3,15% 2035")."""
