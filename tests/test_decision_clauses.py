@@ -136,7 +136,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.0776, 0.0157, 0.6397, 0.7003, 0.6907, 0.0284, 0.0082, 0.9801]
+PINNED_WRAP_SCORES = [0.077, 0.0155, 0.6365, 0.6975, 0.6879, 0.0281, 0.0081, 0.9802]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 
@@ -145,16 +145,10 @@ def test_the_clause_selector_keeps_a_reports_own_decision_not_its_recap() -> Non
     # the rules alone keep every clause they match: the recap and the decision
     recap = clause_cut(WRAP, rules_only.shown_spans(WRAP))
     assert recap is not None and "bought 20k SAP" in recap
-    # the selector keeps the clause that states this message's decision, rated far above
-    # the recap lines, and leaves the recap out (a recap line the model rates right at
-    # its clause threshold may stay beside it: 0.70 for "sold 5m EURUSD" since the
-    # twenty-sixth round's training, 0.6973 before)
-    cut = clause_cut(WRAP, RULES.shown_spans(WRAP))
-    assert cut is not None and cut.endswith(
+    # the selector keeps the clause that states this message's decision
+    assert clause_cut(WRAP, RULES.shown_spans(WRAP)) == (
         "One change from me before I go: I am cutting the desk gross limit to 200m from 250m."
     )
-    assert "bought 20k SAP" not in cut and "moved the Bund stop" not in cut
-    assert PINNED_WRAP_SCORES[-1] - max(PINNED_WRAP_SCORES[:-1]) > 0.25
 
 
 def test_the_clause_selector_keeps_the_opening_decision_of_a_short_message() -> None:
@@ -314,6 +308,10 @@ def test_a_proposal_cards_side_keeps_the_terms_below_it(model: bool) -> None:
         assert field in shown, field
     assert "rationale: the curve flattened into the weekend" not in shown
     assert "entry window: overnight, 12 hours" not in shown
+    # a term field's name is a word or two: "stop by the desk:" sets no term
+    desk = "SIGNAL CARD\nside: SELL 25 Z5\nstop by the desk: 3pm\nstatus: PROPOSED"
+    shown = [desk[a:b] for a, b in rules.shown_spans(desk, "trade_proposal")]
+    assert "stop by the desk: 3pm" not in shown
     # a card that fills no proposal keeps only what names it
     filled = "FILL CARD\nside: SELL 25 ICE BRENT Z5\nprice: 63.31\nstatus: FILLED"
     shown = [filled[a:b] for a, b in rules.shown_spans(filled, "trade_confirmation")]
@@ -389,6 +387,10 @@ def test_a_proposal_card_shown_cut_keeps_its_trade_line() -> None:
     # or a field between pipes that opens with a side and holds a number
     assert trade_lines("📇 CARD #0431 | WHEAT | SELL 40 ZWU25\nentry: 5.58 or better") == [0]
     assert trade_lines("CARD | WHEAT | long weekend ahead\nentry: 5.58") == []
+    # the same sides as a line opening with one, in the desk's languages
+    assert trade_lines("CARD #9 | VENDE 40 ZWU25") == [0]
+    assert trade_lines("Rec: receive 2y 10k DV01") == [0]
+    assert trade_lines("Idee: Kauf 100 FGBL") == [0]
     assert trade_lines("CARD\nStatus: sell-side 5 banks\nRazionale: carry 12bp") == []
     assert trade_lines("CARD\nnote: we buy 5 if it dips\nhorizon: 2 days, long carry") == []
 

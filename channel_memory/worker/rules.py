@@ -92,9 +92,11 @@ comma, semicolon, colon or exclamation mark), with more text after it ("no. not 
 _LABEL = re.compile("^([^\\s.,;:!?\n]{1,20}):\\s{1,3}")
 """A one-word label before a verdict ("crush: go, 100x. …")."""
 _ANSWERED_REF = re.compile(
-    "^(?:[^\\s.,;:!?\n#]{1,20}\\s{1,3})?(#[\\w-]{1,12})\\s{0,3}(?:[:\u2014\u2013]|-{1,2})\\s{1,3}"
+    "^(?:[^\\s.,;:!?\n#]{1,20}\\s{1,3})?(#(?=[\\w-]{0,11}\\d)[\\w-]{1,12})\\s{0,3}"
+    "(?:[:\u2014\u2013]|-{1,2})\\s{1,3}"
 )
-"""A reference to what a verdict answers before it ("Kestrel #31 — no. …", "#33 — no, …")."""
+"""A reference to what a reply answers before it ("Kestrel #31 — no. …", "#33 — no, …"),
+with a digit in it ("#general — no, wrong channel" names no card)."""
 REASONED_REPLY_CHARS = 480
 """The longest reply a verdict with its reasons may be (see :meth:`RuleSet.reply_decision`)."""
 _FIRM_WORDS = (
@@ -209,20 +211,25 @@ _CARD_SIDE = re.compile(
     r"(?:propose\s{1,3}|proposed\s{1,3})?(?:buy|sell|long|short|pay|receive)\b",
     re.IGNORECASE,
 )
+"""A signal card's side field ("direction: LONG"): shown cut, it keeps the instrument field
+next to it ("side: BUY" alone names no trade) and, on a proposal or a card that sets a stop
+or target, the term fields right below it."""
 _CARD_INSTRUMENT = re.compile(
     r"^[^\w\n]{0,6}(?i:instrument|instr|symbol|sym|ticker|contract|pair|underlying|asset)"
     r"\s{0,3}:\s{0,3}[A-Z0-9$][A-Za-z0-9$./-]{0,15}(?:\s|$)(?![^\n]*\?)",
 )
+"""A card's instrument field, a symbol ("instrument: ZLN5 (soybean oil, Jul)")."""
 _CARD_TERMS = re.compile(
     r"^[^\w\n]{0,6}(?i:entry|entries|size|qty|quantity|price|px|limit|lmt|level|stop|stop[- ]loss"
-    r"|sl|target|targets|tgt|tp\d?|take[- ]profit)\b[^\n:=]{0,20}[:=][^\n]*\d"
+    r"|sl|target|targets|tgt|tp\d?|take[- ]profit)\b(?:\s{0,2}\([^)\n]{1,16}\)|\s[\w/%]{1,8})?"
+    r"\s{0,3}[:=][^\n]*\d"
 )
-"""A signal card's side field ("direction: LONG"), its instrument field, a symbol
-("instrument: ZLN5 (soybean oil, Jul)"), and the fields that set its terms ("entry:
-63.25-63.35", "size: 25 lots", "stop: 36.18 | target: 37.65"): a side shown cut keeps the
-instrument line next to it ("side: BUY" alone names no trade), and a proposal's side, or
-a card's that sets a stop or target, the term fields right below it (the trade proposed
-is its side, instrument and terms; "status: PROPOSED" says none of them)."""
+"""A card's field that sets a term of its trade, its name a word or two ("entry: 63.25-63.35",
+"size (lots): 25", "entry BE: 1.92%", "stop: 36.18 | target: 37.65"; "stop by the desk:
+3pm" is none): the trade a card proposes is its side, instrument and terms, and "status:
+PROPOSED" says none of them."""
+CARD_TERM_FIELDS = 6
+"""How many fields below a proposal card's side are looked at for its terms."""
 
 
 def _with_card_fields(
@@ -255,20 +262,20 @@ def _with_card_fields(
     return sorted(shown)
 
 
-CARD_TERM_FIELDS = 6
-"""How many fields below a proposal card's side are looked at for its terms."""
-
-
+_TRADE_SIDES = (
+    "buy|sell|long|short|pay|receive|kaufen|verkaufen|kauf|verkauf|acheter|vendre|achat|vente"
+    "|comprar|vender|compra|venta|venda|vende|comprare|vendere|acquisto|vendita|compro|vendo"
+    "|vendi|acquista"
+)
+"""The sides a trade line opens with, in the desk's languages."""
 _TRADE_LINE = re.compile(
     r"^[^\w\n]{0,6}(?:(?:leg|bein|pata|gamba|jambe|perna)\s{0,2}\d\s{0,2}[:.)]\s{0,3})?"
-    r"(?:buy|sell|long|short|pay|receive|kaufen|verkaufen|kauf|verkauf|acheter|vendre|achat|vente"
-    r"|comprar|vender|compra|venta|venda|comprare|vendere|acquisto|vendita)\b(?![-'\u2019])[^\n]*\d"
+    rf"(?:{_TRADE_SIDES})\b(?![-'\u2019])[^\n]*\d"
     r"|\b(?:side|direction|dir|action|richtung|sens|lado|lato)(?:\s?/\s?(?:size|qty))?\s{0,3}[:=]\s{0,3}"
-    r"(?:buy|sell|long|short|kauf|verkauf|achat|vente|compra|venta|venda|acquisto|vendita)\b"
+    rf"(?:{_TRADE_SIDES})\b"
     r"|^[^\w\n]{0,6}[^\W\d_][^\W_]{0,11}\s{0,3}[:：]\s{0,3}"
-    r"(?:buy|sell|long|short|kaufen|verkaufen|acheter|vendre|comprar|vender|compra|compro|vendo"
-    r"|vendi|acquista)\b(?![-'\u2019])[^\n]*\d"
-    r"|\|\s{0,3}(?:buy|sell|long|short)\b(?![-'\u2019])[^\n|]*\d",
+    rf"(?:{_TRADE_SIDES})\b(?![-'\u2019])[^\n]*\d"
+    rf"|\|\s{{0,3}}(?:{_TRADE_SIDES})\b(?![-'\u2019])[^\n|]*\d",
     re.IGNORECASE,
 )
 """A proposal card's trade line: a side opening a line that holds a number ("SELL EURCHF 15
@@ -930,17 +937,19 @@ class RuleSet:
     ) -> ReplyRule | None:
         """The ``[[reply]]`` decision a short ``reply`` to ``parent`` makes, if any.
 
-        The reply must be at most the rule's ``max_chars`` and its first clause must match
-        one of the rule's ``patterns`` (or any of its clauses one of its ``anywhere``);
-        or, for an approval or a rejection, it is a verdict with its reasons: at most
-        ``REASONED_REPLY_CHARS`` long, opening with at most ``BARE_APPROVAL_WORDS`` words
-        (after a one-word label, if any) and a stop, comma or dash ("no. not selling yen
-        before CPI …"), and the verdict matches. The parent must be a hard event of one
-        of ``parent_types`` or its text must match ``parent_patterns`` (for a verdict
-        with its reasons, with a model, it must then also read to the model as a
-        decision of one of ``parent_types``: a review that mentions an approval is no
-        proposal). A reply that is a question, or whose parent is not such a message,
-        decides nothing (it stays an acknowledgement or an ordinary message).
+        A reference to what the reply answers that the parent carries is read past first
+        ("Kestrel #31 — no. …" under card #31). The reply must then be at most the rule's
+        ``max_chars`` and its first clause must match one of the rule's ``patterns`` (or
+        any of its clauses one of its ``anywhere``); or, for an approval or a rejection, it
+        is a verdict with its reasons: at most ``REASONED_REPLY_CHARS`` long, opening with
+        at most ``BARE_APPROVAL_WORDS`` words (after a one-word label, if any) and a stop,
+        comma or dash ("no. not selling yen before CPI …"), and the verdict matches. The
+        parent must be a hard event of one of ``parent_types`` or its text must match
+        ``parent_patterns`` (for a verdict with its reasons, with a model, it must then
+        also read to the model as a decision of one of ``parent_types``: a review that
+        mentions an approval is no proposal). A reply that is a question, or whose parent
+        is not such a message, decides nothing (it stays an acknowledgement or an ordinary
+        message).
         ``parent_rule`` gives the parent's own rule match as its caller sees it (its text,
         bridge tags and author, as the worker does); without it the parent's text alone
         is matched.
@@ -948,8 +957,15 @@ class RuleSet:
         text = reply.strip()
         if not text or not self.replies:
             return None
-        clauses = self.clauses(text)
         parent_lowered = _lower(parent)
+        # a reference to what it answers that the parent carries is read past ("Kestrel
+        # #31 — no. …" under card #31)
+        answered = _ANSWERED_REF.match(text)
+        if answered is not None and re.search(
+            rf"(?<![\w-]){re.escape(_lower(answered.group(1)))}(?![\w-])", parent_lowered
+        ):
+            text = text[answered.end() :]
+        clauses = self.clauses(text)
         verdict = self._verdict(text, parent_lowered)
         if not clauses and verdict is None:
             return None
@@ -990,8 +1006,7 @@ class RuleSet:
         """A reply's leading verdict when the reply is a verdict with its reasons: at most
         ``REASONED_REPLY_CHARS`` long, at most ``BARE_APPROVAL_WORDS`` words before the
         first stop, comma or dash (after a one-word label that names something in the
-        parent: "crush: go, 100x. …" under the crush proposal, or a reference the parent
-        carries: "Kestrel #31 — no. …" under card #31), and reasons after it that
+        parent: "crush: go, 100x. …" under the crush proposal), and reasons after it that
         do not open with a question, a conditional, a plan or "nothing changed" ("ok, let
         me think about it …" and "k. so what's the stop then?" decide nothing). A
         rejection's reasons may also describe how things stand ("no. not into Powell, it's
@@ -1003,9 +1018,6 @@ class RuleSet:
         phone", "sure, lunch first") puts the decision off and decides nothing."""
         if len(text) > REASONED_REPLY_CHARS:
             return None
-        answered = _ANSWERED_REF.match(text)
-        if answered is not None and _lower(answered.group(1)) in parent_lowered:
-            text = text[answered.end() :]
         label = _LABEL.match(text)
         if (
             label is not None
