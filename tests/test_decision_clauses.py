@@ -136,7 +136,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.077, 0.0155, 0.6365, 0.6975, 0.6879, 0.0281, 0.0081, 0.9802]
+PINNED_WRAP_SCORES = [0.0777, 0.0158, 0.6386, 0.699, 0.6889, 0.0285, 0.0083, 0.98]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 
@@ -308,9 +308,15 @@ def test_a_proposal_cards_side_keeps_the_terms_below_it(model: bool) -> None:
         assert field in shown, field
     assert "rationale: the curve flattened into the weekend" not in shown
     assert "entry window: overnight, 12 hours" not in shown
-    # a term field's name is a word or two: "stop by the desk:" sets no term
-    desk = "SIGNAL CARD\nside: SELL 25 Z5\nstop by the desk: 3pm\nstatus: PROPOSED"
+    # a term field's name is a word and up to two more words or parentheses: "stop by the
+    # desk:" sets no term
+    desk = (
+        "SIGNAL CARD\nside: SELL 25 Z5\ntarget 2 (runner): 6.40\nTP 1 (50%): 6.10\n"
+        "entry limit price: 5.74\nstop by the desk: 3pm\nstatus: PROPOSED"
+    )
     shown = [desk[a:b] for a, b in rules.shown_spans(desk, "trade_proposal")]
+    for field in ("target 2 (runner): 6.40", "TP 1 (50%): 6.10", "entry limit price: 5.74"):
+        assert field in shown, field
     assert "stop by the desk: 3pm" not in shown
     # a card that fills no proposal keeps only what names it
     filled = "FILL CARD\nside: SELL 25 ICE BRENT Z5\nprice: 63.31\nstatus: FILLED"

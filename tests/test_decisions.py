@@ -1070,6 +1070,14 @@ KESTREL_CARD = (
         ),
         ("#31 — no, that's the same trade twice. too correlated", KESTREL_CARD, "trade_approval"),
         ("#31 — no.", KESTREL_CARD, "trade_approval"),
+        ("Yes #31 — 25 lots", KESTREL_CARD, "trade_approval"),
+        ("No #31 — too big", KESTREL_CARD, "trade_approval"),
+        ("fill buy 125 ZWU25 @ 5.74", None, "trade_fill"),
+        ("LIMIT RESTORED | desk=RATES dv01=1.2m", None, "risk_limit"),
+        ("trading limits restored", None, "risk_limit"),
+        ("Risk restored the DV01 limit to R1.2m", None, "risk_limit"),
+        ("taking another 100 off here", None, "position_change"),
+        ("blocking new shorts in NQ", None, "risk_limit"),
         ("EXEC SLD 10 NQZ5 21,500", None, "trade_fill"),
         ("took a further 10 off the KC spread at 0.42", None, "position_change"),
         ("taking another 25 lots off the corn", None, "position_change"),
@@ -1118,6 +1126,28 @@ def test_the_twenty_sixth_rounds_shapes_and_their_look_alikes(
     text: str, parent: str | None, event_type: str | None
 ) -> None:
     assert _type(text, parent) == event_type
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the round's second review: lines the rules alone must leave ordinary (the model
+        # behind them reads some of these as it reads any line, ADR 0051)
+        "TRADE BOT 2 IS DOWN AGAIN",
+        "FILL BOT 1 needs a restart",
+        "the library book limit has been restored to 10",
+        "hot desk booking limit restored",
+        "I'm blocking new entries in the guest book after 200 signups",
+        "blocking new orders from that supplier until the credit note arrives",
+        "RFQ to three dealers for 40 company cars",
+        "send the order to myself",
+        "sending the order to you now",
+        "send the tickets to Sarah",
+        "I'm taking another 5k off the mortgage here",
+    ],
+)
+def test_the_twenty_sixth_rounds_look_alikes_the_rules_leave_ordinary(text: str) -> None:
+    assert _rule_type(text) is None
 
 
 def test_not_waiting_for_a_target_is_no_plan() -> None:

@@ -249,7 +249,7 @@ MEASURED_DESKS = [
     # trained again; ADR 0051) lowered the floors of five desks by 1 or 2 decisions at a
     # budget, none in recognition: two trained-on or development desks (10, 125) and three
     # held out (102, 105, 123); the fifty-seven held-out desks measured before went from
-    # 3,486; 1,766, 2,283, 2,824 to 3,487; 1,782, 2,304, 2,849, the three of the round from
+    # 3,486; 1,766, 2,283, 2,824 to 3,487; 1,786, 2,306, 2,853, the three of the round from
     # 192; 90, 121, 149 on arrival to 192; 91, 123, 151.
     # The twenty-fifth round's cuts and rules (a card's side keeps its instrument, no second
     # unruled clause, desk speech read from three development desks, the model trained

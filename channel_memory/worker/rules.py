@@ -92,11 +92,12 @@ comma, semicolon, colon or exclamation mark), with more text after it ("no. not 
 _LABEL = re.compile("^([^\\s.,;:!?\n]{1,20}):\\s{1,3}")
 """A one-word label before a verdict ("crush: go, 100x. …")."""
 _ANSWERED_REF = re.compile(
-    "^(?:[^\\s.,;:!?\n#]{1,20}\\s{1,3})?(#(?=[\\w-]{0,11}\\d)[\\w-]{1,12})\\s{0,3}"
+    "^(?:([^\\s.,;:!?\n#]{1,20})\\s{1,3})?(#(?=[\\w-]{0,11}\\d)[\\w-]{1,12})\\s{0,3}"
     "(?:[:\u2014\u2013]|-{1,2})\\s{1,3}"
 )
 """A reference to what a reply answers before it ("Kestrel #31 — no. …", "#33 — no, …"),
-with a digit in it ("#general — no, wrong channel" names no card)."""
+with a digit in it ("#general — no, wrong channel" names no card), and the word before it
+(a card's name, or a verdict: "Yes #31 — 25 lots")."""
 REASONED_REPLY_CHARS = 480
 """The longest reply a verdict with its reasons may be (see :meth:`RuleSet.reply_decision`)."""
 _FIRM_WORDS = (
@@ -221,13 +222,15 @@ _CARD_INSTRUMENT = re.compile(
 """A card's instrument field, a symbol ("instrument: ZLN5 (soybean oil, Jul)")."""
 _CARD_TERMS = re.compile(
     r"^[^\w\n]{0,6}(?i:entry|entries|size|qty|quantity|price|px|limit|lmt|level|stop|stop[- ]loss"
-    r"|sl|target|targets|tgt|tp\d?|take[- ]profit)\b(?:\s{0,2}\([^)\n]{1,16}\)|\s[\w/%]{1,8})?"
+    r"|sl|target|targets|tgt|tp\d?|take[- ]profit)\b"
+    r"(?:\s{0,2}\([^)\n]{1,16}\)|\s(?!(?i:by|the|for|if|on|at|to|of|in|with|from)\b)[#\w/%]{1,8}){0,2}"
     r"\s{0,3}[:=][^\n]*\d"
 )
-"""A card's field that sets a term of its trade, its name a word or two ("entry: 63.25-63.35",
-"size (lots): 25", "entry BE: 1.92%", "stop: 36.18 | target: 37.65"; "stop by the desk:
-3pm" is none): the trade a card proposes is its side, instrument and terms, and "status:
-PROPOSED" says none of them."""
+"""A card's field that sets a term of its trade, its name a word and up to two more words or
+parentheses ("entry: 63.25-63.35", "size (lots): 25", "entry BE: 1.92%", "target 2
+(runner): 6.40", "stop: 36.18 | target: 37.65"; "stop by the desk: 3pm" is none): the trade
+a card proposes is its side, instrument and terms, and "status: PROPOSED" says none of
+them."""
 CARD_TERM_FIELDS = 6
 """How many fields below a proposal card's side are looked at for its terms."""
 
@@ -962,9 +965,13 @@ class RuleSet:
         # #31 — no. …" under card #31)
         answered = _ANSWERED_REF.match(text)
         if answered is not None and re.search(
-            rf"(?<![\w-]){re.escape(_lower(answered.group(1)))}(?![\w-])", parent_lowered
+            rf"(?<![\w-]){re.escape(_lower(answered.group(2)))}(?![\w-])", parent_lowered
         ):
-            text = text[answered.end() :]
+            word = answered.group(1)
+            # a verdict before the reference stays the reply's verdict: "Yes #31 — 25 lots"
+            # reads as "Yes, 25 lots"; a card's name ("Kestrel #31 — no.") goes with it
+            kept = f"{word}, " if word is not None and self.bare_approval(word) else ""
+            text = kept + text[answered.end() :]
         clauses = self.clauses(text)
         verdict = self._verdict(text, parent_lowered)
         if not clauses and verdict is None:
