@@ -18,6 +18,7 @@ from channel_memory.worker.render import (
 )
 from channel_memory.worker.rules import (
     STRENGTH_MAX,
+    RuleSet,
     _clause_parts,
     clause_bounds,
     default_rules,
@@ -140,6 +141,11 @@ PINNED_WRAP_SCORES = [0.0777, 0.0158, 0.6386, 0.699, 0.6889, 0.0285, 0.0083, 0.9
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 
+def _kept(rules: RuleSet, text: str, event_type: str | None = None) -> list[str]:
+    """The clauses of ``text`` a hard event of ``event_type`` shown cut keeps."""
+    return [text[a:b] for a, b in rules.shown_spans(text, event_type)]
+
+
 def test_the_clause_selector_keeps_a_reports_own_decision_not_its_recap() -> None:
     rules_only = dataclasses.replace(RULES, model=None)
     # the rules alone keep every clause they match: the recap and the decision
@@ -190,9 +196,7 @@ def test_a_clause_no_rule_matched_is_kept_only_when_rated_well() -> None:
     # the unruled clauses of a fill ("thanks all" after it) are rated below the selector's
     # threshold: only the fill is kept
     text = "thanks all for the patience today\nsold 20k SAP GY at 231.50 on the open"
-    assert [text[a:b] for a, b in RULES.shown_spans(text)] == [
-        "sold 20k SAP GY at 231.50 on the open"
-    ]
+    assert _kept(RULES, text) == ["sold 20k SAP GY at 231.50 on the open"]
 
 
 def test_a_cards_status_line_keeps_the_trade_line_not_a_headline_rated_below_threshold() -> None:
@@ -207,9 +211,9 @@ def test_a_cards_status_line_keeps_the_trade_line_not_a_headline_rated_below_thr
     )
     assert [card[a:b] for a, b in RULES.decision_spans(card)] == ["status: pending approval"]
     for kind in (None, "trade_proposal"):
-        assert [card[a:b] for a, b in RULES.shown_spans(card, kind)] == ["status: pending approval"]
+        assert _kept(RULES, card, kind) == ["status: pending approval"]
     lined = card.replace("\nnotes", "\nBuy 500 FGBS Z5 @ 107.05\nnotes")
-    assert [lined[a:b] for a, b in RULES.shown_spans(lined, "trade_proposal")] == [
+    assert _kept(RULES, lined, "trade_proposal") == [
         "Buy 500 FGBS Z5 @ 107.05",
         "status: pending approval",
     ]
@@ -231,7 +235,7 @@ def test_a_signal_cards_side_is_its_proposal_with_the_instrument_above_it() -> N
     decision = RULES.decide(card)
     assert decision is not None and decision.event_type == "trade_proposal"
     assert "direction: LONG" in [card[a:b] for a, b in RULES.decision_spans(card)]
-    shown = [card[a:b] for a, b in RULES.shown_spans(card, "trade_proposal")]
+    shown = _kept(RULES, card, "trade_proposal")
     assert shown[:2] == ["instrument: ZLN5 (soybean oil, Jul)", "direction: LONG"]
     # a field named like one in an order system's record is no card's side
     record = "[OMS] FILL | side=BUY | qty 100 | px 12.50"
@@ -259,7 +263,7 @@ def test_a_side_field_the_trade_line_brings_keeps_its_instrument(model: bool) ->
         "confidence: 0.58\n"
         "status: PROPOSED"
     )
-    shown = [card[a:b] for a, b in rules.shown_spans(card, "trade_proposal")]
+    shown = _kept(rules, card, "trade_proposal")
     assert "side: SHORT" in shown
     assert "instrument: FCPO Feb25 (Bursa)" in shown
     sized = (
@@ -271,12 +275,12 @@ def test_a_side_field_the_trade_line_brings_keeps_its_instrument(model: bool) ->
         "requires: desk head approval"
     )
     assert trade_lines(sized) == [2]
-    shown = [sized[a:b] for a, b in rules.shown_spans(sized, "trade_proposal")]
+    shown = _kept(rules, sized, "trade_proposal")
     assert "side/size: BUY USD 10,000,000" in shown
     assert "asset: USDKRW SPOT (onshore)" in shown
     # a field of another name above a side is not its instrument
     other = "CARD 9\nnotes: WATCH closely\nside: LONG\nstatus: PROPOSED"
-    shown = [other[a:b] for a, b in rules.shown_spans(other, "trade_proposal")]
+    shown = _kept(rules, other, "trade_proposal")
     assert "notes: WATCH closely" not in shown
 
 
@@ -297,7 +301,7 @@ def test_a_proposal_cards_side_keeps_the_terms_below_it(model: bool) -> None:
         "entry window: overnight, 12 hours\n"
         "status: PROPOSED — needs desk approval"
     )
-    shown = [card[a:b] for a, b in rules.shown_spans(card, "trade_proposal")]
+    shown = _kept(rules, card, "trade_proposal")
     for field in (
         "instrument: ICE BRENT Z5",
         "side: SHORT",
@@ -314,13 +318,13 @@ def test_a_proposal_cards_side_keeps_the_terms_below_it(model: bool) -> None:
         "SIGNAL CARD\nside: SELL 25 Z5\ntarget 2 (runner): 6.40\nTP 1 (50%): 6.10\n"
         "entry limit price: 5.74\nstop by the desk: 3pm\nstatus: PROPOSED"
     )
-    shown = [desk[a:b] for a, b in rules.shown_spans(desk, "trade_proposal")]
+    shown = _kept(rules, desk, "trade_proposal")
     for field in ("target 2 (runner): 6.40", "TP 1 (50%): 6.10", "entry limit price: 5.74"):
         assert field in shown, field
     assert "stop by the desk: 3pm" not in shown
     # a card that fills no proposal keeps only what names it
     filled = "FILL CARD\nside: SELL 25 ICE BRENT Z5\nprice: 63.31\nstatus: FILLED"
-    shown = [filled[a:b] for a, b in rules.shown_spans(filled, "trade_confirmation")]
+    shown = _kept(rules, filled, "trade_confirmation")
     assert "price: 63.31" not in shown
 
 
@@ -336,7 +340,7 @@ def test_a_proposal_card_shown_cut_keeps_its_trade_line() -> None:
         "status: PROPOSED - awaiting desk head"
     )
     for kind in ("trade_proposal", "stop_or_target_change"):  # a card's stop types it often
-        shown = [card[a:b] for a, b in RULES.shown_spans(card, kind)]
+        shown = _kept(RULES, card, kind)
         assert "SELL EURCHF 15m @ 0.9336 (spot)" in shown, kind
     legs = (
         "IDEA #78 · curva\n"
@@ -346,7 +350,7 @@ def test_a_proposal_card_shown_cut_keeps_its_trade_line() -> None:
         "Motivo: ZEW flojo, el tramo corto debería liderar\n"
         "Estado: pendiente de aprobación"
     )
-    shown = [legs[a:b] for a, b in RULES.shown_spans(legs, "trade_proposal")]
+    shown = _kept(RULES, legs, "trade_proposal")
     assert shown[:2] == [
         "Comprar 500 FGBS Z5 @ mercado ~107,05",
         "Vender 100 FGBL Z5 @ mercado ~129,41",
@@ -388,7 +392,7 @@ def test_a_proposal_card_shown_cut_keeps_its_trade_line() -> None:
         card = (
             f"💡 IDEA #12 · headline\n{field}\nRazionale: carry 12bp\n⏳ In attesa di approvazione"
         )
-        shown = [card[a:b] for a, b in RULES.shown_spans(card, "trade_proposal")]
+        shown = _kept(RULES, card, "trade_proposal")
         assert field in shown, field
     # or a field between pipes that opens with a side and holds a number
     assert trade_lines("📇 CARD #0431 | WHEAT | SELL 40 ZWU25\nentry: 5.58 or better") == [0]
@@ -428,13 +432,13 @@ def test_a_verdict_shown_cut_keeps_its_opening_word_and_what_follows_it() -> Non
     # a reply's reasons without its "nope." or its "go." say nothing of the verdict; a
     # verdict of a word or two keeps the clause after it on its line
     reply = "go. 150k max, and it's flat by the close. Tell Marco before you send it."
-    shown = [reply[a:b] for a, b in RULES.shown_spans(reply, "trade_approval")]
+    shown = _kept(RULES, reply, "trade_approval")
     assert shown[:2] == ["go.", "150k max, and it's flat by the close."]
     no = (
         "nope. Abgelehnt - das ist genau gegen mein Buch und meine These. Schreib es ins "
         "Journal, um 12 schauen wir, ob du recht gehabt hättest."
     )
-    assert [no[a:b] for a, b in RULES.shown_spans(no, "trade_approval")][:2] == [
+    assert _kept(RULES, no, "trade_approval")[:2] == [
         "nope.",
         "Abgelehnt - das ist genau gegen mein Buch und meine These.",
     ]
@@ -467,7 +471,7 @@ def test_a_decision_in_the_middle_of_a_long_message_is_still_what_its_cut_shows(
     )
     # nothing but blank lines around it: the one clause there is
     lonely = "\n" * 3001 + "sold 5 ES at 6700" + "\n" * 3001
-    assert [lonely[a:b] for a, b in RULES.shown_spans(lonely)] == ["sold 5 ES at 6700"]
+    assert _kept(RULES, lonely) == ["sold 5 ES at 6700"]
 
 
 def test_the_shipped_selectors_scores_are_what_it_was_trained_to_give() -> None:
