@@ -6,6 +6,8 @@
     .venv/bin/python bench/decisions.py --split japanese # held out too: Japanese desk chat
     .venv/bin/python bench/decisions.py --split japanese_dev --show-misses
     .venv/bin/python bench/decisions.py --split korean_dev   # also chinese_dev
+    .venv/bin/python bench/decisions.py --split everyday --show-misses
+    .venv/bin/python bench/decisions.py --split everyday_heldout  # held out: everyday chat
 
 Each line of ``tests/data/decisions/<split>.jsonl`` is a desk message with its label (a
 decision type, or null for a look-alike that is not a decision). Every line is
@@ -15,8 +17,10 @@ with their parent. Prints recall per decision type, per style and per
 language, overall recall, the share of negatives kept (false positives) and the share
 of decisions recognised with the right type, and how many messages a second the rules
 classify (ordinary one-line messages, and every line of the split). ``--show-misses``
-(the development splits only: the held-out ones, ``heldout`` and ``japanese``, are for
-measuring, never for writing rules) lists what went wrong.
+(the development splits only: the held-out ones, ``heldout``, ``japanese`` and
+``everyday_heldout``, are for measuring, never for writing rules) lists what went wrong.
+``everyday`` and ``everyday_heldout`` hold no decision: everyday chat that uses desk words
+in their everyday sense, where only the share of lines kept means anything.
 """
 
 from __future__ import annotations
@@ -158,9 +162,12 @@ reading, its reading of text holding runs and its type classifier learn from the
 0042 and 0043)."""
 ITALIAN = ("italian_dev", "italian_dev2")
 """The Italian development splits (read to write the Italian rules, ADR 0046; not trained on)."""
-DEVELOPMENT = ("tune", "dev", *WITHOUT_SPACES, *ITALIAN)
+EVERYDAY = "everyday"
+"""Everyday messages that use desk words in their everyday sense (none a decision): the
+decision model learns from them; ``everyday_heldout`` (their held-out part) only measures."""
+DEVELOPMENT = ("tune", "dev", *WITHOUT_SPACES, *ITALIAN, EVERYDAY)
 """The splits read line by line (``--show-misses``)."""
-HELD_OUT = ("heldout", "japanese")
+HELD_OUT = ("heldout", "japanese", "everyday_heldout")
 """The splits that only measure: never read line by line."""
 
 
