@@ -860,6 +860,23 @@ MEASURED_DESKS = [
     ("desk_heldout131.jsonl", 239, 65, 62, (35, 43, 55)),
     ("desk_heldout132.jsonl", 238, 65, 65, (28, 36, 48)),
     ("desk_heldout133.jsonl", 240, 66, 65, (33, 44, 56)),
+    # Held out: written for the twenty-seventh round from the same brief (a Warsaw/Prague/
+    # Budapest desk, English with Polish, Czech and Hungarian; a Mumbai desk, Indian English
+    # with Hindi; a New York rates desk, terse US rates jargon), asked for at its start;
+    # measured on arrival on the code before it (a961c98): 182 of 197; 81, 109, 141. Never
+    # read.
+    ("desk_heldout134.jsonl", 239, 66, 63, (27, 36, 48)),
+    ("desk_heldout135.jsonl", 235, 66, 60, (23, 33, 46)),
+    ("desk_heldout136.jsonl", 240, 65, 59, (31, 40, 47)),
+    # Development desks of the twenty-seventh round (ADR 0052), never trained on: an
+    # Istanbul desk (English with Turkish), an Amsterdam options market-making desk
+    # (Dutch-English floor slang), a Taipei/Hong Kong semiconductor desk (Traditional
+    # Chinese and English), read and their misses written as rules (on arrival on a961c98:
+    # 60, 63 and 64; 29 / 38 / 52, 30 / 38 / 46, 31 / 43 / 54), their floors the round's
+    # final figures.
+    ("desk_heldout137.jsonl", 240, 66, 60, (29, 38, 52)),
+    ("desk_heldout138.jsonl", 239, 66, 63, (30, 38, 46)),
+    ("desk_heldout139.jsonl", 239, 66, 64, (31, 43, 54)),
 ]
 
 
@@ -1005,6 +1022,10 @@ LABELLED_DESKS = [
     ("desk_heldout128.jsonl", 239, 66),
     ("desk_heldout130.jsonl", 239, 65),
     ("desk_heldout133.jsonl", 240, 66),
+    ("desk_heldout135.jsonl", 235, 66),
+    ("desk_heldout136.jsonl", 240, 65),
+    ("desk_heldout138.jsonl", 239, 66),
+    ("desk_heldout139.jsonl", 239, 66),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
@@ -1012,14 +1033,15 @@ LABELLED_DESKS = [
     # desk_heldout64 (two) and desk_heldout66 (one) have approvals that answer a message
     # their writers did not label a proposal (counted, not read: the desks are held out);
     # so does one approval of desk_heldout102 (counted likewise), one of desk_heldout124
-    # (likewise), one of desk_heldout129 (likewise), and one of each of the development
-    # desks desk_heldout109, 125, 127, 131 and 132
+    # (likewise), one of desk_heldout129 (likewise), one of desk_heldout134 (likewise),
+    # one of each of the development desks desk_heldout109, 125, 127, 131 and 132, and
+    # three of desk_heldout137
 ]
 
 
-@pytest.mark.parametrize("number", range(113, 134))
+@pytest.mark.parametrize("number", range(113, 140))
 def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
-    # desk_heldout113 to 133 were written from bench/data/WRITING_BRIEF.md, their writers
+    # desk_heldout113 to 139 were written from bench/data/WRITING_BRIEF.md, their writers
     # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
