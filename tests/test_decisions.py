@@ -689,6 +689,33 @@ def test_heldout_recall_does_not_regress() -> None:
     assert scores.negatives_kept <= HELDOUT_NEGATIVES_KEPT_CEILING
 
 
+# everyday.jsonl and everyday_heldout.jsonl (ids e…, by a seventeenth hand, twenty-seventh
+# round): everyday chat using desk words in their everyday sense, none of it a decision;
+# four fifths read to narrow the rules, one fifth measured only (ADR 0052). Kept on the code
+# before the round: 101 / 405 and 32 / 95; on the round's rules and model: EVERYDAY_KEPT
+# and EVERYDAY_HELDOUT_KEPT, which the ceilings keep.
+EVERYDAY_KEPT = 84 / 405
+EVERYDAY_HELDOUT_KEPT = 32 / 95
+
+
+def test_everyday_lines_are_no_decisions_and_share_no_text() -> None:
+    development, held_out = load("everyday"), load("everyday_heldout")
+    assert (len(development), len(held_out)) == (405, 95)
+    rows = development + held_out
+    assert all(row["label"] is None and row["style"] == "everyday" for row in rows)
+    assert len({row["id"] for row in rows}) == len({row["text"] for row in rows}) == 500
+    # short replies ("fine by me", "approved, enjoy") are in other sets too
+    others = {row["text"] for name in ("heldout", "japanese", "tune", "dev") for row in load(name)}
+    assert not {t for t in others & {row["text"] for row in rows} if len(t) > 16}
+
+
+@pytest.mark.parametrize(
+    ("split", "ceiling"), [("everyday", EVERYDAY_KEPT), ("everyday_heldout", EVERYDAY_HELDOUT_KEPT)]
+)
+def test_everyday_lines_kept_do_not_grow(split: str, ceiling: float) -> None:
+    assert evaluate(load(split), RULES).negatives_kept <= ceiling
+
+
 def test_japanese_recall_does_not_regress() -> None:
     """The Japanese lines (written apart, never read while writing the rules)."""
     scores = evaluate(load("japanese"), RULES)
@@ -1150,6 +1177,140 @@ def test_the_twenty_sixth_rounds_look_alikes_the_rules_leave_ordinary(text: str)
     assert _rule_type(text) is None
 
 
+ASML_CARD = (
+    "📈 TRADE CARD #0417 — ASML\nProposal: BUY 400x ASML Oct 800/840 call spread @ 9.40\n"
+    "Stop: spread value 6.00 | Target: 18.00"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "parent", "event_type"),
+    [
+        # the twenty-seventh round's development desks (ADR 0052): an RFQ put to a number of
+        # banks without "to"; a freeze lifted for what it held; more risk of a kind stopped
+        # until something happens, put through one person, a cap kept on, a limit
+        # overridden for a while; a named book's buys blocked in the system; a rejection
+        # by the imperative "reject"; a hedge done inside a cross with a counterparty; a
+        # view that shifts from one label to another; a line taken from one size to
+        # another; a decision beside "no point sitting on …", "if I have to" or "still to
+        # come"
+        (
+            "RFQing 3 banks on the platform (HSBC / Citi / SCB), not voice — 10mm 1m",
+            None,
+            "route_decision",
+        ),
+        (
+            "putting it on the multi-dealer RFQ, 3 banks (JPM, Garanti BBVA, Akbank), not voice",
+            None,
+            "route_decision",
+        ),
+        (
+            "Lifting the morning freeze for cash equities and index: normal limits apply again.",
+            None,
+            "risk_limit",
+        ),
+        ("back to normal trading limits from the open", None, "risk_limit"),
+        (
+            "Sander that's basically all the headroom. nothing more on the short-vega side in"
+            " SX5E until you've laid some of it off, I'll block it in the bot if I have to.",
+            None,
+            "risk_limit",
+        ),
+        (
+            "change of plan on the cap: keep the 300k gross vega cap on overnight, I don't want"
+            " it flipping back to 450 at 20:00Z with Asia still to come",
+            None,
+            "risk_limit",
+        ),
+        (
+            "hard stop — anything that adds short vega in SX5E goes through me until the cap"
+            " rolls off",
+            None,
+            "risk_limit",
+        ),
+        ("Temporary override: FX NOP to USD 45m until 17:00 local (14:00Z).", None, "risk_limit"),
+        ("blocking 2454 buys on the engine for the rest of the day.", None, "risk_limit"),
+        (
+            "reject — I'm covering the 760s myself, don't want a second upside line at other"
+            " strikes messing up my skew",
+            ASML_CARD,
+            "trade_approval",
+        ),
+        ("reject", ASML_CARD, "trade_approval"),
+        ("skip #03, too correlated with the THY short", None, "trade_approval"),
+        (
+            "doing the hedge inside the cross with Prinsengracht — selling 84 FESX Dec at"
+            " 5,418 tied, not on screen.",
+            None,
+            "route_decision",
+        ),
+        ("So the view shifts from 'calm crawl' to 'defended crawl'.", None, "thesis_change"),
+        (
+            "Selin, take the index line from 4,000 down to 2,000 in the evening session;",
+            None,
+            "position_change",
+        ),
+        (
+            "buying back the 150k THYAO now, not waiting for 309.50 — no point sitting on a"
+            " stop when the reason for the trade has gone",
+            None,
+            "trade_proposal",
+        ),
+        # and their look-alikes
+        ("lifting the hiring freeze for graduates in March", None, None),
+        ("skip #3 on the playlist, it's too slow", None, None),
+        ("no more sweets until dinner", None, None),
+        ("anything that adds sugar goes through me", None, None),
+        ("blocking ads on the browser", None, None),
+        ("keep the speed limit until the bridge", None, None),
+        ("the meeting moves from 'Tuesday' to 'Wednesday'", None, None),
+        ("RFQ 3 banks for the mortgage", None, None),
+        ("we are sitting on 40k ES", None, None),
+    ],
+)
+def test_the_twenty_seventh_rounds_shapes_and_their_look_alikes(
+    text: str, parent: str | None, event_type: str | None
+) -> None:
+    assert _type(text, parent) == event_type
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # everyday senses of desk words the rules leave ordinary (everyday.jsonl's and the
+        # round's own): bookings, closed shops and tickets, a lesson covered by a teacher
+        "Table for 4 at 8pm confirmed, name Rossi.",
+        "Tennis court booked for Tuesday 7–8pm, court 3.",
+        "Commande confirmée : 1 canapé 3 places, livraison le 18 entre 8h et 13h.",
+        "Please note the office will be closed on 26 December.",
+        "Kitchen closes at 22:00, last orders at 21:30.",
+        "Ticket JIRA-2291 closed as won't fix, it's expected behaviour.",
+        "closed all the windows, storm's coming",
+        "Ms Carter is off sick today, Year 3 will be covered by Mr Evans.",
+        "She covered 42 km in 3:58, finished her first marathon!",
+        "the removal company lost a box, they're covering it on insurance",
+        "the dentist appointment is confirmed for 3 May at 10:40",
+    ],
+)
+def test_everyday_senses_the_rules_leave_ordinary(text: str) -> None:
+    assert _rule_type(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # and the desk lines beside them that stay decisions
+        "ACK NEW ORD AEX 19SEP25 C910 BUY 200 LMT 2.10 acct=MM-AEX ord=E7732104 venue=EDA"
+        " status=ACCEPTED",
+        "closed the EURUSD long at 1.0850",
+        "covered the TSLA short at 241.10",
+        "booked 5k AAPL at 189.40, confirmed with GS",
+    ],
+)
+def test_desk_lines_beside_the_everyday_senses_stay_decisions(text: str) -> None:
+    assert _rule_type(text) is not None
+
+
 def test_not_waiting_for_a_target_is_no_plan() -> None:
     # "waiting for" puts an action off; "not waiting for my target" is why it is taken now
     acted = "selling 50 of the Dec long at 64.00 on screen, not waiting for my 64.80 target"
@@ -1239,7 +1400,7 @@ def test_development_splits_meet_the_recall_target(split: str) -> None:
         assert hit / total >= DEVELOPMENT_TYPE_FLOOR, style
 
 
-@pytest.mark.parametrize("split", ["heldout", "japanese"])
+@pytest.mark.parametrize("split", ["heldout", "japanese", "everyday_heldout"])
 def test_bench_refuses_to_show_heldout_misses(split: str) -> None:
     result = subprocess.run(
         [sys.executable, "bench/decisions.py", "--split", split, "--show-misses"],
