@@ -137,7 +137,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.077, 0.0155, 0.6365, 0.6975, 0.6879, 0.0281, 0.0081, 0.9802]
+PINNED_WRAP_SCORES = [0.0772, 0.0158, 0.6383, 0.6991, 0.6892, 0.0286, 0.0083, 0.9802]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 
