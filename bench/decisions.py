@@ -163,8 +163,9 @@ reading, its reading of text holding runs and its type classifier learn from the
 ITALIAN = ("italian_dev", "italian_dev2")
 """The Italian development splits (read to write the Italian rules, ADR 0046; not trained on)."""
 EVERYDAY = "everyday"
-"""Everyday messages that use desk words in their everyday sense (none a decision): the
-decision model learns from them; ``everyday_heldout`` (their held-out part) only measures."""
+"""Everyday messages that use desk words in their everyday sense (none a decision): read to
+narrow the rules, never trained on (ADR 0052); ``everyday_heldout`` (their held-out part)
+only measures."""
 DEVELOPMENT = ("tune", "dev", *WITHOUT_SPACES, *ITALIAN, EVERYDAY)
 """The splits read line by line (``--show-misses``)."""
 HELD_OUT = ("heldout", "japanese", "everyday_heldout")
