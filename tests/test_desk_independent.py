@@ -244,6 +244,13 @@ def _keeps_budget_and_floors(report: dict[str, Any], floors: dict[int, int]) -> 
 # authors many items name by an alias (ADR 0040): every floor below is the figure measured
 # once on that code (the comments give earlier figures).
 MEASURED_DESKS = [
+    # The twenty-eighth round's ranker (gradient-boosted trees in place of a logistic
+    # regression; ADR 0053) lowered the floors of eleven desks by 1 decision at a budget (one
+    # by 2), none in recognition: six development desks (38, 47, 131, 137, 139; 38 trained
+    # on) and five held out (55, 65, 102, 128, and the round's 141 and 142 below their
+    # arrival figures: 142 by 2 at 6,000); the sixty-three held-out desks measured before
+    # went from 3,863; 1,960, 2,539, 3,144 to 3,863; 2,010, 2,578, 3,198, the three of the
+    # round from 188; 90, 114, 144 on arrival to 188; 92, 117, 145.
     # The twenty-seventh round's rules (desk speech read from three development desks,
     # everyday senses left ordinary, the model trained again; ADR 0052) lowered no floor;
     # the sixty held-out desks measured before went from 3,679; 1,877, 2,429, 3,004 to
@@ -579,7 +586,7 @@ MEASURED_DESKS = [
     # 57 of 61, 51; 39, 48, 53 (52, 52; 39, 47, 49).
     ("desk_heldout37.jsonl", 230, 61, 60, (45, 55, 57)),
     # 62 of 64, 77; 39, 48, 55 (57, 75; 39, 49, 54).
-    ("desk_heldout38.jsonl", 233, 64, 64, (47, 58, 62)),
+    ("desk_heldout38.jsonl", 233, 64, 64, (46, 58, 62)),
     # 59 of 63, 58; 35, 45, 55 (the same).
     # Twelfth round (the model retrained with the round's words; the desk's readings
     # unchanged): 63; 37, 46, 57 (were 63; 37, 46, 58).
@@ -608,7 +615,7 @@ MEASURED_DESKS = [
     ("desk_heldout46.jsonl", 234, 58, 58, (31, 42, 52)),
     # 60 of 63, 58; 37, 44, 53 (56, 58; 36, 44, 51). Its first two messages (up to 8
     # minutes early, none a decision, none answered) were left out before measuring.
-    ("desk_heldout47.jsonl", 232, 63, 63, (40, 49, 58)),
+    ("desk_heldout47.jsonl", 232, 63, 63, (39, 49, 58)),
     # Held out: three more, asked for at the end of the tenth round, measured once on its
     # final code (0c79e27) and never read; the code before the round, in the same sitting,
     # in brackets: 56 of 64, 59; 33, 43, 50 (56, 59; 33, 42, 50).
@@ -636,7 +643,7 @@ MEASURED_DESKS = [
     # 60 of 61, 64; 36, 45, 54 (55, 62; 36, 44, 50).
     ("desk_heldout54.jsonl", 231, 61, 61, (35, 46, 53)),
     # 60 of 64, 54; 39, 50, 57 (60, 54; 39, 50, 57).
-    ("desk_heldout55.jsonl", 232, 64, 60, (42, 52, 57)),
+    ("desk_heldout55.jsonl", 232, 64, 60, (42, 51, 57)),
     # 54 of 59, 47; 34, 42, 49 (39, 43; 29, 37, 37).
     ("desk_heldout56.jsonl", 235, 59, 53, (35, 45, 53)),
     # Held out: five more by five hands (asked for at the twelfth round's start: Hungarian
@@ -676,7 +683,7 @@ MEASURED_DESKS = [
     # 64 of 65, 90; 28, 35, 45.
     ("desk_heldout64.jsonl", 239, 65, 64, (27, 35, 46)),
     # 64 of 65, 96; 29, 40, 48.
-    ("desk_heldout65.jsonl", 238, 65, 64, (30, 41, 49)),
+    ("desk_heldout65.jsonl", 238, 65, 64, (29, 41, 49)),
     # 61 of 65, 104; 28, 36, 43.
     ("desk_heldout66.jsonl", 240, 65, 59, (26, 36, 42)),
     # Held out: three more by three hands (asked for at the thirteenth round's end: a
@@ -789,7 +796,7 @@ MEASURED_DESKS = [
     # floors): 291; 121, 155, 199. Never read.
     ("desk_heldout100.jsonl", 236, 65, 61, (26, 32, 43)),
     ("desk_heldout101.jsonl", 235, 65, 61, (17, 24, 35)),
-    ("desk_heldout102.jsonl", 240, 64, 52, (25, 32, 39)),
+    ("desk_heldout102.jsonl", 240, 64, 52, (24, 32, 39)),
     ("desk_heldout103.jsonl", 237, 66, 55, (21, 27, 36)),
     ("desk_heldout104.jsonl", 240, 66, 62, (27, 35, 46)),
     # Held out: written for the twenty-second round by hands that read nothing of the
@@ -854,7 +861,7 @@ MEASURED_DESKS = [
     # Swedish and Norwegian; a New York multi-manager equity pod, terse American English),
     # asked for at its start; measured on arrival on the code before it (6d54e22): 192 of
     # 197; 90, 121, 149. Never read.
-    ("desk_heldout128.jsonl", 239, 66, 63, (31, 40, 50)),
+    ("desk_heldout128.jsonl", 239, 66, 63, (31, 40, 49)),
     ("desk_heldout129.jsonl", 239, 66, 65, (35, 44, 52)),
     ("desk_heldout130.jsonl", 239, 65, 64, (24, 37, 47)),
     # Development desks of the twenty-sixth round (ADR 0051), never trained on: a
@@ -862,7 +869,7 @@ MEASURED_DESKS = [
     # English), a Dubai/Riyadh desk (English with Arabic), read and their misses written as
     # rules (on arrival on 6d54e22: 57, 63 and 62; 34 / 40 / 50, 28 / 35 / 47, 33 / 44 /
     # 54), their floors the round's final figures.
-    ("desk_heldout131.jsonl", 239, 65, 62, (35, 43, 55)),
+    ("desk_heldout131.jsonl", 239, 65, 62, (35, 43, 54)),
     ("desk_heldout132.jsonl", 238, 65, 65, (28, 36, 48)),
     ("desk_heldout133.jsonl", 240, 66, 65, (33, 44, 56)),
     # Held out: written for the twenty-seventh round from the same brief (a Warsaw/Prague/
@@ -879,9 +886,26 @@ MEASURED_DESKS = [
     # Chinese and English), read and their misses written as rules (on arrival on a961c98:
     # 60, 63 and 64; 29 / 38 / 52, 30 / 38 / 46, 31 / 43 / 54), their floors the round's
     # final figures.
-    ("desk_heldout137.jsonl", 240, 66, 63, (29, 40, 56)),
+    ("desk_heldout137.jsonl", 240, 66, 63, (29, 40, 55)),
     ("desk_heldout138.jsonl", 239, 66, 65, (31, 38, 48)),
-    ("desk_heldout139.jsonl", 239, 66, 65, (31, 44, 53)),
+    ("desk_heldout139.jsonl", 239, 66, 65, (31, 43, 53)),
+    # Held out: written for the twenty-eighth round from the same brief (a Jakarta/Kuala
+    # Lumpur/Bangkok desk, English with Bahasa Indonesia, Malay and Thai; a London equity
+    # long/short desk, British English with prime-broker and order-system output; a
+    # Chicago/New York volatility desk, terse American English with risk-bot output), asked
+    # for at its start; measured on arrival on the code before it (5e53e96): 188 of 197;
+    # 90, 114, 144. Never read.
+    ("desk_heldout140.jsonl", 240, 65, 64, (31, 40, 52)),
+    ("desk_heldout141.jsonl", 240, 66, 62, (26, 36, 45)),
+    ("desk_heldout142.jsonl", 238, 66, 62, (31, 38, 46)),
+    # Development desks of the twenty-eighth round (ADR 0053), never trained on: a Tel Aviv
+    # desk (English with Hebrew), a Zurich/Geneva private-bank execution desk (English with
+    # Swiss German and French), a Lagos/Nairobi frontier-markets desk (English with Nigerian
+    # Pidgin and Swahili); measured on arrival on 5e53e96 (56, 63 and 58; 30 / 35 / 42,
+    # 25 / 38 / 49, 32 / 40 / 48), their floors the round's final figures.
+    ("desk_heldout143.jsonl", 240, 65, 56, (29, 37, 44)),
+    ("desk_heldout144.jsonl", 236, 66, 63, (26, 39, 49)),
+    ("desk_heldout145.jsonl", 239, 65, 58, (32, 42, 50)),
 ]
 
 
@@ -1031,6 +1055,10 @@ LABELLED_DESKS = [
     ("desk_heldout136.jsonl", 240, 65),
     ("desk_heldout138.jsonl", 239, 66),
     ("desk_heldout139.jsonl", 239, 66),
+    ("desk_heldout141.jsonl", 240, 66),
+    ("desk_heldout142.jsonl", 238, 66),
+    ("desk_heldout144.jsonl", 236, 66),
+    ("desk_heldout145.jsonl", 239, 65),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
@@ -1039,14 +1067,15 @@ LABELLED_DESKS = [
     # their writers did not label a proposal (counted, not read: the desks are held out);
     # so does one approval of desk_heldout102 (counted likewise), one of desk_heldout124
     # (likewise), one of desk_heldout129 (likewise), one of desk_heldout134 (likewise),
-    # one of each of the development desks desk_heldout109, 125, 127, 131 and 132, and
-    # three of desk_heldout137
+    # one of desk_heldout140 (likewise), one of each of the development desks
+    # desk_heldout109, 125, 127, 131 and 132, and three of desk_heldout137 and of
+    # desk_heldout143
 ]
 
 
-@pytest.mark.parametrize("number", range(113, 140))
+@pytest.mark.parametrize("number", range(113, 146))
 def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
-    # desk_heldout113 to 139 were written from bench/data/WRITING_BRIEF.md, their writers
+    # desk_heldout113 to 145 were written from bench/data/WRITING_BRIEF.md, their writers
     # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")

@@ -9,7 +9,7 @@ in the rules file, as the shipped rules do) makes a message that no rule matches
 hard event when the model gives it a decision probability of at least the model's
 ``threshold``; the model also names its type and, in a long message, the clauses that
 carry it (its clause selector, ADR 0033), and ranks hard events under the feed's budget
-(its ranker, ADR 0034).
+(its ranker, ADR 0034; a small ensemble of regression trees since ADR 0053).
 
 Scoring is deterministic and needs nothing beyond the standard library: the file holds
 each block's vocabulary with its inverse document frequency and the coefficients, and
@@ -26,6 +26,7 @@ import itertools
 import json
 import math
 import re
+import struct
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -40,7 +41,7 @@ MODEL_NAMES = ("trading-desk",)
 MODEL_FILE = "decision_model.json.gz"
 MIN_KNOWN_WORDS = 2
 """The model promotes no message with fewer words it knows (see ``known_words``)."""
-FORMAT = 6
+FORMAT = 7
 """Format 2 added the clause selector (``clauses``: :func:`clause_features` weights);
 format 3 the hard-event ranker (``rank``: :func:`rank_features` weights); format 4 the
 desk reading (``desk``: a second decision classifier over the same features, trained
@@ -176,6 +177,59 @@ def _sigmoid(z: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
+_SINGLE = struct.Struct("<f")
+
+
+def _single(x: float) -> float:
+    """``x`` as the trainer's trees read it: a single-precision float (scikit-learn's trees
+    compare features cast to float32 with their float64 thresholds)."""
+    return float(_SINGLE.unpack(_SINGLE.pack(x))[0])
+
+
+@dataclass(frozen=True, slots=True)
+class Tree:
+    """One regression tree of the ranker, its nodes in the trainer's order (a node's
+    children come after it): a split node reads ``feature`` (a :func:`rank_features`
+    index) and goes ``left`` when the value is at most ``threshold``, else ``right``; a
+    leaf (``feature`` -1) adds its ``value``."""
+
+    feature: tuple[int, ...]
+    threshold: tuple[float, ...]
+    left: tuple[int, ...]
+    right: tuple[int, ...]
+    value: tuple[float, ...]
+
+    def leaf(self, features: Sequence[float]) -> float:
+        """The value of the leaf ``features`` (already :func:`_single`) reach."""
+        node = 0
+        while (index := self.feature[node]) >= 0:
+            node = self.left[node] if features[index] <= self.threshold[node] else self.right[node]
+        return self.value[node]
+
+
+def parse_tree(spec: dict[str, Any], width: int) -> Tree:
+    """A tree from its file entry, checked: every split reads one of ``width`` features and
+    every child comes after its node (so a walk ends), every leaf has a value."""
+    tree = Tree(
+        tuple(int(f) for f in spec["feature"]),
+        tuple(float(t) for t in spec["threshold"]),
+        tuple(int(n) for n in spec["left"]),
+        tuple(int(n) for n in spec["right"]),
+        tuple(float(v) for v in spec["value"]),
+    )
+    size = len(tree.feature)
+    if size == 0 or any(
+        len(column) != size for column in (tree.threshold, tree.left, tree.right, tree.value)
+    ):
+        raise ValueError("a ranker tree's columns differ in length")
+    for node, index in enumerate(tree.feature):
+        if index >= width:
+            raise ValueError("a ranker tree reads a feature the ranker does not give")
+        if index >= 0 and not (node < tree.left[node] < size and node < tree.right[node] < size):
+            raise ValueError("a ranker tree's child does not follow its node")
+    return tree
+
+
 CLAUSE_FEATURES = 14
 """How many features :func:`clause_features` gives per clause."""
 
@@ -306,18 +360,21 @@ class DecisionModel:
     clause_intercept: float
     clause_threshold: float
     """A clause scoring at least this is kept besides the best one."""
-    rank_weights: tuple[float, ...]
-    """The hard-event ranker's coefficients, one per :func:`rank_features` feature."""
-    rank_intercept: float
+    rank_init: float
+    """The hard-event ranker's starting log-odds (the training rows' share of decisions)."""
+    rank_trees: tuple[Tree, ...]
+    """The ranker's trees over :func:`rank_features`, each leaf already scaled by the
+    learning rate: the log-odds is ``rank_init`` plus the leaves reached."""
     _kept: Callable[[str, str | None], _Sums] = field(init=False, repr=False, compare=False)
 
     def rank(self, features: Sequence[float]) -> float:
         """The probability, 0 to 1, that a hard event with these :func:`rank_features`
         is a decision a reader needs: what orders hard events under a budget. Rounded
         to nine digits (the same on every host; a score reaches block ids)."""
-        z = self.rank_intercept + math.fsum(
-            w * x for w, x in zip(self.rank_weights, features, strict=True)
-        )
+        if len(features) != RANK_FEATURES:
+            raise ValueError(f"the ranker reads {RANK_FEATURES} features, not {len(features)}")
+        read = [_single(x) for x in features]
+        z = self.rank_init + math.fsum(tree.leaf(read) for tree in self.rank_trees)
         return round(_sigmoid(z), 9)
 
     def clause_scores(
@@ -464,8 +521,10 @@ def parse_model(raw: bytes, name: str) -> DecisionModel:
     if len(clauses["coef"]) != CLAUSE_FEATURES:
         raise ValueError(f"decision model {name}: unexpected clause features")
     rank = data["rank"]
-    if len(rank["coef"]) != RANK_FEATURES:
-        raise ValueError(f"decision model {name}: unexpected rank features")
+    try:
+        trees = tuple(parse_tree(spec, RANK_FEATURES) for spec in rank["trees"])
+    except ValueError as error:
+        raise ValueError(f"decision model {name}: unexpected rank features ({error})") from None
     sizes = [len(b["idf"]) for b in data["blocks"]]
     decision = _block_weights(data["decision"]["coef"], sizes)
     desk = _block_weights(data["desk"]["coef"], sizes)
@@ -503,8 +562,8 @@ def parse_model(raw: bytes, name: str) -> DecisionModel:
         clause_weights=tuple(float(w) for w in clauses["coef"]),
         clause_intercept=float(clauses["intercept"]),
         clause_threshold=float(clauses["threshold"]),
-        rank_weights=tuple(float(w) for w in rank["coef"]),
-        rank_intercept=float(rank["intercept"]),
+        rank_init=float(rank["init"]),
+        rank_trees=trees,
     )
 
 
