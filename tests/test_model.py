@@ -11,6 +11,7 @@ import random
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,9 +23,12 @@ from channel_memory.worker.model import (
     FORMAT,
     MODEL_FILE,
     RANK_FEATURES,
+    TREES_MAX,
+    Boosted,
     char_terms,
     clause_features,
     load_model,
+    parse_boosted,
     parse_model,
     parse_tree,
     rank_features,
@@ -147,9 +151,9 @@ def test_a_model_file_whose_clause_selector_does_not_fit_is_refused() -> None:
             parse_model(gzip.compress(json.dumps(broken).encode()), "broken")
 
 
-def _tree(**changes: list[float] | list[int]) -> dict[str, list[float] | list[int]]:
-    """A ranker tree entry: one split on the model's probability (feature 1) at 0.5."""
-    tree: dict[str, list[float] | list[int]] = {
+def _tree(**changes: Any) -> dict[str, Any]:
+    """A ranker tree entry: one split on feature 1 (the model's probability) at 0.5."""
+    tree: dict[str, Any] = {
         "feature": [1, -1, -1],
         "threshold": [0.5, 0.0, 0.0],
         "left": [1, -1, -1],
@@ -159,27 +163,65 @@ def _tree(**changes: list[float] | list[int]) -> dict[str, list[float] | list[in
     return tree | changes
 
 
-@pytest.mark.parametrize(
-    "tree",
-    [
-        _tree(feature=[RANK_FEATURES, -1, -1]),  # a feature the ranker does not give
-        _tree(left=[0, -1, -1]),  # a child that does not follow its node: a walk never ends
-        _tree(right=[3, -1, -1]),  # a child beyond the tree
-        _tree(value=[0.0, -2.0]),  # columns of different lengths
-        _tree(feature=[], threshold=[], left=[], right=[], value=[]),  # no node
-    ],
-)
-def test_a_model_file_whose_ranker_does_not_fit_is_refused(
-    tree: dict[str, list[float] | list[int]],
-) -> None:
+def _file(rank: Any) -> bytes:
     broken = {
         "format": FORMAT,
         "blocks": [{"name": name} for name, _ in BLOCKS],
         "clauses": {"coef": [0.0] * CLAUSE_FEATURES, "intercept": 0.0, "threshold": 0.5},
-        "rank": {"init": 0.0, "trees": [_tree(), tree]},
+        "rank": rank,
     }
+    return gzip.compress(json.dumps(broken).encode())
+
+
+@pytest.mark.parametrize(
+    "tree",
+    [
+        _tree(feature=[RANK_FEATURES, -1, -1]),  # a feature the ranker does not give
+        _tree(feature=[1, -2, -1]),  # neither a feature nor a leaf
+        _tree(feature=[1.0, -1, -1]),  # an index that is not an integer
+        _tree(feature=[True, -1, -1]),
+        _tree(left=[0, -1, -1]),  # a child that does not follow its node: a walk never ends
+        _tree(right=[3, -1, -1]),  # a child beyond the tree
+        _tree(value=[0.0, -2.0]),  # columns of different lengths
+        _tree(feature=[], threshold=[], left=[], right=[], value=[]),  # no node
+        _tree(value=[0.0, -2.0, math.nan]),  # not a number: would rank first
+        _tree(value=[0.0, math.inf, -math.inf]),  # sums to nothing
+        _tree(value=[0.0, 1e308, 1e308]),  # beyond any log-odds: sums overflow
+        _tree(threshold=[None, 0.0, 0.0]),
+        _tree(threshold=["0.5", 0.0, 0.0]),
+        _tree(value=[0.0, 10**400, 0.0]),  # an integer no float holds
+        {"feature": [1, -1, -1]},  # columns missing
+    ],
+)
+def test_a_model_file_whose_ranker_trees_do_not_fit_is_refused(tree: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match="rank features"):
-        parse_model(gzip.compress(json.dumps(broken).encode()), "broken")
+        parse_model(_file({"init": 0.0, "trees": [_tree(), tree]}), "broken")
+
+
+@pytest.mark.parametrize(
+    "rank",
+    [
+        {"trees": []},  # no starting log-odds
+        {"init": math.inf, "trees": []},
+        {"init": 0.0, "trees": {}},
+        {"init": 0.0, "trees": [_tree()] * (TREES_MAX + 1)},
+        {"coef": [0.0] * RANK_FEATURES, "intercept": 0.0},  # format 6's ranker
+    ],
+)
+def test_a_model_file_whose_ranker_does_not_fit_is_refused(rank: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match="rank features"):
+        parse_model(_file(rank), "broken")
+
+
+def test_an_ensemble_reads_as_many_features_as_it_was_built_for() -> None:
+    # a split on the last feature: the value 1 there goes right (+2)
+    last = {"init": 0.0, "trees": [_tree(feature=[RANK_FEATURES - 1, -1, -1])]}
+    row = [0.0] * (RANK_FEATURES - 1) + [1.0]
+    assert parse_boosted(last, RANK_FEATURES).probability(row) == round(1 / (1 + math.exp(-2.0)), 9)
+    with pytest.raises(ValueError, match="feature"):
+        parse_boosted(last, RANK_FEATURES - 1)
+    with pytest.raises(ValueError, match="features"):
+        parse_boosted(last, RANK_FEATURES).probability(row[:-1])
 
 
 def test_the_ranker_adds_the_leaves_its_trees_reach_reading_features_in_single_precision() -> None:
@@ -187,8 +229,9 @@ def test_the_ranker_adds_the_leaves_its_trees_reach_reading_features_in_single_p
     edge = 0.10000000149011612  # 0.1 in single precision, read back as a double
     model = dataclasses.replace(
         parse_model(_tiny_model(decision=0.0, runs=0.0), "tiny"),
-        rank_init=0.5,
-        rank_trees=(parse_tree(_tree(threshold=[edge, 0.0, 0.0]), RANK_FEATURES),),
+        ranker=Boosted(
+            RANK_FEATURES, 0.5, (parse_tree(_tree(threshold=[edge, 0.0, 0.0]), RANK_FEATURES),)
+        ),
     )
     row = _rank_row(False)
     low, high = list(row), list(row)
@@ -250,7 +293,9 @@ def test_a_thread_root_ranks_as_a_message_of_its_own() -> None:
         i for i, (a, b) in enumerate(zip(row, _rank_row(False, True), strict=True)) if a != b
     )
     split = parse_tree(_tree(feature=[replying, -1, -1]), RANK_FEATURES)
-    tiny = dataclasses.replace(parse_model(_tiny_model(0.0, 0.0), "tiny"), rank_trees=(split,))
+    tiny = dataclasses.replace(
+        parse_model(_tiny_model(0.0, 0.0), "tiny"), ranker=Boosted(RANK_FEATURES, 0.0, (split,))
+    )
     rules = dataclasses.replace(RULES, model=tiny)
     alone = classify(plain, rules, 3_600_000_000).score
     assert classify(root, rules, 3_600_000_000).score == alone

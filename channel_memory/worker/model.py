@@ -9,7 +9,7 @@ in the rules file, as the shipped rules do) makes a message that no rule matches
 hard event when the model gives it a decision probability of at least the model's
 ``threshold``; the model also names its type and, in a long message, the clauses that
 carry it (its clause selector, ADR 0033), and ranks hard events under the feed's budget
-(its ranker, ADR 0034; a small ensemble of regression trees since ADR 0053).
+(its ranker, ADR 0034; gradient-boosted regression trees since ADR 0053).
 
 Scoring is deterministic and needs nothing beyond the standard library: the file holds
 each block's vocabulary with its inverse document frequency and the coefficients, and
@@ -48,7 +48,9 @@ desk reading (``desk``: a second decision classifier over the same features, tra
 with labelled desks; one of the ranker's features); format 5 the reading of text that
 holds Chinese, Japanese or Korean (``runs``: a decision classifier over the same
 features that learnt those languages too, ADR 0043); format 6 gave the clause selector and
-the ranker three features each for text that reading reads (ADR 0044)."""
+the ranker three features each for text that reading reads (ADR 0044); format 7 made the
+ranker gradient-boosted regression trees (``rank``: a starting log-odds ``init`` and
+``trees``, see :func:`parse_boosted`; ADR 0053)."""
 
 SUMS_KEPT = 512
 """How many texts' readings (see :meth:`DecisionModel._read`) a model keeps."""
@@ -186,12 +188,19 @@ def _single(x: float) -> float:
     return float(_SINGLE.unpack(_SINGLE.pack(x))[0])
 
 
+LEAF_MAX = 100.0
+"""The largest log-odds a tree's leaf or a starting value may hold (the shipped trees'
+are below 2): a file's sums stay finite whatever it holds."""
+TREES_MAX = 10_000
+"""The most trees an ensemble may hold: bounded work per score."""
+
+
 @dataclass(frozen=True, slots=True)
 class Tree:
-    """One regression tree of the ranker, its nodes in the trainer's order (a node's
-    children come after it): a split node reads ``feature`` (a :func:`rank_features`
-    index) and goes ``left`` when the value is at most ``threshold``, else ``right``; a
-    leaf (``feature`` -1) adds its ``value``."""
+    """One regression tree, its nodes in the trainer's order (a node's children come after
+    it): a split node reads ``feature`` (an index of the ensemble's features) and goes
+    ``left`` when the value is at most ``threshold``, else ``right``; a leaf (``feature``
+    -1) adds its ``value``."""
 
     feature: tuple[int, ...]
     threshold: tuple[float, ...]
@@ -207,27 +216,78 @@ class Tree:
         return self.value[node]
 
 
+@dataclass(frozen=True, slots=True)
+class Boosted:
+    """Gradient-boosted regression trees over ``width`` features (scikit-learn's
+    ``GradientBoostingClassifier``, exported by ``bench/train_model.py``): the log-odds is
+    ``init`` plus the leaf each tree reaches, its value already scaled by the learning
+    rate."""
+
+    width: int
+    init: float
+    trees: tuple[Tree, ...]
+
+    def probability(self, features: Sequence[float]) -> float:
+        """The probability, 0 to 1, rounded to nine digits (the same on every host). The
+        features are read in single precision, as the trainer's trees read them."""
+        if len(features) != self.width:
+            raise ValueError(f"the trees read {self.width} features, not {len(features)}")
+        read = [_single(x) for x in features]
+        z = self.init + math.fsum(tree.leaf(read) for tree in self.trees)
+        return round(_sigmoid(z), 9)
+
+
+def _integer(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError("a tree's node index or feature is not an integer")
+    return value
+
+
+def _finite(value: Any, bound: float = math.inf) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError("a tree's threshold or value is not a number")
+    try:
+        number = float(value)
+    except OverflowError:  # an integer too large for a float
+        raise ValueError("a tree's threshold or value is not a finite number") from None
+    if not math.isfinite(number) or abs(number) > bound:
+        raise ValueError("a tree's threshold or value is not a finite number in bounds")
+    return number
+
+
 def parse_tree(spec: dict[str, Any], width: int) -> Tree:
-    """A tree from its file entry, checked: every split reads one of ``width`` features and
-    every child comes after its node (so a walk ends), every leaf has a value."""
+    """A tree from its file entry, checked: every split reads one of ``width`` features,
+    every child comes after its node (so a walk ends), every number is finite and every
+    leaf's value within :data:`LEAF_MAX`."""
     tree = Tree(
-        tuple(int(f) for f in spec["feature"]),
-        tuple(float(t) for t in spec["threshold"]),
-        tuple(int(n) for n in spec["left"]),
-        tuple(int(n) for n in spec["right"]),
-        tuple(float(v) for v in spec["value"]),
+        tuple(_integer(f) for f in spec["feature"]),
+        tuple(_finite(t) for t in spec["threshold"]),
+        tuple(_integer(n) for n in spec["left"]),
+        tuple(_integer(n) for n in spec["right"]),
+        tuple(_finite(v, LEAF_MAX) for v in spec["value"]),
     )
     size = len(tree.feature)
     if size == 0 or any(
         len(column) != size for column in (tree.threshold, tree.left, tree.right, tree.value)
     ):
-        raise ValueError("a ranker tree's columns differ in length")
+        raise ValueError("a tree's columns differ in length")
     for node, index in enumerate(tree.feature):
-        if index >= width:
-            raise ValueError("a ranker tree reads a feature the ranker does not give")
+        if not -1 <= index < width:
+            raise ValueError("a tree reads a feature the ensemble does not give")
         if index >= 0 and not (node < tree.left[node] < size and node < tree.right[node] < size):
-            raise ValueError("a ranker tree's child does not follow its node")
+            raise ValueError("a tree's child does not follow its node")
     return tree
+
+
+def parse_boosted(spec: dict[str, Any], width: int) -> Boosted:
+    """An ensemble from its file entry (``init``, ``trees``), each tree checked by
+    :func:`parse_tree`; at most :data:`TREES_MAX` trees."""
+    trees = spec["trees"]
+    if not isinstance(trees, list) or len(trees) > TREES_MAX:
+        raise ValueError("an ensemble's trees are not a list of at most TREES_MAX")
+    return Boosted(
+        width, _finite(spec["init"], LEAF_MAX), tuple(parse_tree(t, width) for t in trees)
+    )
 
 
 CLAUSE_FEATURES = 14
@@ -360,22 +420,15 @@ class DecisionModel:
     clause_intercept: float
     clause_threshold: float
     """A clause scoring at least this is kept besides the best one."""
-    rank_init: float
-    """The hard-event ranker's starting log-odds (the training rows' share of decisions)."""
-    rank_trees: tuple[Tree, ...]
-    """The ranker's trees over :func:`rank_features`, each leaf already scaled by the
-    learning rate: the log-odds is ``rank_init`` plus the leaves reached."""
+    ranker: Boosted
+    """The hard-event ranker: trees over :func:`rank_features`."""
     _kept: Callable[[str, str | None], _Sums] = field(init=False, repr=False, compare=False)
 
     def rank(self, features: Sequence[float]) -> float:
         """The probability, 0 to 1, that a hard event with these :func:`rank_features`
         is a decision a reader needs: what orders hard events under a budget. Rounded
         to nine digits (the same on every host; a score reaches block ids)."""
-        if len(features) != RANK_FEATURES:
-            raise ValueError(f"the ranker reads {RANK_FEATURES} features, not {len(features)}")
-        read = [_single(x) for x in features]
-        z = self.rank_init + math.fsum(tree.leaf(read) for tree in self.rank_trees)
-        return round(_sigmoid(z), 9)
+        return self.ranker.probability(features)
 
     def clause_scores(
         self,
@@ -520,10 +573,9 @@ def parse_model(raw: bytes, name: str) -> DecisionModel:
     clauses = data["clauses"]
     if len(clauses["coef"]) != CLAUSE_FEATURES:
         raise ValueError(f"decision model {name}: unexpected clause features")
-    rank = data["rank"]
     try:
-        trees = tuple(parse_tree(spec, RANK_FEATURES) for spec in rank["trees"])
-    except ValueError as error:
+        ranker = parse_boosted(data["rank"], RANK_FEATURES)
+    except (ValueError, TypeError, KeyError) as error:
         raise ValueError(f"decision model {name}: unexpected rank features ({error})") from None
     sizes = [len(b["idf"]) for b in data["blocks"]]
     decision = _block_weights(data["decision"]["coef"], sizes)
@@ -562,8 +614,7 @@ def parse_model(raw: bytes, name: str) -> DecisionModel:
         clause_weights=tuple(float(w) for w in clauses["coef"]),
         clause_intercept=float(clauses["intercept"]),
         clause_threshold=float(clauses["threshold"]),
-        rank_init=float(rank["init"]),
-        rank_trees=trees,
+        ranker=ranker,
     )
 
 
