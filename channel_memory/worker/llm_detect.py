@@ -37,8 +37,10 @@ DETECT_PROMPT_VERSION = "1"
 DETECT_KIND = "decisions"
 """The ``kind`` of a detection answer in the LLM cache."""
 PROMOTED_SCORE = 0.7
-"""A promoted hard event's score: about what the shipped ranker gives a labelled
-decision (median 0.68 on four development desks; look-alike hard events 0.18)."""
+"""A promoted hard event's score: between what the shipped ranker gives a labelled
+decision and a look-alike (medians 0.887 and 0.134 on eight development desks,
+``desk_heldout41`` to ``48``, with the trees of ADR 0053; 0.844 and 0.138 with the regression
+before them), nearer the decisions."""
 
 
 def processor(model: str) -> str:
