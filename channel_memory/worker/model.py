@@ -12,10 +12,10 @@ carry it (its clause selector, ADR 0033), and ranks hard events under the feed's
 (its ranker, ADR 0034; gradient-boosted regression trees since ADR 0053).
 
 Scoring is deterministic and needs nothing beyond the standard library: the file holds
-each block's vocabulary with its inverse document frequency and the coefficients, and
-:meth:`DecisionModel.probability` computes what the trainer's TF-IDF and logistic
-regression compute (sublinear term frequency, each block normalised to unit length).
-"""
+each block's vocabulary with its inverse document frequency, the coefficients and the
+ranker's trees, and :meth:`DecisionModel.probability` computes what the trainer's TF-IDF
+and logistic regression compute (sublinear term frequency, each block normalised to unit
+length)."""
 
 from __future__ import annotations
 
@@ -284,7 +284,7 @@ def parse_boosted(spec: dict[str, Any], width: int) -> Boosted:
     :func:`parse_tree`; at most :data:`TREES_MAX` trees."""
     trees = spec["trees"]
     if not isinstance(trees, list) or len(trees) > TREES_MAX:
-        raise ValueError("an ensemble's trees are not a list of at most TREES_MAX")
+        raise ValueError(f"an ensemble's trees are not a list of at most {TREES_MAX:,}")
     return Boosted(
         width, _finite(spec["init"], LEAF_MAX), tuple(parse_tree(t, width) for t in trees)
     )
