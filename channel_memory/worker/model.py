@@ -26,7 +26,7 @@ import itertools
 import json
 import math
 import re
-import struct
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -179,15 +179,6 @@ def _sigmoid(z: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
-_SINGLE = struct.Struct("<f")
-
-
-def _single(x: float) -> float:
-    """``x`` as the trainer's trees read it: a single-precision float (scikit-learn's trees
-    compare features cast to float32 with their float64 thresholds)."""
-    return float(_SINGLE.unpack(_SINGLE.pack(x))[0])
-
-
 LEAF_MAX = 100.0
 """The largest log-odds a tree's leaf or a starting value may hold (the shipped trees'
 are below 2): a file's sums stay finite whatever it holds."""
@@ -209,7 +200,7 @@ class Tree:
     value: tuple[float, ...]
 
     def leaf(self, features: Sequence[float]) -> float:
-        """The value of the leaf ``features`` (already :func:`_single`) reach."""
+        """The value of the leaf ``features`` (already in single precision) reach."""
         node = 0
         while (index := self.feature[node]) >= 0:
             node = self.left[node] if features[index] <= self.threshold[node] else self.right[node]
@@ -229,10 +220,11 @@ class Boosted:
 
     def probability(self, features: Sequence[float]) -> float:
         """The probability, 0 to 1, rounded to nine digits (the same on every host). The
-        features are read in single precision, as the trainer's trees read them."""
+        features are read in single precision, as the trainer's trees read them
+        (scikit-learn's trees compare features cast to float32 with float64 thresholds)."""
         if len(features) != self.width:
             raise ValueError(f"the trees read {self.width} features, not {len(features)}")
-        read = [_single(x) for x in features]
+        read = array("f", features).tolist()
         z = self.init + math.fsum(tree.leaf(read) for tree in self.trees)
         return round(_sigmoid(z), 9)
 
