@@ -2584,3 +2584,97 @@ def test_a_verdict_with_its_reasons_answers_a_signal_card() -> None:
     assert decided is not None and decided.event_type == "trade_approval"
     # the same words under a card that proposes nothing decide nothing
     assert RULES.decide(rejection, parent="LUNCH ▸ pizza or sushi\nvote by 12") is None
+
+
+NUMBERED_CARD = (
+    "📇 TRADE CARD #2418 | pair: USD/KES 3M NDF | action: BUY USD 5,000,000 vs KES at 130.55"
+)
+PAIR_PROPOSAL = "proposal: sell 200k LUMI today, and add 80k to the DSCT short as the hedge. Yossi?"
+
+
+@pytest.mark.parametrize(
+    ("reply", "parent", "decides"),
+    [
+        # a verdict around what the parent names: its number, a name in capitals
+        (
+            "reject 2418 — we don't pay 4% to hedge a currency the central bank is sitting "
+            "on. revisit if reserves drop",
+            NUMBERED_CARD,
+            True,
+        ),
+        ("2418 approved — book it on the KES line", NUMBERED_CARD, True),
+        ("LUMI yes. DSCT no — borrow is tight and it's not a hedge for this", PAIR_PROPOSAL, True),
+        # a number or a name the parent does not carry is no reference to it
+        (
+            "reject 2419 — we don't pay 4% to hedge a currency the bank is sitting on",
+            NUMBERED_CARD,
+            False,
+        ),
+        (
+            "NOKIA yes. DSCT no — borrow is tight and it's not a hedge for this",
+            PAIR_PROPOSAL,
+            False,
+        ),
+        # a verdict before or after "but"
+        ("good eye but no — not your book, and Tal has enough on today.", PROPOSAL, True),
+        ("nice idea but not today, the Fed is tomorrow", PROPOSAL, True),
+        ("ok but half in the auction, half on the screen after.", PROPOSAL, True),
+        ("ok but let me check the borrow first. back in 5", PROPOSAL, False),
+        ("good eye but the borrow is tight, we'll talk later", PROPOSAL, False),
+        # the same words under a message that proposes nothing
+        ("good eye but no — not your book, and Tal has enough on today.", "lunch at 1?", False),
+        ("LUMI yes. DSCT no — borrow is tight", "LUMI and DSCT results are out", False),
+    ],
+)
+def test_a_verdict_is_read_past_what_the_parent_names_and_around_but(
+    reply: str, parent: str, decides: bool
+) -> None:
+    assert (_rules_read(reply, parent) == "trade_approval") is decides
+
+
+# Shapes from the twenty-ninth round (read on its development desks after they were
+# measured), each beside the everyday or desk text that must stay as it was
+@pytest.mark.parametrize(
+    ("text", "parent", "event_type"),
+    [
+        ("so: cutting the CA GO 5s '45 from 6mm to 3mm.", None, "position_change"),
+        ("trimming the 2s10s steepener from 40k to 25k DV01 now", None, "position_change"),
+        ("CBOE: take the stop off.", None, "stop_or_target_change"),
+        ("taking off the stop on the 2s, it's a hedge now", None, "stop_or_target_change"),
+        ("take the stopwatch off the shelf", None, None),
+        ("good. FPT at 9.8% — no more FPT entries today from anyone", None, "risk_limit"),
+        ("no more entries in the raffle, sorry", None, None),
+        ("I'll do a temp raise to USD 36k through T+1 for the auction only", None, "risk_limit"),
+        ("a temp raise of 3% for the team this year", None, None),
+        (
+            "CONFIRM MATCHED | trade=FX-0813-0031 | SELL USD 6,000,000 / BUY PHP 344,340,000 "
+            "| rate 57.390 | cpty PACIFICA BANK | no action for ops",
+            None,
+            "trade_confirmation",
+        ),
+        ("RECON | 14 matched, 0 breaks | no action for ops", None, None),
+        (
+            "🚨 BREACH KE_SMALLCAP_CONC 10.4% / 10.0% limit | driver: HFCK +9.8% intraday "
+            "(price move, no trades) | book KE_EQ",
+            None,
+            "risk_limit",
+        ),
+        ("no breach, no trades, nothing to do", None, None),
+        (
+            "ok go. keep the total under 35mm and don't leave a naked leg over lunch",
+            PROPOSAL,
+            "trade_approval",
+        ),
+        ("ok, lunch first then I'll look", PROPOSAL, None),
+        ("taking it, half size.", PROPOSAL, "trade_approval"),
+        (
+            "ok 40k, not 60. the divi is nice but not at the cost of the whole line",
+            PROPOSAL,
+            "trade_approval",
+        ),
+    ],
+)
+def test_the_twenty_ninth_rounds_shapes_and_their_look_alikes(
+    text: str, parent: str | None, event_type: str | None
+) -> None:
+    assert _rules_read(text, parent) == event_type

@@ -124,11 +124,17 @@ its reasons are its reasons, whatever they say ("pass. … if it comes and goes,
 again"; "no, let me think" is no such verdict)."""
 _REJECTING = re.compile(
     rf"\W{{0,3}}(?:{_FIRM_WORDS}|no|nah|nope|nay|negative|not (?:now|yet|tonight)|nein|non|"
-    r"niet)\W{0,3}$",
+    r"niet|reject|decline|deny)\W{0,3}$",
     re.IGNORECASE,
 )
 """A verdict that rejects, firmly or not (its reasons may describe how things stand, see
 ``_verdict``)."""
+_BUT = re.compile(r"\W{0,3}(.{1,30}?)\s{1,3}but\s{1,3}(\S.{0,30})", re.IGNORECASE)
+"""Opening words with "but" between a verdict and the rest ("ok but half in the auction",
+"good eye but no")."""
+_SIZE_WORD = re.compile(r"\d{1,6}(?:[.,]\d{1,3})?(?:k|m|mm|bn|lots?|x)", re.IGNORECASE)
+"""A size with its unit ("40k", "1.5mm", "20 lots" is two words): granted beside a verdict
+("ok 40k, not 60"); a bare number may be a card's ("reject 2419" under card #2418 is none)."""
 _SIZED = re.compile(
     r"\s{0,3}(?:(?:先|只|就)?(?:上|做|给|給|进|進|来|來)\s?)?\d{1,6}(?:[.,]\d{1,3})?\s?"
     r"(?:k|m|mm|lots?|x|手|张|張|股|万股|萬股)?\s{0,3}[,.;，。；]"
@@ -827,6 +833,15 @@ class _View:
         return None
 
 
+def _carried(word: str, parent_lowered: str) -> bool:
+    """Whether ``word`` names something the parent carries: a number or a name in capitals
+    ("2418", "#2418", "LUMI") that the parent's text holds as a whole word."""
+    bare = word.lstrip("#")
+    if not (any(ch.isdigit() for ch in bare) or (len(bare) > 1 and bare.isupper())):
+        return False
+    return re.search(rf"(?<![\w-]){re.escape(_lower(bare))}(?![\w-])", parent_lowered) is not None
+
+
 def _line_starts(lines: Iterable[str]) -> list[int]:
     starts, at = [], 0
     for line in lines:
@@ -1033,20 +1048,66 @@ class RuleSet:
         ):
             text = text[label.end() :]
         found = _VERDICT.match(text)
-        if found is None or len(found.group(1).split()) > BARE_APPROVAL_WORDS:
+        if found is None:
             return None
-        verdict = found.group(1)
+        read = self._read_verdict(found.group(1), parent_lowered)
+        if read is None:
+            return None
+        verdict, rest = read
+        reasons_at = found.end(2) if rest is None else rest
         firm = _FIRM_REJECTION.match(verdict)
         if firm is not None:
             return firm.group(1)  # "Abgelehnt von Risk." is the verdict "Abgelehnt"
-        if _SIZED.match(text, found.end(2)) is not None:
+        if rest is None and _SIZED.match(text, found.end(2)) is not None:
             return verdict.strip()  # "Go, 3k, with the 1,965 stop hard in the system."
         rejecting = _REJECTING.match(verdict) is not None
         guards = tuple(g for g in self.guards if g.reasons or not rejecting)
-        reasons = _View(text[found.end(2) :], guards, self.gates)
+        reasons = _View(text[reasons_at:], guards, self.gates)
         if reasons.clauses and reasons.guarded(0):
             return None  # "ok, let me think about it", "k. so what's the stop then?"
         return verdict.strip()
+
+    def _read_verdict(self, words: str, parent_lowered: str) -> tuple[str, int | None] | None:
+        """The verdict in a reply's opening words (before its first stop, comma or dash),
+        and where its reasons start when they start inside those words (None: after them).
+
+        Words that are wholly a verdict are it. Else what they say is read past: words that
+        name something the parent holds (a card's number, a name in capitals: "reject
+        2418", "LUMI yes" under card #2418 or the LUMI sale) and a size with its unit ("ok
+        40k"), around a verdict; and a verdict before or after "but" (after it only a
+        rejection: "good eye but no"; before it an assent whose reasons start at "but":
+        "ok but half in the auction", while "ok but let me check" is put off by them).
+        Otherwise at most ``BARE_APPROVAL_WORDS`` words are returned as they are (the
+        caller matches them against its rules) and more are no verdict."""
+        tokens = words.split()
+        if len(tokens) <= BARE_APPROVAL_WORDS and self._whole_verdict(words):
+            return words, None
+        kept = [
+            t
+            for t in tokens
+            if not (_carried(t, parent_lowered) or _SIZE_WORD.fullmatch(t)) or self.bare_approval(t)
+        ]
+        if kept and len(kept) < len(tokens) and self._whole_verdict(" ".join(kept)):
+            return " ".join(kept), None
+        split = _BUT.fullmatch(words)
+        if split is not None:
+            head, tail = split.group(1), split.group(2)
+            if _REJECTING.match(tail) is not None and self._whole_verdict(tail):
+                return tail, None
+            if self._whole_verdict(head):
+                return head, split.end(1)
+        if len(tokens) <= BARE_APPROVAL_WORDS:
+            return words, None
+        return None
+
+    def _whole_verdict(self, words: str) -> bool:
+        """Whether ``words`` are at most ``BARE_APPROVAL_WORDS`` words that are all an
+        approval or a rejection by a ``[[reply]]`` rule of the ``trade_approval`` type."""
+        lowered = _lower(words)
+        return len(words.split()) <= BARE_APPROVAL_WORDS and any(
+            rule.event_type == APPROVAL and any(p.whole(words, lowered) for p in rule.patterns)
+            for rule in self.replies
+        )
 
     def _reads_as(self, text: str, types: frozenset[str]) -> bool:
         """Whether the model (if any) reads ``text`` as a decision of one of ``types``."""
