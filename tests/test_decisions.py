@@ -2589,44 +2589,48 @@ def test_a_verdict_with_its_reasons_answers_a_signal_card() -> None:
 NUMBERED_CARD = (
     "📇 TRADE CARD #2418 | pair: USD/KES 3M NDF | action: BUY USD 5,000,000 vs KES at 130.55"
 )
-PAIR_PROPOSAL = "proposal: sell 200k LUMI today, and add 80k to the DSCT short as the hedge. Yossi?"
+HALTED = f"{PROPOSAL} AAPL still halted?"
+LONG_REASONS = (
+    " — and please tell Ruth before you start so the risk screen makes sense to her, "
+    "thanks all, back after the call with the client"
+)
+"""Reasons long enough that the reply is no short one: only its verdict decides."""
 
 
 @pytest.mark.parametrize(
     ("reply", "parent", "decides"),
     [
-        # a verdict around what the parent names: its number, a name in capitals
+        # a verdict beside the number of the card it answers, or a size it grants
         (
             "reject 2418 — we don't pay 4% to hedge a currency the central bank is sitting "
             "on. revisit if reserves drop",
             NUMBERED_CARD,
             True,
         ),
-        ("2418 approved — book it on the KES line", NUMBERED_CARD, True),
-        ("LUMI yes. DSCT no — borrow is tight and it's not a hedge for this", PAIR_PROPOSAL, True),
-        # a number or a name the parent does not carry is no reference to it
+        ("ok 40k" + LONG_REASONS, PROPOSAL, True),
+        # a number the parent does not carry, a name, an aside inside the words: none
         (
-            "reject 2419 — we don't pay 4% to hedge a currency the bank is sitting on",
+            "reject 2419 — we don't pay 4% to hedge a currency the central bank is sitting "
+            "on. revisit if reserves drop",
             NUMBERED_CARD,
             False,
         ),
-        (
-            "NOKIA yes. DSCT no — borrow is tight and it's not a hedge for this",
-            PAIR_PROPOSAL,
-            False,
-        ),
-        # a verdict before or after "but"
-        ("good eye but no — not your book, and Tal has enough on today.", PROPOSAL, True),
-        ("nice idea but not today, the Fed is tomorrow", PROPOSAL, True),
-        ("ok but half in the auction, half on the screen after.", PROPOSAL, True),
+        ("AAPL yes, since 10:05", HALTED, False),
+        ("OMS reject, resending", PROPOSAL, False),
+        ("KYC pass, docs are in", PROPOSAL, False),
+        ("not 5k today, 2k max", PROPOSAL, False),
+        # a rejection after an appraisal, an assent before "but"
+        ("good eye but no" + LONG_REASONS, PROPOSAL, True),
+        ("nice idea but not today — the Fed is tomorrow", PROPOSAL, True),
+        ("ok but half in the auction, half on the screen after" + LONG_REASONS, PROPOSAL, True),
         ("ok but let me check the borrow first. back in 5", PROPOSAL, False),
-        ("good eye but the borrow is tight, we'll talk later", PROPOSAL, False),
+        ("asked Klaus but no, still on the phone", PROPOSAL, False),
+        ("checked but no, nothing from risk", PROPOSAL, False),
         # the same words under a message that proposes nothing
         ("good eye but no — not your book, and Tal has enough on today.", "lunch at 1?", False),
-        ("LUMI yes. DSCT no — borrow is tight", "LUMI and DSCT results are out", False),
     ],
 )
-def test_a_verdict_is_read_past_what_the_parent_names_and_around_but(
+def test_a_verdict_is_read_past_the_card_it_names_and_around_but(
     reply: str, parent: str, decides: bool
 ) -> None:
     assert (_rules_read(reply, parent) == "trade_approval") is decides
@@ -2638,12 +2642,13 @@ def test_a_verdict_is_read_past_what_the_parent_names_and_around_but(
     ("text", "parent", "event_type"),
     [
         ("so: cutting the CA GO 5s '45 from 6mm to 3mm.", None, "position_change"),
-        ("trimming the 2s10s steepener from 40k to 25k DV01 now", None, "position_change"),
+        ("trim the marketing budget from $2m to $1.5m", None, None),
         ("CBOE: take the stop off.", None, "stop_or_target_change"),
-        ("taking off the stop on the 2s, it's a hedge now", None, "stop_or_target_change"),
-        ("take the stopwatch off the shelf", None, None),
+        ("we can take the last two stops off the tour", None, None),
         ("good. FPT at 9.8% — no more FPT entries today from anyone", None, "risk_limit"),
+        ("no more new risk today", None, "risk_limit"),
         ("no more entries in the raffle, sorry", None, None),
+        ("no more new entries for the raffle", None, None),
         ("I'll do a temp raise to USD 36k through T+1 for the auction only", None, "risk_limit"),
         ("a temp raise of 3% for the team this year", None, None),
         (
@@ -2660,18 +2665,11 @@ def test_a_verdict_is_read_past_what_the_parent_names_and_around_but(
             "risk_limit",
         ),
         ("no breach, no trades, nothing to do", None, None),
-        (
-            "ok go. keep the total under 35mm and don't leave a naked leg over lunch",
-            PROPOSAL,
-            "trade_approval",
-        ),
-        ("ok, lunch first then I'll look", PROPOSAL, None),
         ("taking it, half size.", PROPOSAL, "trade_approval"),
-        (
-            "ok 40k, not 60. the divi is nice but not at the cost of the whole line",
-            PROPOSAL,
-            "trade_approval",
-        ),
+        ("we'll take it.", PROPOSAL, "trade_approval"),
+        ("I'll take it up with risk tomorrow", PROPOSAL, None),
+        ("we'll take it offline", PROPOSAL, None),
+        ("taking it to the committee on Monday", PROPOSAL, None),
     ],
 )
 def test_the_twenty_ninth_rounds_shapes_and_their_look_alikes(

@@ -132,6 +132,16 @@ _REJECTING = re.compile(
 _BUT = re.compile(r"\W{0,3}(.{1,30}?)\s{1,3}but\s{1,3}(\S.{0,30})", re.IGNORECASE)
 """Opening words with "but" between a verdict and the rest ("ok but half in the auction",
 "good eye but no")."""
+_APPRAISAL = re.compile(
+    r"(?:(?:very|really|pretty|quite)\s{1,3})?(?:good|nice|great|fair|fine|cool|interesting|"
+    r"tempting|solid|clever|neat|smart|lovely|decent)(?:\s{1,3}(?:eye|call|idea|spot|catch|"
+    r"try|one|work|point|thought|thinking|find|pitch|trade|setup|card))?|fair enough|"
+    r"(?:i\s{1,3})?(?:like|love|see|get)\s{1,3}(?:it|the idea|the logic)|sorry|thanks|"
+    r"thank you|understood|appreciated",
+    re.IGNORECASE,
+)
+"""What a rejection after "but" may follow: an appraisal of the proposal ("good eye but
+no"), not a report ("asked Klaus but no, still on the phone")."""
 _SIZE_WORD = re.compile(r"\d{1,6}(?:[.,]\d{1,3})?(?:k|m|mm|bn|lots?|x)", re.IGNORECASE)
 """A size with its unit ("40k", "1.5mm", "20 lots" is two words): granted beside a verdict
 ("ok 40k, not 60"); a bare number may be a card's ("reject 2419" under card #2418 is none)."""
@@ -834,12 +844,14 @@ class _View:
 
 
 def _carried(word: str, parent_lowered: str) -> bool:
-    """Whether ``word`` names something the parent carries: a number or a name in capitals
-    ("2418", "#2418", "LUMI") that the parent's text holds as a whole word."""
+    """Whether ``word`` is a number or an id the parent holds as a whole word ("2418",
+    "#2418" under card #2418; not "2418" in "2418.50"): the card a verdict names. A name
+    is not read so: "AAPL yes, since 10:05" answers another question."""
     bare = word.lstrip("#")
-    if not (any(ch.isdigit() for ch in bare) or (len(bare) > 1 and bare.isupper())):
+    if not any(ch.isdigit() for ch in bare):
         return False
-    return re.search(rf"(?<![\w-]){re.escape(_lower(bare))}(?![\w-])", parent_lowered) is not None
+    found = rf"(?<![\w-]){re.escape(_lower(bare))}(?![\w-]|[.,]\d)"
+    return re.search(found, parent_lowered) is not None
 
 
 def _line_starts(lines: Iterable[str]) -> list[int]:
@@ -1071,30 +1083,34 @@ class RuleSet:
         """The verdict in a reply's opening words (before its first stop, comma or dash),
         and where its reasons start when they start inside those words (None: after them).
 
-        Words that are wholly a verdict are it. Else what they say is read past: words that
-        name something the parent holds (a card's number, a name in capitals: "reject
-        2418", "LUMI yes" under card #2418 or the LUMI sale) and a size with its unit ("ok
-        40k"), around a verdict; and a verdict before or after "but" (after it only a
-        rejection: "good eye but no"; before it an assent whose reasons start at "but":
-        "ok but half in the auction", while "ok but let me check" is put off by them).
-        Otherwise at most ``BARE_APPROVAL_WORDS`` words are returned as they are (the
-        caller matches them against its rules) and more are no verdict."""
+        Words that are wholly a verdict are it. Else what they say at their edges is read
+        past: the number of the card the parent holds ("reject 2418" under card #2418) and
+        a size with its unit ("ok 40k"); and a verdict around "but": a rejection after an
+        appraisal ("good eye but no", "nice idea but not today"), or an assent before it,
+        whose reasons start at "but" ("ok but half in the auction"; "ok but let me check" is
+        put off by them). Otherwise at most ``BARE_APPROVAL_WORDS`` words are returned as
+        they are (the caller matches them against its rules) and more are no verdict."""
+        words = words.rstrip()
         tokens = words.split()
         if len(tokens) <= BARE_APPROVAL_WORDS and self._whole_verdict(words):
             return words, None
-        kept = [
-            t
-            for t in tokens
-            if not (_carried(t, parent_lowered) or _SIZE_WORD.fullmatch(t)) or self.bare_approval(t)
-        ]
-        if kept and len(kept) < len(tokens) and self._whole_verdict(" ".join(kept)):
-            return " ".join(kept), None
+        edge = [_carried(t, parent_lowered) or bool(_SIZE_WORD.fullmatch(t)) for t in tokens]
+        first = next((i for i, aside in enumerate(edge) if not aside), len(tokens))
+        last = next((i for i in range(len(tokens), 0, -1) if not edge[i - 1]), 0)
+        kept = " ".join(tokens[first:last])
+        inner = 0 < last - first < len(tokens) and not any(edge[first:last])
+        if inner and self._whole_verdict(kept):
+            return kept, None
         split = _BUT.fullmatch(words)
         if split is not None:
             head, tail = split.group(1), split.group(2)
-            if _REJECTING.match(tail) is not None and self._whole_verdict(tail):
+            if (
+                _APPRAISAL.fullmatch(head) is not None
+                and _REJECTING.match(tail) is not None
+                and self._whole_verdict(tail)
+            ):
                 return tail, None
-            if self._whole_verdict(head):
+            if _REJECTING.match(head) is None and self._whole_verdict(head):
                 return head, split.end(1)
         if len(tokens) <= BARE_APPROVAL_WORDS:
             return words, None
