@@ -2625,6 +2625,9 @@ LONG_REASONS = (
         ("ok but half in the auction, half on the screen after" + LONG_REASONS, PROPOSAL, True),
         ("ok but let me check the borrow first. back in 5", PROPOSAL, False),
         ("asked Klaus but no, still on the phone", PROPOSAL, False),
+        ("thanks but no, I'm good", PROPOSAL, False),
+        # a number the parent holds but not as its card's: an answer to another question
+        ("190 yes, just checked", f"{PROPOSAL} is 190 still the offer?", False),
         ("checked but no, nothing from risk", PROPOSAL, False),
         # the same words under a message that proposes nothing
         ("good eye but no — not your book, and Tal has enough on today.", "lunch at 1?", False),

@@ -136,12 +136,12 @@ _APPRAISAL = re.compile(
     r"(?:(?:very|really|pretty|quite)\s{1,3})?(?:good|nice|great|fair|fine|cool|interesting|"
     r"tempting|solid|clever|neat|smart|lovely|decent)(?:\s{1,3}(?:eye|call|idea|spot|catch|"
     r"try|one|work|point|thought|thinking|find|pitch|trade|setup|card))?|fair enough|"
-    r"(?:i\s{1,3})?(?:like|love|see|get)\s{1,3}(?:it|the idea|the logic)|sorry|thanks|"
-    r"thank you|understood|appreciated",
+    r"(?:i\s{1,3})?(?:like|love|see|get)\s{1,3}(?:it|the idea|the logic)",
     re.IGNORECASE,
 )
 """What a rejection after "but" may follow: an appraisal of the proposal ("good eye but
-no"), not a report ("asked Klaus but no, still on the phone")."""
+no"), not a report ("asked Klaus but no, still on the phone") nor a courtesy ("thanks but
+no, I'm good" is about the coffee)."""
 _SIZE_WORD = re.compile(r"\d{1,6}(?:[.,]\d{1,3})?(?:k|m|mm|bn|lots?|x)", re.IGNORECASE)
 """A size with its unit ("40k", "1.5mm", "20 lots" is two words): granted beside a verdict
 ("ok 40k, not 60"); a bare number may be a card's ("reject 2419" under card #2418 is none)."""
@@ -844,13 +844,13 @@ class _View:
 
 
 def _carried(word: str, parent_lowered: str) -> bool:
-    """Whether ``word`` is a number or an id the parent holds as a whole word ("2418",
-    "#2418" under card #2418; not "2418" in "2418.50"): the card a verdict names. A name
-    is not read so: "AAPL yes, since 10:05" answers another question."""
+    """Whether ``word`` is the number of a card or ticket the parent carries: "2418" or
+    "#2418" where the parent holds "#2418" ("reject 2418" under card #2418; not "190 yes"
+    under "is 190 still the offer?", nor "2418" in "#2418.50")."""
     bare = word.lstrip("#")
     if not any(ch.isdigit() for ch in bare):
         return False
-    found = rf"(?<![\w-]){re.escape(_lower(bare))}(?![\w-]|[.,]\d)"
+    found = rf"#{re.escape(_lower(bare))}(?![\w-]|[.,]\d)"
     return re.search(found, parent_lowered) is not None
 
 
@@ -1084,7 +1084,7 @@ class RuleSet:
         and where its reasons start when they start inside those words (None: after them).
 
         Words that are wholly a verdict are it. Else what they say at their edges is read
-        past: the number of the card the parent holds ("reject 2418" under card #2418) and
+        past: the number of the card the parent carries ("reject 2418" under card #2418) and
         a size with its unit ("ok 40k"); and a verdict around "but": a rejection after an
         appraisal ("good eye but no", "nice idea but not today"), or an assent before it,
         whose reasons start at "but" ("ok but half in the auction"; "ok but let me check" is
