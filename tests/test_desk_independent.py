@@ -929,6 +929,21 @@ MEASURED_DESKS = [
     ("desk_heldout149.jsonl", 238, 66, 63, (30, 38, 46)),
     ("desk_heldout150.jsonl", 240, 66, 62, (30, 38, 48)),
     ("desk_heldout151.jsonl", 238, 66, 66, (31, 40, 52)),
+    # Held out: written for the thirtieth round from the same brief (a Mexico City desk,
+    # Mexican Spanish with English; a Frankfurt equity-derivatives and convertible-bond desk,
+    # English with German; a Milan/Vienna desk, English with Italian and German), asked for
+    # at its start; measured on arrival on the code before it (86ad1cf): 184 of 198; 82,
+    # 107, 132. Never read.
+    ("desk_heldout152.jsonl", 238, 66, 60, (27, 34, 43)),
+    ("desk_heldout153.jsonl", 239, 66, 62, (29, 40, 50)),
+    ("desk_heldout154.jsonl", 240, 66, 62, (26, 33, 39)),
+    # Development desks of the thirtieth round, never trained on: a New York high-yield and
+    # leveraged-loan desk, a Shanghai/Shenzhen onshore desk (English with Mandarin), a
+    # Madrid/Lisbon desk (English with Spanish and Portuguese); measured on arrival on
+    # 86ad1cf (61, 62 and 62; 24 / 30 / 41, 32 / 41 / 51, 35 / 45 / 53).
+    ("desk_heldout155.jsonl", 237, 66, 61, (24, 30, 41)),
+    ("desk_heldout156.jsonl", 240, 66, 62, (32, 41, 51)),
+    ("desk_heldout157.jsonl", 240, 65, 62, (35, 45, 53)),
 ]
 
 
@@ -1087,6 +1102,9 @@ LABELLED_DESKS = [
     ("desk_heldout148.jsonl", 240, 66),
     ("desk_heldout149.jsonl", 238, 66),
     ("desk_heldout151.jsonl", 238, 66),
+    ("desk_heldout152.jsonl", 238, 66),
+    ("desk_heldout155.jsonl", 237, 66),
+    ("desk_heldout156.jsonl", 240, 66),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
@@ -1095,15 +1113,15 @@ LABELLED_DESKS = [
     # their writers did not label a proposal (counted, not read: the desks are held out);
     # so does one approval of desk_heldout102 (counted likewise), one of desk_heldout124
     # (likewise), one of desk_heldout129 (likewise), one of desk_heldout134 (likewise),
-    # one of desk_heldout140 (likewise), one of each of the development desks
-    # desk_heldout109, 125, 127, 131, 132 and 150, and three of desk_heldout137 and of
-    # desk_heldout143
+    # one of desk_heldout140 (likewise), one of desk_heldout153 and one of desk_heldout154
+    # (likewise), one of each of the development desks desk_heldout109, 125, 127, 131, 132,
+    # 150 and 157, and three of desk_heldout137 and of desk_heldout143
 ]
 
 
-@pytest.mark.parametrize("number", range(113, 152))
+@pytest.mark.parametrize("number", range(113, 158))
 def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
-    # desk_heldout113 to 151 were written from bench/data/WRITING_BRIEF.md, their writers
+    # desk_heldout113 to 157 were written from bench/data/WRITING_BRIEF.md, their writers
     # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
