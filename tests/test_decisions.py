@@ -2679,3 +2679,128 @@ def test_the_twenty_ninth_rounds_shapes_and_their_look_alikes(
     text: str, parent: str | None, event_type: str | None
 ) -> None:
     assert _rules_read(text, parent) == event_type
+
+
+# The twenty-ninth round's rules narrowed (thirtieth round): each rule's look-alikes that a
+# review found in everyday text, beside the desk text the rule was written for
+@pytest.mark.parametrize(
+    ("text", "event_type"),
+    [
+        ("good. FPT at 9.8% — no more FPT entries today from anyone", "risk_limit"),
+        ("no more NVDA entries before the print", "risk_limit"),
+        ("no more JIRA entries today", None),
+        ("No more SAFCOM entries from anyone today", "risk_limit"),
+        ("no more new risk today", "risk_limit"),
+        ("no more new longs in tech today", "risk_limit"),
+        ("no more new shorts until the borrow clears", "risk_limit"),
+        ("no more new shorts for me, the drawer's full", None),
+        ("no more new positions this year, hiring freeze", None),
+        ("no more new risk assessments this quarter", None),
+        ("I'll do a temp raise to USD 36k through T+1 for the auction only", "risk_limit"),
+        ("temporary increase to 40m until the auction settles", "risk_limit"),
+        ("temp raise to 40m for today only", "risk_limit"),
+        ("fine, temp raise to 50m on your book", "risk_limit"),
+        ("she got a temp raise to 80k", None),
+        ("so: cutting the CA GO 5s '45 from 6mm to 3mm.", "position_change"),
+        ("trimming the TSQR long from 120k to 80k shares", "position_change"),
+        ("bring the carry trade from 40m to 20m", "position_change"),
+        ("cut the print run from 10k to 5k copies", None),
+        ("we brought the guest list from 2k to 1.5k", None),
+        ("CBOE: take the stop off.", "stop_or_target_change"),
+        ("taking off the stop on the 2s", "stop_or_target_change"),
+        ("take the stops off the 2s", "stop_or_target_change"),
+        ("take the stop off my ES", "stop_or_target_change"),
+        ("take the stop off until after NFP", "stop_or_target_change"),
+        ("take the stop off the apple long", "stop_or_target_change"),
+        ("we can take the last stop off the tour", None),
+        ("take the stop off the tour bus", None),
+        (
+            "🚨 BREACH KE_SMALLCAP_CONC 10.4% / 10.0% limit | driver: HFCK +9.8% intraday "
+            "(price move, no trades) | book KE_EQ",
+            "risk_limit",
+        ),
+        (
+            "BREACH | stress test loss 45m / 40m limit | driver: rates shock, no trades",
+            "risk_limit",
+        ),
+        ("BREACH | desk VaR over limit | driver: vol, no trades | not a drill", "risk_limit"),
+        ("BREACH TEST | limit check ok | no action", None),
+        ("CONFIRM MATCHED | UST 2s 50mm | no action for ops", "trade_confirmation"),
+        ("confirmed matched the raffle tickets, no action needed", None),
+        ("Confirmation matched: your booking ref 4411, no changes needed", None),
+    ],
+)
+def test_the_twenty_ninth_rounds_rules_narrowed_against_their_look_alikes(
+    text: str, event_type: str | None
+) -> None:
+    assert _rules_read(text, None) == event_type
+
+
+GERMAN_SUGGESTION = (
+    "118,06, also +60 Ticks gegen uns seit heute früh. Ich würde die Hälfte zurückkaufen, "
+    "bevor uns der Stop komplett rausholt."
+)
+
+
+# Verdicts the thirtieth round read on its development desks (a size granted as the verdict,
+# an order at a limit put as a question, "go with it", "mach"), each beside look-alikes
+@pytest.mark.parametrize(
+    ("reply", "parent", "event_type"),
+    [
+        (
+            "make it 3m, the FX limit is 6m and I want room for Devesh tonight. And I want to "
+            "see the stop in the system before you walk away from the screen.",
+            PROPOSAL,
+            "trade_approval",
+        ),
+        ("make it 3m, the FX limit is 6m and I want room for Devesh tonight.", None, None),
+        ("make it 3pm, the room is booked until then and the client is late", PROPOSAL, None),
+        ("make it 2k, let me think about it", PROPOSAL, None),
+        ("go", "fair. UOB then — 150k at 35.40 limit?", "trade_approval"),
+        ("yes", "fair. UOB then — 150k at 35.40?", None),
+        ("go", "was the fill 150k at 35.40?", None),
+        ("yes", "did they fill the 150k at 35.40 limit?", None),
+        ("no", "any fills on the 150k at 35.40 limit?", None),
+        (
+            "go with it. and if the CFO pushes back on the long bond you tell him the level is "
+            "already through the secondary comp and don't promise anything about a re-offer",
+            PROPOSAL,
+            "trade_approval",
+        ),
+        ("go with it?", PROPOSAL, None),
+        ("mach. 75 zurück.", GERMAN_SUGGESTION, "trade_approval"),
+        ("mach mal langsam, ich les noch", GERMAN_SUGGESTION, None),
+        ("mach.", "Stop 118,20 ist nur noch 14 Ticks weg.", None),
+    ],
+)
+def test_the_thirtieth_rounds_verdicts_and_their_look_alikes(
+    reply: str, parent: str | None, event_type: str | None
+) -> None:
+    assert _rules_read(reply, parent) == event_type
+
+
+# Desk speech read on the thirtieth round's development desks, each beside look-alikes
+@pytest.mark.parametrize(
+    ("text", "event_type"),
+    [
+        (
+            "I'm putting a block on new entries in index futures for the rest of the session",
+            "risk_limit",
+        ),
+        ("we're putting a block on the street for the parade", None),
+        ("Brightwater is restricted for longs on this desk", "risk_limit"),
+        ("the car park is restricted for visitors", None),
+        ("selling 6 of the 12mm now, rest into any strength", "position_change"),
+        ("selling 6 of the 12 tickets now", None),
+        (
+            "moving the onshore stop from 7.2340 to 7.2320 for the night session — it's still "
+            "~55 pips above spot",
+            "stop_or_target_change",
+        ),
+        ("the stop is still ~55 pips above spot, not moving it", None),
+    ],
+)
+def test_the_thirtieth_rounds_desk_speech_and_its_look_alikes(
+    text: str, event_type: str | None
+) -> None:
+    assert _rules_read(text, None) == event_type

@@ -212,7 +212,9 @@ class Boosted:
     """Gradient-boosted regression trees over ``width`` features (scikit-learn's
     ``GradientBoostingClassifier``, exported by ``bench/train_model.py``): the log-odds is
     ``init`` plus the leaf each tree reaches, its value already scaled by the learning
-    rate."""
+    rate. The shipped ranker is the mean of several such ensembles grown from different
+    seeds, written as one: all their trees, each leaf also divided by their number, and
+    their mean ``init`` (ADR 0055)."""
 
     width: int
     init: float
