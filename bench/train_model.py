@@ -64,6 +64,7 @@ from typing import Any
 
 import numpy as np
 from scipy.sparse import csr_matrix, hstack
+from scipy.special import expit
 from sklearn.ensemble import GradientBoostingClassifier
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
@@ -417,7 +418,7 @@ class SeedAverage:
         return mean
 
     def predict_proba(self, x: Any) -> np.ndarray:
-        p = 1.0 / (1.0 + np.exp(-self.decision_function(x)))
+        p = expit(self.decision_function(x))
         return np.column_stack([1.0 - p, p])
 
 

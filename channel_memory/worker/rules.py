@@ -1092,7 +1092,7 @@ class RuleSet:
         they are (the caller matches them against its rules) and more are no verdict."""
         words = words.rstrip()
         tokens = words.split()
-        if len(tokens) <= BARE_APPROVAL_WORDS and self._whole_verdict(words):
+        if self._whole_verdict(words):  # at most BARE_APPROVAL_WORDS words, all a verdict
             return words, None
         edge = [_carried(t, parent_lowered) or bool(_SIZE_WORD.fullmatch(t)) for t in tokens]
         first = next((i for i, aside in enumerate(edge) if not aside), len(tokens))
