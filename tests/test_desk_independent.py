@@ -952,6 +952,22 @@ MEASURED_DESKS = [
     ("desk_heldout155.jsonl", 237, 66, 62, (24, 31, 42)),
     ("desk_heldout156.jsonl", 240, 66, 64, (32, 42, 52)),
     ("desk_heldout157.jsonl", 240, 65, 62, (35, 45, 54)),
+    # Held out: written for the thirty-first round from the same brief (a Singapore/Hong Kong
+    # Asian credit desk, English with Cantonese and Singlish; a London emerging-markets
+    # sovereign desk; a Stamford/Greenwich systematic macro execution desk, terse American
+    # English with model and execution-bot output), asked for at its start; measured on
+    # arrival on the code before it (a0501e3): 186 of 196; 87, 114, 143. Never read.
+    ("desk_heldout158.jsonl", 240, 66, 64, (33, 43, 52)),
+    ("desk_heldout159.jsonl", 239, 65, 60, (30, 39, 49)),
+    ("desk_heldout160.jsonl", 239, 65, 62, (24, 32, 42)),
+    # Development desks of the thirty-first round, never trained on: a Tokyo/Singapore FX desk
+    # (English with Japanese), a Copenhagen/Helsinki desk (English with Danish and Finnish), a
+    # Zurich/New York structured-products hedging desk (English with Swiss German); measured
+    # on arrival on a0501e3 (63, 65 and 63; 34 / 44 / 53, 29 / 37 / 50, 30 / 42 / 54); their
+    # misses read, some written as rules.
+    ("desk_heldout161.jsonl", 239, 66, 63, (34, 44, 53)),
+    ("desk_heldout162.jsonl", 240, 66, 65, (29, 37, 50)),
+    ("desk_heldout163.jsonl", 239, 65, 63, (30, 42, 54)),
 ]
 
 
@@ -1113,6 +1129,11 @@ LABELLED_DESKS = [
     ("desk_heldout152.jsonl", 238, 66),
     ("desk_heldout155.jsonl", 237, 66),
     ("desk_heldout156.jsonl", 240, 66),
+    ("desk_heldout158.jsonl", 240, 66),
+    ("desk_heldout159.jsonl", 239, 65),
+    ("desk_heldout160.jsonl", 239, 65),
+    ("desk_heldout162.jsonl", 240, 66),
+    ("desk_heldout163.jsonl", 239, 65),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
@@ -1123,13 +1144,13 @@ LABELLED_DESKS = [
     # (likewise), one of desk_heldout129 (likewise), one of desk_heldout134 (likewise),
     # one of desk_heldout140 (likewise), one of desk_heldout153 and one of desk_heldout154
     # (likewise), one of each of the development desks desk_heldout109, 125, 127, 131, 132,
-    # 150 and 157, and three of desk_heldout137 and of desk_heldout143
+    # 150, 157 and 161, and three of desk_heldout137 and of desk_heldout143
 ]
 
 
-@pytest.mark.parametrize("number", range(113, 158))
+@pytest.mark.parametrize("number", range(113, 164))
 def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
-    # desk_heldout113 to 157 were written from bench/data/WRITING_BRIEF.md, their writers
+    # desk_heldout113 to 163 were written from bench/data/WRITING_BRIEF.md, their writers
     # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
