@@ -132,6 +132,61 @@ _REJECTING = re.compile(
 _BUT = re.compile(r"\W{0,3}(.{1,30}?)\s{1,3}but\s{1,3}(\S.{0,30})", re.IGNORECASE)
 """Opening words with "but" between a verdict and the rest ("ok but half in the auction",
 "good eye but no")."""
+_ASSENT_BUT = re.compile(
+    r"\W{0,3}((?:ok|okay|yes|yep|fine|agreed|approved|go|sí|si|vale|dale|oui|ja)"
+    r"(?:\s{1,3}(?:then|for me|by me))?)\s{0,2},?\s{1,3}(?:but|pero|mais|aber|ma|però)\s{1,3}"
+    r"(?=(?:max|maximum|only|just|half|no more than|not more than|under|below|above|at|cap|"
+    r"capped|smaller|small|keep|with|in the|via|through|stop|tight|limit|solo|sólo|nur|"
+    r"seulement|hasta|up to)\b|[$€£¥]?\d)",
+    re.IGNORECASE,
+)
+"""An assent with conditions after "but" in any language of the desks, however long the
+opening words run before their first stop ("ok pero max 412 and don't let the algo go above
+15% of volume. …"): the assent is the verdict and its reasons start at "but". What follows
+"but" must be a condition (a size, a level, "max", "only", "half", "keep", "with" …): "yes
+but we already have way too much tech exposure …" is an objection, not a verdict."""
+_FOR_NOW = re.compile(
+    r"\s{1,3}(?:for now|for today|for the moment|today|tonight|this week|yet)$", re.IGNORECASE
+)
+"""When a verdict holds, after it ("no on 0871 for now", "not this one today")."""
+_AGREES_WITH = re.compile(
+    r"^[^\w]{0,3}(?:(?:[Ii]\s{1,3})?(?i:agree(?:d)?)\s{1,3}(?i:with|w/)|\+1(?:\s{1,3}(?i:to))?)\s{1,3}"
+    r"[A-Z][\w\-\u00c0-\u024f]{1,15}(?:\s{1,3}[A-Z][\w\-\u00c0-\u024f]{1,15})?"
+    r"\s{0,2}[.;:!\u2014\u2013]\s{1,3}"
+    r"(?=(?i:no|nope|nah|pass|not today|not now|denied|rejected|declined|yes on|yes to|go|"
+    r"approved|do it|send it)\b)"
+)
+"""An agreement with a colleague named before a reply's verdict, a rejection or a plain go
+("agree with Luísa. no on 0871"; not "agree with Mei that we shouldn't. ok, next topic",
+"agree with Tom. ok, call me")."""
+_NAMED_VERDICT = re.compile(r"\s{1,3}(?:on|to|for)\s{1,3}\S.*$", re.IGNORECASE)
+"""What a verdict names after it ("no on 0871", "yes to the Bund idea")."""
+_REVISIT = re.compile(
+    r"[\s,.;:\u2014\u2013-]{0,4}(?:(?:let[\x27\u2019]s|we[\x27\u2019]ll|we will|will|happy to|"
+    r"can|ask me to)\s{1,3})?(?:revisit|re-?pitch|bring it back|ask (?:me )?again|"
+    r"come back to (?:it|me)|put it (?:back )?up again|put it back up|try again)\b"
+    r"(?![^\n]*(?:\?|\b(?:if|unless|when|whether)\b))",
+    re.IGNORECASE,
+)
+"""A rejection's reasons that put the trade off to later ("no. revisit post auction", "no,
+we'll revisit after the auction"), with no question or condition after: the rejection stands
+(a plan anywhere else in a verdict's reasons voids it; "no. revisit after the auction if
+spreads widen" decides nothing)."""
+_SPLIT_VERDICT = re.compile(
+    r"\W{0,3}[A-Z][A-Z0-9.&-]{1,11}\s{1,3}\S{1,12}[.,;:]\s{1,3}[A-Z][A-Z0-9.&-]{1,11}\s{1,3}\S{1,12}"
+)
+"""A verdict split between two names in capitals ("LUMI yes. DSCT no")."""
+_PLACE_WORDS = frozenset(
+    ("in", "at", "on", "by", "to", "before", "after", "until", "till", "post", "pre")
+)  # fmt: skip
+"""Words before a name in capitals that make it a place or a time, not what a proposal
+trades ("… in NY at 1349.50", "before CPI")."""
+_ON_CARD = re.compile(
+    r"(.{1,30}?)\s{1,3}(?:on|to|for)\s{1,3}(#?(?=[\w-]{0,11}\d)[\w-]{1,12})", re.IGNORECASE
+)
+"""A verdict on the card the parent carries ("no on 0871" under card #0871; not "fine on HY")."""
+_NAME_WORD = re.compile(r"(?=[A-Z0-9.&-]*[A-Z][A-Z0-9.&-]*[A-Z])[A-Z][A-Z0-9.&-]{1,11}")
+"""A name in capitals (a ticker, an issuer's short name: "LUMI", "DSCT", "BRK.B")."""
 _APPRAISAL = re.compile(
     r"(?:(?:very|really|pretty|quite)\s{1,3})?(?:good|nice|great|fair|fine|cool|interesting|"
     r"tempting|solid|clever|neat|smart|lovely|decent)(?:\s{1,3}(?:eye|call|idea|spot|catch|"
@@ -843,10 +898,19 @@ class _View:
         return None
 
 
-def _carried(word: str, parent_lowered: str) -> bool:
+def _carried(word: str, parent_lowered: str, parent: str = "") -> bool:
     """Whether ``word`` is the number of a card or ticket the parent carries: "2418" or
     "#2418" where the parent holds "#2418" ("reject 2418" under card #2418; not "190 yes"
-    under "is 190 still the offer?", nor "2418" in "#2418.50")."""
+    under "is 190 still the offer?", nor "2418" in "#2418.50"), or a name in capitals the
+    parent writes in capitals as what it trades ("LUMI yes. DSCT no" under a proposal to
+    sell LUMI and add to the DSCT short; not "LUMI yes" under one that names no LUMI, "IT
+    yes" under "if it holds", "NY no" under "… in NY at 1349.50", "CPI no" under "before
+    CPI")."""
+    if _NAME_WORD.fullmatch(word) is not None:
+        for named in re.finditer(rf"(?<![\w.-]){re.escape(word)}(?![\w-])", parent):
+            before = parent[: named.start()].split()
+            if not before or before[-1].lower() not in _PLACE_WORDS:
+                return True
     bare = word.lstrip("#")
     if not any(ch.isdigit() for ch in bare):
         return False
@@ -999,8 +1063,13 @@ class RuleSet:
             # reads as "Yes, 25 lots"; a card's name ("Kestrel #31 — no.") goes with it
             kept = f"{word}, " if word is not None and self.bare_approval(word) else ""
             text = kept + text[answered.end() :]
+        # a colleague agreed with before the verdict is read past ("agree with Luísa. no on
+        # 0871 for now"): what follows must be a verdict itself
+        agreeing = _AGREES_WITH.match(text)
+        if agreeing is not None and agreeing.end() < len(text):
+            text = text[agreeing.end() :]
         clauses = self.clauses(text)
-        verdict = self._verdict(text, parent_lowered)
+        verdict = self._verdict(text, parent, parent_lowered)
         if not clauses and verdict is None:
             return None
         # a verdict and its reasons may be one clause a guard makes ordinary ("no. not
@@ -1036,7 +1105,7 @@ class RuleSet:
                 return reply_rule
         return None
 
-    def _verdict(self, text: str, parent_lowered: str) -> str | None:
+    def _verdict(self, text: str, parent: str, parent_lowered: str) -> str | None:
         """A reply's leading verdict when the reply is a verdict with its reasons: at most
         ``REASONED_REPLY_CHARS`` long, at most ``BARE_APPROVAL_WORDS`` words before the
         first stop, comma or dash (after a one-word label that names something in the
@@ -1060,26 +1129,42 @@ class RuleSet:
         ):
             text = text[label.end() :]
         found = _VERDICT.match(text)
-        if found is None:
-            return None
-        read = self._read_verdict(found.group(1), parent_lowered)
-        if read is None:
-            return None
-        verdict, rest = read
-        reasons_at = found.end(2) if rest is None else rest
+        assent = _ASSENT_BUT.match(text)
+        if assent is not None and (found is None or found.end(1) > assent.end(1)):
+            # "ok pero max 412 and …": the assent before "but" is the verdict
+            if not self._whole_verdict(assent.group(1)):
+                return None
+            verdict, reasons_at, sized = assent.group(1), assent.end(1), False
+        else:
+            if found is None:
+                return None
+            # names in capitals are read past only in a verdict split between names ("LUMI yes.
+            # DSCT no"; not "AAPL yes, since 10:05" under "… AAPL still halted?")
+            names = parent if _SPLIT_VERDICT.match(text) is not None else ""
+            read = self._read_verdict(found.group(1), names, parent_lowered)
+            if read is None:
+                return None
+            verdict, rest = read
+            reasons_at = found.end(2) if rest is None else rest
+            sized = rest is None and _SIZED.match(text, found.end(2)) is not None
         firm = _FIRM_REJECTION.match(verdict)
         if firm is not None:
             return firm.group(1)  # "Abgelehnt von Risk." is the verdict "Abgelehnt"
-        if rest is None and _SIZED.match(text, found.end(2)) is not None:
+        if sized:
             return verdict.strip()  # "Go, 3k, with the 1,965 stop hard in the system."
-        rejecting = _REJECTING.match(verdict) is not None
+        # a rejection, or one on what it names ("no on 0871")
+        rejecting = _REJECTING.match(_NAMED_VERDICT.sub("", verdict)) is not None
+        if rejecting and _REVISIT.match(text, reasons_at) is not None:
+            return verdict.strip()  # "no for now, revisit post auction"
         guards = tuple(g for g in self.guards if g.reasons or not rejecting)
         reasons = _View(text[reasons_at:], guards, self.gates)
         if reasons.clauses and reasons.guarded(0):
             return None  # "ok, let me think about it", "k. so what's the stop then?"
         return verdict.strip()
 
-    def _read_verdict(self, words: str, parent_lowered: str) -> tuple[str, int | None] | None:
+    def _read_verdict(
+        self, words: str, parent: str, parent_lowered: str
+    ) -> tuple[str, int | None] | None:
         """The verdict in a reply's opening words (before its first stop, comma or dash),
         and where its reasons start when they start inside those words (None: after them).
 
@@ -1091,10 +1176,23 @@ class RuleSet:
         put off by them). Otherwise at most ``BARE_APPROVAL_WORDS`` words are returned as
         they are (the caller matches them against its rules) and more are no verdict."""
         words = words.rstrip()
+        timed = _FOR_NOW.search(words)
+        core = words[: timed.start()] if timed is not None else words
+        named = _ON_CARD.fullmatch(core)
+        if (
+            named is not None
+            and _carried(named.group(2), parent_lowered, parent)
+            and self._whole_verdict(named.group(1))
+        ):
+            return named.group(1), None  # "no on 0871 for now" under card #0871
+        if timed is not None and self._whole_verdict(core):
+            return core, None  # "not this one today"
         tokens = words.split()
         if self._whole_verdict(words):  # at most BARE_APPROVAL_WORDS words, all a verdict
             return words, None
-        edge = [_carried(t, parent_lowered) or bool(_SIZE_WORD.fullmatch(t)) for t in tokens]
+        edge = [
+            _carried(t, parent_lowered, parent) or bool(_SIZE_WORD.fullmatch(t)) for t in tokens
+        ]
         first = next((i for i, aside in enumerate(edge) if not aside), len(tokens))
         last = next((i for i in range(len(tokens), 0, -1) if not edge[i - 1]), 0)
         kept = " ".join(tokens[first:last])
