@@ -1118,7 +1118,11 @@ class RuleSet:
         reasons whatever they say ("pass. … if it comes and goes, ask me again"), as does
         a verdict whose reasons open with the size it grants ("Go, 3k, with the stop
         hard in the system"); an assent followed by how things stand ("ok, still on the
-        phone", "sure, lunch first") puts the decision off and decides nothing."""
+        phone", "sure, lunch first") puts the decision off and decides nothing. An assent
+        before "but" and a condition is the verdict however long the opening words run
+        (``_ASSENT_BUT``); a rejection whose reasons say to revisit it later stands
+        (``_REVISIT``); names in capitals at the verdict's edges are read past only in a
+        verdict split between names (``_SPLIT_VERDICT``)."""
         if len(text) > REASONED_REPLY_CHARS:
             return None
         label = _LABEL.match(text)
@@ -1174,7 +1178,10 @@ class RuleSet:
         appraisal ("good eye but no", "nice idea but not today"), or an assent before it,
         whose reasons start at "but" ("ok but half in the auction"; "ok but let me check" is
         put off by them). Otherwise at most ``BARE_APPROVAL_WORDS`` words are returned as
-        they are (the caller matches them against its rules) and more are no verdict."""
+        they are (the caller matches them against its rules) and more are no verdict. A
+        verdict on the card the parent carries, with "for now" or "today" after it, is that
+        verdict ("no on 0871 for now"). ``parent`` is the parent's text when names in
+        capitals may be read past, else empty."""
         words = words.rstrip()
         timed = _FOR_NOW.search(words)
         core = words[: timed.start()] if timed is not None else words
