@@ -898,17 +898,17 @@ class _View:
         return None
 
 
-def _carried(word: str, parent_lowered: str, parent: str = "") -> bool:
+def _carried(word: str, parent_lowered: str, names: str = "") -> bool:
     """Whether ``word`` is the number of a card or ticket the parent carries: "2418" or
     "#2418" where the parent holds "#2418" ("reject 2418" under card #2418; not "190 yes"
-    under "is 190 still the offer?", nor "2418" in "#2418.50"), or a name in capitals the
-    parent writes in capitals as what it trades ("LUMI yes. DSCT no" under a proposal to
-    sell LUMI and add to the DSCT short; not "LUMI yes" under one that names no LUMI, "IT
-    yes" under "if it holds", "NY no" under "… in NY at 1349.50", "CPI no" under "before
-    CPI")."""
+    under "is 190 still the offer?", nor "2418" in "#2418.50"), or a name in capitals that
+    ``names`` (the parent's text, when names may be read past) writes in capitals as what it
+    trades ("LUMI yes. DSCT no" under a proposal to sell LUMI and add to the DSCT short; not
+    "LUMI yes" under one that names no LUMI, "IT yes" under "if it holds", "NY no" under "…
+    in NY at 1349.50", "CPI no" under "before CPI")."""
     if _NAME_WORD.fullmatch(word) is not None:
-        for named in re.finditer(rf"(?<![\w.-]){re.escape(word)}(?![\w-])", parent):
-            before = parent[: named.start()].split()
+        for named in re.finditer(rf"(?<![\w.-]){re.escape(word)}(?![\w-])", names):
+            before = names[: named.start()].split()
             if not before or before[-1].lower() not in _PLACE_WORDS:
                 return True
     bare = word.lstrip("#")
@@ -1167,7 +1167,7 @@ class RuleSet:
         return verdict.strip()
 
     def _read_verdict(
-        self, words: str, parent: str, parent_lowered: str
+        self, words: str, names: str, parent_lowered: str
     ) -> tuple[str, int | None] | None:
         """The verdict in a reply's opening words (before its first stop, comma or dash),
         and where its reasons start when they start inside those words (None: after them).
@@ -1180,15 +1180,15 @@ class RuleSet:
         put off by them). Otherwise at most ``BARE_APPROVAL_WORDS`` words are returned as
         they are (the caller matches them against its rules) and more are no verdict. A
         verdict on the card the parent carries, with "for now" or "today" after it, is that
-        verdict ("no on 0871 for now"). ``parent`` is the parent's text when names in
-        capitals may be read past, else empty."""
+        verdict ("no on 0871 for now"). ``names`` is the parent's text when names in
+        capitals may be read past (the caller's choice), else empty."""
         words = words.rstrip()
         timed = _FOR_NOW.search(words)
         core = words[: timed.start()] if timed is not None else words
         named = _ON_CARD.fullmatch(core)
         if (
             named is not None
-            and _carried(named.group(2), parent_lowered, parent)
+            and _carried(named.group(2), parent_lowered, names)
             and self._whole_verdict(named.group(1))
         ):
             return named.group(1), None  # "no on 0871 for now" under card #0871
@@ -1197,9 +1197,7 @@ class RuleSet:
         tokens = words.split()
         if self._whole_verdict(words):  # at most BARE_APPROVAL_WORDS words, all a verdict
             return words, None
-        edge = [
-            _carried(t, parent_lowered, parent) or bool(_SIZE_WORD.fullmatch(t)) for t in tokens
-        ]
+        edge = [_carried(t, parent_lowered, names) or bool(_SIZE_WORD.fullmatch(t)) for t in tokens]
         first = next((i for i, aside in enumerate(edge) if not aside), len(tokens))
         last = next((i for i in range(len(tokens), 0, -1) if not edge[i - 1]), 0)
         kept = " ".join(tokens[first:last])
