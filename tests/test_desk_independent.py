@@ -975,6 +975,21 @@ MEASURED_DESKS = [
     ("desk_heldout161.jsonl", 239, 66, 66, (33, 45, 55)),
     ("desk_heldout162.jsonl", 240, 66, 66, (29, 37, 50)),
     ("desk_heldout163.jsonl", 239, 65, 64, (31, 42, 55)),
+    # Held out: written for the thirty-second round from the same brief (a Montreal/Toronto
+    # Canadian fixed-income and FX desk, English with Québécois French; a London/New York
+    # merger-arbitrage desk; a Cairo/Casablanca/Dubai desk, English with Arabic and French),
+    # asked for at its start; measured on arrival on the code before it (c80ebfd): 188 of
+    # 196; 98, 133, 162. Never read.
+    ("desk_heldout164.jsonl", 239, 66, 65, (29, 43, 55)),
+    ("desk_heldout165.jsonl", 240, 65, 62, (35, 49, 56)),
+    ("desk_heldout166.jsonl", 240, 65, 61, (34, 41, 51)),
+    # Development desks of the thirty-second round: a New York investment-grade credit desk,
+    # a Dublin/London bank treasury desk, a Karachi/Colombo/Dhaka frontier desk (English with
+    # Urdu and Sinhala); measured on arrival on c80ebfd (59, 57 and 60; 33 / 37 / 47,
+    # 30 / 36 / 43, 29 / 41 / 52).
+    ("desk_heldout167.jsonl", 239, 66, 59, (33, 37, 47)),
+    ("desk_heldout168.jsonl", 235, 65, 57, (30, 36, 43)),
+    ("desk_heldout169.jsonl", 240, 66, 60, (29, 41, 52)),
 ]
 
 
@@ -1141,6 +1156,11 @@ LABELLED_DESKS = [
     ("desk_heldout160.jsonl", 239, 65),
     ("desk_heldout162.jsonl", 240, 66),
     ("desk_heldout163.jsonl", 239, 65),
+    ("desk_heldout165.jsonl", 240, 65),
+    ("desk_heldout166.jsonl", 240, 65),
+    ("desk_heldout167.jsonl", 239, 66),
+    ("desk_heldout168.jsonl", 235, 65),
+    ("desk_heldout169.jsonl", 240, 66),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
@@ -1150,14 +1170,15 @@ LABELLED_DESKS = [
     # so does one approval of desk_heldout102 (counted likewise), one of desk_heldout124
     # (likewise), one of desk_heldout129 (likewise), one of desk_heldout134 (likewise),
     # one of desk_heldout140 (likewise), one of desk_heldout153 and one of desk_heldout154
-    # (likewise), one of each of the development desks desk_heldout109, 125, 127, 131, 132,
-    # 150, 157 and 161, and three of desk_heldout137 and of desk_heldout143
+    # (likewise), one of desk_heldout164 (likewise), one of each of the development desks
+    # desk_heldout109, 125, 127, 131, 132, 150, 157 and 161, and three of desk_heldout137 and
+    # of desk_heldout143
 ]
 
 
-@pytest.mark.parametrize("number", range(113, 164))
+@pytest.mark.parametrize("number", range(113, 170))
 def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
-    # desk_heldout113 to 163 were written from bench/data/WRITING_BRIEF.md, their writers
+    # desk_heldout113 to 169 were written from bench/data/WRITING_BRIEF.md, their writers
     # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
