@@ -3115,3 +3115,296 @@ def test_the_thirty_first_rounds_desk_speech_and_its_look_alikes(
     text: str, event_type: str | None
 ) -> None:
     assert _rules_read(text, None) == event_type
+
+
+# An order dealt one way and not another, each way named (a voice trade, a platform, a dealer
+# panel, a portfolio trade, a BWIC), and a size given to a named dealer by phone; beside
+# everyday plans that name ways too
+@pytest.mark.parametrize(
+    ("text", "event_type"),
+    [
+        (
+            "Kestrel: we price it as a portfolio trade on Tradeweb at one level for the whole "
+            "basket, not line-by-line. Kevin runs the model",
+            "route_decision",
+        ),
+        (
+            "working the TSRO bonds by hand — voice to 3 accounts who were asking for TSRO this "
+            "morning, NOT putting 32mm out on all-to-all",
+            "route_decision",
+        ),
+        (
+            "putting the MRDU 12mm into JX's 3:30 dealer BWIC rather than showing it around one "
+            "by one",
+            "route_decision",
+        ),
+        (
+            "sending it through RepoClear on the electronic platform, not bilateral — we get the "
+            "netting",
+            "route_decision",
+        ),
+        ("take the intragroup, not the ECP panel — cheaper", "route_decision"),
+        (
+            "USD CP: going to two of the panel dealers only, not all four — smaller footprint",
+            "route_decision",
+        ),
+        (
+            "sending the 5mm to Sindh Commercial by phone, their dealer Asad has the exporter side",
+            "route_decision",
+        ),
+        ("we're doing the interviews by phone, not on the platform", None),
+        ("put the photos on the screen, not the panel", None),
+        ("sending it by phone, not by email", None),
+        ("I'll do it manually, not with the algo", None),
+        ("doing the survey one by one, not all four at once", None),
+        ("going to two dealers only, not all four, the car is fine", None),
+        ("should we send it by voice, not on the platform? 10mm", None),
+        ("if we send it by voice rather than the screen, 10mm would walk", None),
+        ("sending the 5m to Mum by phone", None),
+        ("sending the 50 to John by phone", None),
+        ("Sent it through RepoClear, not bilateral", "route_decision"),
+        (
+            "will do. doing the WCS on ICE as a block through Net Energy's screen, not voice — "
+            "tighter and I don't want it shopped around Calgary",
+            "route_decision",
+        ),
+        (
+            "working the TSRO bonds by hand — voice to 3 accounts, NOT putting 32mm out on "
+            "all-to-all, that would show the whole street we're a seller",
+            "route_decision",
+        ),
+        ("Doing the CDS voice, not on the SEF", "route_decision"),
+        ("pricing the 30mm of bonds as a portfolio trade, not line by line", "route_decision"),
+        # the round's review: what the first form read
+        ("we're going to do voice lessons rather than street dance this term", None),
+        ("I'm working on the voice assistant, not the street view feature", None),
+        ("sending a voice message instead of calling — he's out on the street", None),
+        ("Running the VWAP backtest rather than the TWAP one tonight", None),
+        ("Working on the algo rather than the voice bot this sprint", None),
+        ("Going to pay the bills manually, not on the platform", None),
+        ("Send the signed contracts by hand, not electronically", None),
+        ("Placing the order by phone, not on the platform — the app keeps crashing", None),
+        ("Doing the flight legs one by one, not all three on one ticket", None),
+        ("I'm doing my tax notes by hand, not electronically", None),
+        ("Run the 5m by hand not electronically timed — it's a school race", None),
+        ("Taking the 35mm to Jessops by hand for the repair", None),
+        ("Doing 5mm by phone rather than on screen was a mistake last week", None),
+        ("Doing it by voice rather than RFQ is slower but cheaper on 10mm+", None),
+        ("Showing the 10mm to the street rather than the panel would leak it", None),
+        ("Take note: the BWIC went through the street not the dealer panel, 50mm of bonds", None),
+        ("Working assumption: the street prices 10mm voice, not on the platform", None),
+        ("Putting the stop on the 10mm with the voice desk rather than the algo", None),
+        # the round's second review: what the first mends read
+        ("I'm doing the focus manually rather than on the screen with the 50mm", None),
+        ("placing the tiles one by one rather than as a panel, 10mm gaps", None),
+        ("taking the gilts to the auction rather than selling them one by one", None),
+        ("we're doing a Bond marathon on the big screen, not on the phone", None),
+        ("running the backups manually, not on the platform - repo is 2bn files", None),
+        ("we're doing the vote by hand rather than electronically, 1.2bn people in India", None),
+        ("Grocery: doing the order by phone, not on the platform, for the 5mm pasta", None),
+        ("doing the recon line by line rather than electronically, 40mm breaks", None),
+        ("doing it by voice rather than RFQ for 500mm bonds is standard", None),
+        ("going through the panel not all-to-all, 500mm was the plan last Tuesday", None),
+        ("sending the 2mm to Bahria Town by phone for the plot booking", None),
+        ("sent the 3mm to Dad by phone, school fees sorted", None),
+        ("sending the 50mm to Canon Service by phone", None),
+        ("will do it with Halden on the phone, not on LMEselect", "route_decision"),
+    ],
+)
+def test_an_order_dealt_one_way_and_not_another_and_its_look_alikes(
+    text: str, event_type: str | None
+) -> None:
+    assert _rules_read(text, None) == event_type
+
+
+# Desk speech read on the thirty-second round's development desks, each beside look-alikes: a
+# proposal card by its number, a cap on new entries, a proposal or an add beside what stands,
+# a limit cut from one figure to another beside why, a view dropped
+@pytest.mark.parametrize(
+    ("text", "event_type"),
+    [
+        (
+            "📉 CARD #213 | PSX | SELL MCB (Sep deliverable futures)\nentry 352.0–355.0 | stop "
+            "362.0 | target 335.0 | size 60k sh",
+            "trade_proposal",
+        ),
+        (
+            "📇 CARD #0431 | WHEAT | SELL 40 ZWU25\nentry: 5.58 or better (limit)\nstop: 5.71",
+            "trade_proposal",
+        ),
+        ("CARD GAME | BUY 2 GET 1 FREE", None),
+        ("birthday card | buy one for Mum", None),
+        (
+            "I'm capping new TACT-GBP entries at £5k DV01 for the rest of the day, anything "
+            "bigger comes to me first",
+            "risk_limit",
+        ),
+        ("we're capping new positions at $10m until the print", "risk_limit"),
+        ("I'm limiting new orders to 3 lots per bidder at the charity auction", None),
+        ("we're capping new entries at 50 for the race", None),
+        ("I'm capping new sign-ups at 5k", None),
+        ("cut TV time, all 3 of them", None),
+        ("should we cut LUCK, all 40k?", None),
+        (
+            "Propose 100k at 169.00 limit, stop 163.40 as per card, target 182 unchanged.",
+            "trade_proposal",
+        ),
+        ("I propose 2 pizzas at 12 each, menu unchanged", None),
+        ("propose 100k at 169.00, still waiting on risk, target unchanged", None),
+        (
+            "adding 5mm more ARCF 29s at +85 on the close — the new ARCF 7y came +98, so the 29s "
+            "are still 4-5bp cheap",
+            "position_change",
+        ),
+        ("adding 2k more steps at 5pm, still tired", None),
+        (
+            "Group Risk cut the SG branch FX-swap limit from $300m to $200m outstanding, effective "
+            "today — it's part of the annual review, nothing to do with us specifically",
+            "risk_limit",
+        ),
+        ("nothing changed, the limit from 5m to 4m was last week", None),
+        ("they cut the credit card limit from $3k to $2k, nothing to do with me", None),
+        (
+            "I no longer think the year-end squeeze is coming, so I'm dropping the year-end "
+            "pre-funding view — we'll roll 1m as normal and revisit on 1 Dec.",
+            "thesis_change",
+        ),
+        ("I'm dropping the kids at school — we'll see later", None),
+        ("maybe I'm dropping the view", None),
+        ("maybe I'm scrapping the view", None),
+        ("I'm tightening the gross on JPY from 400mm to 300mm", "risk_limit"),
+        ("I'm raising the exposure on EURUSD from 20m to 30m", "risk_limit"),
+        ("we're tightening the net on crime from 400 to 300 officers", None),
+        # the round's review: what the first form read
+        ("Card #12: Buy LEGO set for Max's birthday", None),
+        ("CARD #12 | Charizard holo | SELL (mint, PSA 9)", None),
+        ("card #4412: BUY 45.20 GBP at TESCO", None),
+        ("Card #3 - long (2 hrs) hike on Saturday", None),
+        ("CARD #213 | PSX | SELL MCB | status: EXPIRED", None),
+        ("CARD #213 | PSX | SELL MCB — invalidated, ignore", None),
+        ("We're capping new entries at 60 lots for the car boot sale", None),
+        (
+            "We're limiting new positions to 2 contracts this quarter, hiring freeze after that",
+            None,
+        ),
+        ("Selling BMW X5, all 95k miles on the clock, full service history", None),
+        ("closing ISA, all 20k into the mortgage deposit", None),
+        ("cutting PE, all 2k kids lose it from September", None),
+        ("Dumping EA FC, all 500 lots of cards on the market", None),
+        ("Rumour is GS is selling ARM, all 5m shares", None),
+        ("I propose 10 lots at 25 each for the school auction, reserve unchanged", None),
+        ("Propose 5k at 12 each for the raffle prizes, nothing new otherwise", None),
+        ("We propose 2k at 3pm for the bake sale, menu unchanged", None),
+        ("Propose 100k at 169 again, same as yesterday's card - nobody has looked at it", None),
+        ("The landlord cut the deposit cap from 5k to 3k, nothing to do with us", None),
+        (
+            "They were going to cut the EM VaR limit from 5m to 4m but nothing changed in the end",
+            None,
+        ),
+        ("Adding 5mm more ARCF at +85 is still the plan", None),
+        ("Selling 2k TSLA at 180 still working, not filled yet", None),
+        ("I'm dropping the idea of a kitchen extension, thinking about a loft instead", None),
+        ("I'm dropping the kids at school, then thinking about the EUR view", None),
+        ("we're dropping the carry view in a week or two, need to think", None),
+        ("Possibly I'm dropping the MXN carry view", None),
+        ("Maybe, I'm dropping the MXN view", None),
+        ("CARD #213 | PSX | SHORT MCB", "trade_proposal"),
+        (
+            "📇 CARD #41 | EUR/SEK | SELL\nentry 10.9850 (ref 10.9812 now) · size EUR 10mm",
+            "trade_proposal",
+        ),
+        ("CARD #7 | Garage sale | SELL", None),
+        ("CARD #2 | Weekend | LONG / relaxing", None),
+        # the round's second review: what the first mends read
+        ("Card #3 | Pokemon | SELL PSA 10 Charizard", None),
+        ("Card #3 | LEGO 75192 | SELL", None),
+        ("CARD #9 | UNO | SELL", None),
+        ("CARD #5: BUY ONE GET ONE FREE", None),
+        ("card #4412: BUY 45 GBP at TESCO", None),
+        ("Card #23: SELL XBOX for 200", None),
+        ("card #12: LONG WEEKEND plans", None),
+        ("📉 CARD #213 | PSX | SELL MCB | stop lowered to 172", "stop_or_target_change"),
+        ("📉 CARD #213 | PSX | SELL MCB | sold 5,000 at 169.10", "trade_fill"),
+        ("📇 CARD #42 | MAERSK B | SHORT\nentry mkt open (ref 12,840)", "trade_proposal"),
+        ("we're capping new orders at 5mm thickness", None),
+        ("I'm limiting new orders to 5bn units until the factory catches up", None),
+        ("HR is increasing the gross on EUR contracts from 60k to 65k", None),
+        ("taking the net on USDJPY from 400mm to 300mm", "position_change"),
+        ("council cut the building height limit from 30m to 20m, unchanged elsewhere", None),
+        ("the league cut the salary cap from 140m to 130m, rest of the rules unchanged", None),
+        ("We propose 1.2m at 6.5% on the house, everything else unchanged", None),
+        ("propose 25k at 3 years for the car loan, terms unchanged", None),
+        ("Propose 100k at 169.00, as per Monday's card, everything unchanged", None),
+        ("propose 100k at 169.00 — reposting for visibility, terms unchanged", None),
+        ("Sam pls cut SLACK, all 8k, now — finance wants the licences gone", None),
+        ("we're cutting the Bund short, considering the supply calendar", "position_change"),
+        ("I'm killing the AUD view, considering the data it's done", "thesis_change"),
+        ("adding 5mm ARCF 29s at +85, still resting on the screen", None),
+        ("adding 5mm ARCF 29s at +85 if it holds", None),
+        ("I'm adding 5mm ARCF 29s at +85 tomorrow, still cheap", None),
+        ("I'm capping new gilt entries at 5k of DV01", "risk_limit"),
+        ("we're capping new positions at USD 10mm", "risk_limit"),
+        ("we're capping new orders at 5mm thickness", None),
+        ("adding 5mm more of the ARCF 29s at +85 on the close, still cheap", "position_change"),
+        (
+            "Risk cut our FX-swap limit from $300m to $200m, effective today — nothing to do "
+            "with us",
+            "risk_limit",
+        ),
+    ],
+)
+def test_the_thirty_second_rounds_desk_speech_and_its_look_alikes(
+    text: str, event_type: str | None
+) -> None:
+    assert _rules_read(text, None) == event_type
+
+
+# A verdict answers a proposal card known by its number; replies on a size under everyday
+# parents stay none
+@pytest.mark.parametrize(
+    ("reply", "parent", "event_type"),
+    [
+        (
+            "ok for the 1m. keep the rest O/N. and don't replace the Lloyds bilateral, we're "
+            "carrying too much GBP cash as it is",
+            "pitch: long 300 SOL @ 142, stop 131",
+            "trade_approval",
+        ),
+        (
+            "no — we don't short banks the week after a hold, and MCB Sep futures liquidity is "
+            "garbage. pass.",
+            "📉 CARD #213 | PSX | SELL MCB (Sep deliverable futures)\nentry 352.0–355.0 | stop "
+            "362.0 | target 335.0 | size 60k sh",
+            "trade_approval",
+        ),
+        (
+            "ok for the 5k run. it's on Sunday, see you at 9 and bring water for everyone, and "
+            "snacks for the kids, and towels, and sunscreen because it will be very hot",
+            "pitch: long 300 SOL @ 142, stop 131",
+            None,
+        ),
+        (
+            "go for 5k steps a day. my doctor said it's the minimum, and the gym is closed until "
+            "January anyway, so walking it is, rain or shine, every single morning",
+            "pitch: long 300 SOL @ 142, stop 131",
+            None,
+        ),
+        # the round's review: what the first form read
+        (
+            "go for 350k now. the market's cooling, the survey came back clean and the vendor "
+            "wants a quick sale before Christmas, so put the offer in today",
+            "Thinking of buying the 3 bed on Elm St, 350k asking",
+            None,
+        ),
+        (
+            "yes for 3 lots then. the reserve looks fair for that vintage and the charity gets "
+            "the money either way, so just put the bid in before they close",
+            "buy 3 lots of the vintage wine at the auction? 200 each",
+            None,
+        ),
+    ],
+)
+def test_the_thirty_second_rounds_verdicts_and_their_look_alikes(
+    reply: str, parent: str | None, event_type: str | None
+) -> None:
+    assert _rules_read(reply, parent) == event_type
