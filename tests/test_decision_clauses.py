@@ -137,7 +137,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.0772, 0.0158, 0.6396, 0.7004, 0.691, 0.0286, 0.0083, 0.9802]
+PINNED_WRAP_SCORES = [0.0769, 0.0157, 0.641, 0.7014, 0.692, 0.0284, 0.0082, 0.9802]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 
