@@ -244,12 +244,12 @@ def _keeps_budget_and_floors(report: dict[str, Any], floors: dict[int, int]) -> 
 # authors many items name by an alias (ADR 0040): every floor below is the figure measured
 # once on that code (the comments give earlier figures).
 MEASURED_DESKS = [
-    # The thirty-second round's rules (orders dealt one way and not another, proposal cards,
-    # guard exemptions; ADR 0057; the model trained again) lowered the floors of five desks by
-    # 1 decision at a budget or two, none in recognition: four development desks (151, 155,
-    # 162, 163) and one held out (147 at 6,000, below its arrival figure); the seventy-five
-    # held-out desks measured before went from 4,616; 2,374, 3,051, 3,773 to 4,617; 2,371,
-    # 3,050, 3,779, the three of the round from 188; 98, 133, 162 on arrival to the same.
+    # The thirty-second round's rules (orders dealt one way and not another, guard exemptions;
+    # ADR 0057; the model trained again) lowered the floors of three desks by 1 decision at a
+    # budget, none in recognition: two development desks (155, 163) and one held out (147 at
+    # 6,000, below its arrival figure); the seventy-five held-out desks measured before went
+    # from 4,616; 2,374, 3,051, 3,773 to 4,617; 2,371, 3,050, 3,779, the three of the round
+    # from 188; 98, 133, 162 on arrival to the same.
     # The thirty-first round's rules (the last review's look-alikes, verdicts split between
     # names, orders given to dealers by name; ADR 0056; the model trained again) lowered the
     # floors of two held-out desks by 1 decision at a budget, none in recognition (153 at
@@ -947,7 +947,7 @@ MEASURED_DESKS = [
     # round's final figures; their misses read, some written as rules.
     ("desk_heldout149.jsonl", 238, 66, 63, (30, 38, 46)),
     ("desk_heldout150.jsonl", 240, 66, 62, (30, 38, 47)),
-    ("desk_heldout151.jsonl", 238, 66, 66, (30, 40, 52)),
+    ("desk_heldout151.jsonl", 238, 66, 66, (31, 40, 52)),
     # Held out: written for the thirtieth round from the same brief (a Mexico City desk,
     # Mexican Spanish with English; a Frankfurt equity-derivatives and convertible-bond desk,
     # English with German; a Milan/Vienna desk, English with Italian and German), asked for
@@ -979,7 +979,7 @@ MEASURED_DESKS = [
     # on arrival on a0501e3 (63, 65 and 63; 34 / 44 / 53, 29 / 37 / 50, 30 / 42 / 54), their
     # floors the round's final figures; their misses read, some written as rules.
     ("desk_heldout161.jsonl", 239, 66, 66, (33, 45, 55)),
-    ("desk_heldout162.jsonl", 240, 66, 66, (28, 36, 50)),
+    ("desk_heldout162.jsonl", 240, 66, 66, (29, 37, 50)),
     ("desk_heldout163.jsonl", 239, 65, 64, (30, 42, 55)),
     # Held out: written for the thirty-second round from the same brief (a Montreal/Toronto
     # Canadian fixed-income and FX desk, English with Québécois French; a London/New York
@@ -996,7 +996,7 @@ MEASURED_DESKS = [
     # some written as rules (ADR 0057).
     ("desk_heldout167.jsonl", 239, 66, 63, (33, 39, 48)),
     ("desk_heldout168.jsonl", 235, 65, 63, (31, 40, 47)),
-    ("desk_heldout169.jsonl", 240, 66, 63, (29, 39, 53)),
+    ("desk_heldout169.jsonl", 240, 66, 61, (29, 39, 53)),
 ]
 
 
