@@ -997,6 +997,20 @@ MEASURED_DESKS = [
     ("desk_heldout167.jsonl", 239, 66, 63, (33, 39, 48)),
     ("desk_heldout168.jsonl", 235, 65, 63, (31, 40, 47)),
     ("desk_heldout169.jsonl", 240, 66, 61, (29, 39, 53)),
+    # Held out: written for the thirty-third round from the same brief (a New York agency MBS
+    # and securitized-products desk; a London inflation desk; an Athens/Istanbul desk, English
+    # with Greek and Turkish), asked for at its start; measured on arrival on the code before
+    # it (551ae0a): 180 of 196; 90, 114, 143. Never read.
+    ("desk_heldout170.jsonl", 239, 66, 63, (31, 38, 47)),
+    ("desk_heldout171.jsonl", 239, 65, 56, (30, 38, 48)),
+    ("desk_heldout172.jsonl", 238, 65, 61, (29, 38, 48)),
+    # Development desks of the thirty-third round: a Singapore/Perth bulk-commodities desk
+    # (English with some Mandarin), a New York ETF market-making desk, a Wellington/Sydney
+    # desk (English with some Māori); measured on arrival on 551ae0a (64, 64 and 63;
+    # 27 / 35 / 48, 23 / 36 / 46, 27 / 37 / 48); their misses read, some written as rules.
+    ("desk_heldout173.jsonl", 239, 66, 64, (27, 35, 48)),
+    ("desk_heldout174.jsonl", 239, 66, 64, (23, 36, 46)),
+    ("desk_heldout175.jsonl", 240, 66, 63, (27, 37, 48)),
 ]
 
 
@@ -1168,6 +1182,10 @@ LABELLED_DESKS = [
     ("desk_heldout167.jsonl", 239, 66),
     ("desk_heldout168.jsonl", 235, 65),
     ("desk_heldout169.jsonl", 240, 66),
+    ("desk_heldout170.jsonl", 239, 66),
+    ("desk_heldout171.jsonl", 239, 65),
+    ("desk_heldout174.jsonl", 239, 66),
+    ("desk_heldout175.jsonl", 240, 66),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
@@ -1177,15 +1195,15 @@ LABELLED_DESKS = [
     # so does one approval of desk_heldout102 (counted likewise), one of desk_heldout124
     # (likewise), one of desk_heldout129 (likewise), one of desk_heldout134 (likewise),
     # one of desk_heldout140 (likewise), one of desk_heldout153 and one of desk_heldout154
-    # (likewise), one of desk_heldout164 (likewise), one of each of the development desks
-    # desk_heldout109, 125, 127, 131, 132, 150, 157 and 161, and three of desk_heldout137 and
-    # of desk_heldout143
+    # (likewise), one of desk_heldout164 and one of desk_heldout172 (likewise), one of each of
+    # the development desks desk_heldout109, 125, 127, 131, 132, 150, 157, 161 and 173, and
+    # three of desk_heldout137 and of desk_heldout143
 ]
 
 
-@pytest.mark.parametrize("number", range(113, 170))
+@pytest.mark.parametrize("number", range(113, 176))
 def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
-    # desk_heldout113 to 169 were written from bench/data/WRITING_BRIEF.md, their writers
+    # desk_heldout113 to 175 were written from bench/data/WRITING_BRIEF.md, their writers
     # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
