@@ -137,7 +137,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.0769, 0.0157, 0.641, 0.7014, 0.692, 0.0284, 0.0082, 0.9802]
+PINNED_WRAP_SCORES = [0.0781, 0.0156, 0.6333, 0.6943, 0.6846, 0.0281, 0.0082, 0.9796]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 
@@ -152,14 +152,14 @@ def test_the_clause_selector_keeps_a_reports_own_decision_and_drops_most_of_its_
     recap = clause_cut(WRAP, rules_only.shown_spans(WRAP))
     assert recap is not None and "bought 20k SAP" in recap
     # the selector keeps the clause that states this message's decision and drops the
-    # recap's lines but one: "sold 5m EURUSD at 1.0850 after the data" scores at its
-    # threshold (0.6991 before the thirtieth round's training, 0.7004 since: the rows the
-    # rules read moved it)
-    kept = RULES.shown_spans(WRAP)
-    assert [WRAP[a:b] for a, b in kept] == [
-        "- sold 5m EURUSD at 1.0850 after the data",
-        "One change from me before I go: I am cutting the desk gross limit to 200m from 250m.",
-    ]
+    # recap's lines, all but at most one: "sold 5m EURUSD at 1.0850 after the data" scores
+    # about its threshold (0.6991 before the thirtieth round's training, 0.7004 from it, kept;
+    # 0.6943 from the thirty-third's, dropped: the rows the rules read move it)
+    kept = [WRAP[a:b] for a, b in RULES.shown_spans(WRAP)]
+    assert kept[-1] == (
+        "One change from me before I go: I am cutting the desk gross limit to 200m from 250m."
+    )
+    assert set(kept[:-1]) <= {"- sold 5m EURUSD at 1.0850 after the data"}
 
 
 def test_the_clause_selector_keeps_the_opening_decision_of_a_short_message() -> None:

@@ -3402,3 +3402,142 @@ def test_the_thirty_second_rounds_verdicts_and_their_look_alikes(
     reply: str, parent: str | None, event_type: str | None
 ) -> None:
     assert _rules_read(reply, parent) == event_type
+
+
+# The thirty-third round's development desks (ADR 0058): a temporary override the writer
+# puts on a risk measure, an action taken "rather than waiting" (no hedge); and what must
+# stay ordinary beside them (the round's review: other senses, recaps, requests)
+@pytest.mark.parametrize(
+    ("text", "event_type"),
+    [
+        ("I'll put a temp override on FI cs01 to ±115k until 16:00Z.", "risk_limit"),
+        ("temporary override on the speed limit to 80 until the roadworks end", None),
+        ("we put an override on the thermostat to 21 until 6pm", None),
+        ("we put an override on the thermostat delta to 2 until 6pm", None),
+        ("put a temp override on the gamma to 2.2 until the monitor is recalibrated", None),
+        ("the temp override on DV01 to 60k until 14:00 expired at noon", None),
+        ("I put a temp override on DV01 to 60k until 14:00 yesterday, it's gone now", None),
+        ("can you put a temp override on DV01 to 150k until 4pm", None),
+        ("I'll put a temp override on DV01 to 60k until 4pm if the CRO agrees", None),
+        ("I'll put a temp override on DV01 to 60k until 4pm, unless anyone objects", None),
+        (
+            "we are putting an override on the nop to 0 until the vendor patches the opcode table",
+            None,
+        ),
+        ("I'm granting an override on the desk NOP to USD 45m until 17:00 local", "risk_limit"),
+        (
+            "Bid goes in directly on our CSD account, not through the broker — we see the "
+            "result instead of waiting for an email.",
+            "route_decision",
+        ),
+        ("we're waiting for the close rather than selling now", None),
+        ("I'm selling my bike rather than waiting for the repair, 200 quid and it's gone", None),
+        ("we'll take the train rather than waiting for the bus at 6.30", None),
+    ],
+)
+def test_the_thirty_third_rounds_desk_speech_and_its_look_alikes(
+    text: str, event_type: str | None
+) -> None:
+    assert _rules_read(text, None) == event_type
+
+
+_AUDNZD = (
+    "want to leave a bid for 15m AUDNZD at 1.0945 GTC for your session, stop 1.0905 if it "
+    "fills. ok?"
+)
+
+
+# An assent before the verdict with no stop between ("yep go", "ok send it") and reasons
+# after: the verdict is the one assented to, however long the reasons
+@pytest.mark.parametrize(
+    ("reply", "parent", "event_type"),
+    [
+        (
+            "yep go, 15m fine. keep it inside the overnight FX number Mere sends round, and if it "
+            "fills Ollie puts the stop in straight away — I don't want an unprotected kiwi "
+            "position sitting there into the MPS",
+            _AUDNZD,
+            "trade_approval",
+        ),
+        (
+            "yep go, 20 lots. keep it inside the overnight number and if it fills put the stop "
+            "in straight away, I don't want it naked into the print",
+            _AUDNZD,
+            "trade_approval",
+        ),
+        (
+            "ok go, let me think about the size first and I'll come back to you after the call "
+            "with risk this afternoon",
+            _AUDNZD,
+            None,
+        ),
+        (
+            "yep go, 2 bags. and if it rains bring the umbrellas, I don't want the kids soaked "
+            "on the way back from the park",
+            "lunch at 1?",
+            None,
+        ),
+        # two assents, or an assent before another word, are no go (the round's review)
+        (
+            "yeah yeah, you always say that, send me the fills once you are done please, and put "
+            "it in the morning note before you leave tonight",
+            _AUDNZD,
+            None,
+        ),
+        (
+            "ok ok, I hear you, the funding has flipped positive overnight and the weekly "
+            "structure looks decent but honestly I've heard this exact pitch from you three "
+            "times this month and it never works out",
+            "P",
+            None,
+        ),
+        # an assent taken back or put off by its reasons is none (the second review), with
+        # or without a go after it
+        (
+            "yep go, just not today. with the Fed tomorrow and the book already long beta, I'd "
+            "rather we look at this again on Thursday morning.",
+            "P",
+            None,
+        ),
+        (
+            "yep, just not today. with the Fed tomorrow and the book already long beta, I'd "
+            "rather we look at this again on Thursday morning please.",
+            "P",
+            None,
+        ),
+        (
+            "yep go — actually no, wait. I just saw the funding spike on the perp, let's hold off "
+            "until we understand why the basis blew out today.",
+            "P",
+            None,
+        ),
+        (
+            "okay do it, in two weeks. after the token unlock is done and the supply overhang is "
+            "gone, put it back up and I'll look again at it",
+            "P",
+            None,
+        ),
+        (
+            "sure go ahead, tell me more about the thesis. what's the catalyst and why now rather "
+            "than after the unlock next week, and the size?",
+            "P",
+            None,
+        ),
+        (
+            "ok go, no rush, work it through the afternoon in clips and keep it under 15% of "
+            "volume, and tell risk once it is all done please",
+            "P",
+            "trade_approval",
+        ),
+        (
+            "yeah ok but no, SOL is too extended here and we already have plenty of beta on the "
+            "book, come back with a tighter stop and smaller size after the FOMC minutes please",
+            "P",
+            None,
+        ),
+    ],
+)
+def test_the_thirty_third_rounds_verdicts_and_their_look_alikes(
+    reply: str, parent: str, event_type: str | None
+) -> None:
+    assert _rules_read(reply, PROPOSAL if parent == "P" else parent) == event_type

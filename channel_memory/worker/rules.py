@@ -197,6 +197,35 @@ _APPRAISAL = re.compile(
 """What a rejection after "but" may follow: an appraisal of the proposal ("good eye but
 no"), not a report ("asked Klaus but no, still on the phone") nor a courtesy ("thanks but
 no, I'm good" is about the coffee)."""
+_ASSENTED = re.compile(
+    r"(?:ok|okay|yes|yep|yeah|yup|sure)\s{1,3}"
+    r"(?:go(?:\s{1,3}ahead)?|send it|do it|approved)",
+    re.IGNORECASE,
+)
+"""A go assented to, no stop between them ("yep go", "ok send it", "yes approved"): a whole
+verdict (not two assents, "ok ok", nor an assent before another word, "ok tak", "ok pass",
+nor "fine go, leave me alone")."""
+_TAKEN_BACK = re.compile(
+    r"[\s,.;:!\u2014\u2013-]{0,4}(?:(?:just|but)\s{1,3})?(?:"
+    r"not\s{1,3}(?:today|now|yet|tonight|this week)\b|actually\b|wait\b|hold on\b|"
+    r"no[,.!]?\s{1,3}(?:wait|sorry|scratch that|actually|don[\x27\u2019]t)\b|"
+    r"in\s{1,3}(?:a|one|two|three|a few|\d{1,2})\s{1,3}(?:days?|weeks?|months?)\b|"
+    r"i[\x27\u2019]m listening\b|tell me more\b|finish your\b)",
+    re.IGNORECASE,
+)
+"""An assent's reasons that take it back or put it off ("yep go, just not today. …", "yep go
+— actually no, wait", "okay do it, in two weeks", "sure go ahead, tell me more"): no
+verdict."""
+
+
+def _whole_by(patterns: Sequence[Pattern], words: str) -> bool:
+    """Whether one of ``patterns`` reads all of ``words``, or ``words`` are a go assented
+    to (``_ASSENTED``: "yep go, 15m fine. …")."""
+    return _ASSENTED.fullmatch(words) is not None or any(
+        p.whole(words, _lower(words)) for p in patterns
+    )
+
+
 _SIZE_WORD = re.compile(r"\d{1,6}(?:[.,]\d{1,3})?(?:k|m|mm|bn|lots?|x)", re.IGNORECASE)
 """A size with its unit ("40k", "1.5mm", "20 lots" is two words): granted beside a verdict
 ("ok 40k, not 60"); a bare number may be a card's ("reject 2419" under card #2418 is none)."""
@@ -1092,7 +1121,7 @@ class RuleSet:
                 and reply_rule.event_type == APPROVAL
                 # the verdict is all approval or rejection ("no", "denied", "👍 send it"),
                 # not a phrase that opens with such a word ("no idea", "ok, let me think")
-                and any(p.whole(verdict, _lower(verdict)) for p in reply_rule.patterns)
+                and _whole_by(reply_rule.patterns, verdict)
             ):
                 continue
             if _any(reply_rule.unless, text, _lower(text)):
@@ -1158,6 +1187,8 @@ class RuleSet:
             return verdict.strip()  # "Go, 3k, with the 1,965 stop hard in the system."
         # a rejection, or one on what it names ("no on 0871")
         rejecting = _REJECTING.match(_NAMED_VERDICT.sub("", verdict)) is not None
+        if not rejecting and _TAKEN_BACK.match(text, reasons_at) is not None:
+            return None  # "yep go, just not today. with the Fed tomorrow …"
         if rejecting and _REVISIT.match(text, reasons_at) is not None:
             return verdict.strip()  # "no for now, revisit post auction"
         guards = tuple(g for g in self.guards if g.reasons or not rejecting)
@@ -1222,10 +1253,8 @@ class RuleSet:
     def _whole_verdict(self, words: str) -> bool:
         """Whether ``words`` are at most ``BARE_APPROVAL_WORDS`` words that are all an
         approval or a rejection by a ``[[reply]]`` rule of the ``trade_approval`` type."""
-        lowered = _lower(words)
         return len(words.split()) <= BARE_APPROVAL_WORDS and any(
-            rule.event_type == APPROVAL and any(p.whole(words, lowered) for p in rule.patterns)
-            for rule in self.replies
+            rule.event_type == APPROVAL and _whole_by(rule.patterns, words) for rule in self.replies
         )
 
     def _reads_as(self, text: str, types: frozenset[str]) -> bool:
