@@ -112,7 +112,8 @@ def test_events_are_native_messages_without_the_labels() -> None:
 def test_a_message_counts_verbatim_only_whole_and_under_its_own_handle() -> None:
     body = (
         "[channel-awareness] kind=raw_window+digest retained=218/since-24h0m0s\n"
-        "[omitted hard events, newest first: d/m9 and 3 more; retrieve with get_channel_messages]\n"
+        "[omitted 12 retained messages due to max_chars (hard events, newest first: d/m9 and 3 "
+        "more); retrieve with get_channel_messages]\n"
         "[digest; channel d, trust unverified, role user, new unless marked]\n"
         "[10:00 fill m1 OMS trusted]\n"
         "> FILLED 5 ES @ 6700\n"

@@ -549,7 +549,7 @@ def test_metadata_costs_few_characters_per_item() -> None:
     text = _independent_body(200_000)
     metas = _META.findall(text)
     # every hard event of the desk is shown (none omitted), well over a hundred of them
-    assert "[omitted hard events" not in text
+    assert not re.search(r"^\[omitted [^\n]*hard events", text, re.M)
     assert len(HARD_LINE.findall(text)) >= 100
     legend = [line for line in text.split("\n") if line.startswith("[authors: ")]
     assert len(legend) == 1

@@ -600,10 +600,35 @@ class Sizes:
 
 
 CUT_NOTE = (
-    "[items marked cut show only their decision clauses, … where a line is left out; "
+    "[cut items: decision clauses only, … where text is left out; "
     "full text: get_channel_messages]\n"
 )
 """Said once when any hard event is shown cut."""
+CUT_NOTE_SHORT = "[cut items: decision clauses only, … where text is left out]\n"
+"""The same after an omission line, which says where full texts are."""
+
+
+def omission_note(omitted: int, named: Sequence[str], unnamed: int) -> str:
+    """The one line saying what the budget left out: ``omitted`` retained messages, the
+    omitted hard events among them named newest first (``named``) and counted
+    (``unnamed``), and where to read them; empty when nothing was left out."""
+    hard = ""
+    if named:
+        more = f" and {unnamed} more" if unnamed else ""
+        hard = f"hard events, newest first: {' '.join(named)}{more}"
+    elif unnamed:
+        hard = f"{unnamed} hard events"
+    if omitted and hard:
+        what = f"{omitted} retained messages due to max_chars ({hard})"
+    elif omitted:
+        what = f"{omitted} retained messages due to max_chars"
+    elif hard:
+        what = hard
+    else:
+        return ""
+    return f"[omitted {what}; retrieve with get_channel_messages]\n"
+
+
 HARD_NOTE_RESERVE = 200
 """Room kept toward the notes when not every hard event fits (the fitting passes measure
 them whole); omitted hard events are named in whatever room the chosen body leaves, the
@@ -1103,23 +1128,10 @@ def _render_text(c: Candidates, chosen: Selection, style: Style) -> Drawn:
         raw_text = _section("raw recent", raw_lines, style, raw=True)
     numbers = _numbers(c, chosen, len(raw_text), len(digest_text), len(trigger))
     notes = trigger
-    if numbers["omitted"]:
-        notes += (
-            f"[omitted {numbers['omitted']} retained messages due to max_chars; "
-            "retrieve with get_channel_messages]\n"
-        )
-    if chosen.hard_named:
-        more = f" and {chosen.hard_unnamed} more" if chosen.hard_unnamed else ""
-        notes += (
-            f"[omitted hard events, newest first: {' '.join(chosen.hard_named)}{more}; "
-            "retrieve with get_channel_messages]\n"
-        )
-    elif chosen.hard_unnamed:
-        notes += (
-            f"[omitted hard events: {chosen.hard_unnamed}; retrieve with get_channel_messages]\n"
-        )
+    notes += omission_note(numbers["omitted"], chosen.hard_named, chosen.hard_unnamed)
     if any(i.key in chosen.cut and i.cut_text is not None for i in chosen.hard):
-        notes += CUT_NOTE
+        # the omission line, when there is one, already says where full texts are
+        notes += CUT_NOTE_SHORT if numbers["omitted"] or chosen.hard_named else CUT_NOTE
     notes += "".join(gap_text(g) for g in chosen.gaps)
     if len(chosen.gaps) < c.coverage_gaps:
         notes += f"[{c.coverage_gaps - len(chosen.gaps)} more coverage gaps not shown]\n"
