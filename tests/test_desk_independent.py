@@ -245,6 +245,14 @@ def _keeps_budget_and_floors(report: dict[str, Any], floors: dict[int, int]) -> 
 # authors many items name by an alias (ADR 0040): every floor below is the figure measured
 # once on that code (the comments give earlier figures).
 MEASURED_DESKS = [
+    # The thirty-third round's rules (a go assented to, "rather than waiting" no hedge, an
+    # override put on a risk measure; ADR 0058; the model trained again) and feed notes (one
+    # omission line) lowered the floors of seven desks by 1 decision at a budget or in
+    # recognition: four development or trained-on desks (10, 162, 167, 169) and 173 below its
+    # arrival figure at 6,000, and two held out (58 in recognition, 61 to 60; 164 at 8,192);
+    # the seventy-eight held-out desks measured before went from 4,805; 2,469, 3,183, 3,941 to
+    # 4,804; 2,496, 3,205, 3,950, the three of the round from 180; 90, 114, 143 on arrival to
+    # 180; 91, 117, 145.
     # The thirty-second round's rules (orders dealt one way and not another, guard exemptions;
     # ADR 0057; the model trained again) lowered the floors of three desks by 1 decision at a
     # budget, none in recognition: two development desks (155, 163) and one held out (147 at
@@ -424,7 +432,7 @@ MEASURED_DESKS = [
     # written as shapes), since then a development desk: 62; 31, 39, 49.
     # With item lines naming messages by id (sixth round): 62; 33, 41, 52.
     # With the best clause shown among those a rule matched (seventh round): 62; 33, 42, 51.
-    ("desk_heldout10.jsonl", 225, 62, 62, (38, 49, 57)),
+    ("desk_heldout10.jsonl", 225, 62, 62, (38, 48, 57)),
     # 57 of 61, 82; 26, 33, 40 (56; 28, 35, 42); after the review's fixes 26, 33, 39. Read
     # in the fifth round, since then a development desk: 61, 82; 28, 37, 42.
     # With item lines naming messages by id (sixth round): 61; 30, 37, 45.
@@ -685,7 +693,7 @@ MEASURED_DESKS = [
     ("desk_heldout57.jsonl", 238, 64, 60, (22, 29, 40)),
     # 60 of 63, 83; 28, 39, 50 (on arrival, a8bd2cc: 52, 80; 25, 36, 44);
     # final code: 61, 82; 30, 40, 51.
-    ("desk_heldout58.jsonl", 238, 63, 61, (30, 39, 52)),
+    ("desk_heldout58.jsonl", 238, 63, 60, (30, 39, 52)),
     # 55 of 65, 91; 28, 33, 39 (on arrival, a8bd2cc: 55, 94; 28, 32, 39);
     # final code: 55, 91; 28, 33, 39.
     ("desk_heldout59.jsonl", 240, 65, 55, (27, 35, 42)),
@@ -980,14 +988,14 @@ MEASURED_DESKS = [
     # on arrival on a0501e3 (63, 65 and 63; 34 / 44 / 53, 29 / 37 / 50, 30 / 42 / 54), their
     # floors the round's final figures; their misses read, some written as rules.
     ("desk_heldout161.jsonl", 239, 66, 66, (33, 45, 55)),
-    ("desk_heldout162.jsonl", 240, 66, 66, (29, 37, 50)),
+    ("desk_heldout162.jsonl", 240, 66, 66, (28, 37, 50)),
     ("desk_heldout163.jsonl", 239, 65, 64, (30, 42, 55)),
     # Held out: written for the thirty-second round from the same brief (a Montreal/Toronto
     # Canadian fixed-income and FX desk, English with Québécois French; a London/New York
     # merger-arbitrage desk; a Cairo/Casablanca/Dubai desk, English with Arabic and French),
     # asked for at its start; measured on arrival on the code before it (c80ebfd): 188 of
     # 196; 98, 133, 162. Never read.
-    ("desk_heldout164.jsonl", 239, 66, 65, (29, 43, 55)),
+    ("desk_heldout164.jsonl", 239, 66, 65, (29, 42, 55)),
     ("desk_heldout165.jsonl", 240, 65, 62, (35, 49, 56)),
     ("desk_heldout166.jsonl", 240, 65, 61, (34, 41, 51)),
     # Development desks of the thirty-second round: a New York investment-grade credit desk,
@@ -995,9 +1003,9 @@ MEASURED_DESKS = [
     # Urdu and Sinhala); measured on arrival on c80ebfd (59, 57 and 60; 33 / 37 / 47,
     # 30 / 36 / 43, 29 / 41 / 52), their floors the round's final figures; their misses read,
     # some written as rules (ADR 0057).
-    ("desk_heldout167.jsonl", 239, 66, 63, (33, 39, 48)),
+    ("desk_heldout167.jsonl", 239, 66, 63, (33, 38, 48)),
     ("desk_heldout168.jsonl", 235, 65, 63, (31, 40, 47)),
-    ("desk_heldout169.jsonl", 240, 66, 61, (29, 39, 53)),
+    ("desk_heldout169.jsonl", 240, 66, 61, (29, 39, 52)),
     # Held out: written for the thirty-third round from the same brief (a New York agency MBS
     # and securitized-products desk; a London inflation desk; an Athens/Istanbul desk, English
     # with Greek and Turkish), asked for at its start; measured on arrival on the code before
@@ -1008,10 +1016,11 @@ MEASURED_DESKS = [
     # Development desks of the thirty-third round: a Singapore/Perth bulk-commodities desk
     # (English with some Mandarin), a New York ETF market-making desk, a Wellington/Sydney
     # desk (English with some Māori); measured on arrival on 551ae0a (64, 64 and 63;
-    # 27 / 35 / 48, 23 / 36 / 46, 27 / 37 / 48); their misses read, some written as rules.
-    ("desk_heldout173.jsonl", 239, 66, 64, (27, 35, 48)),
-    ("desk_heldout174.jsonl", 239, 66, 64, (23, 36, 46)),
-    ("desk_heldout175.jsonl", 240, 66, 63, (27, 37, 48)),
+    # 27 / 35 / 48, 23 / 36 / 46, 27 / 37 / 48), their floors the round's final figures; their
+    # misses read, some written as rules (ADR 0058).
+    ("desk_heldout173.jsonl", 239, 66, 64, (26, 35, 48)),
+    ("desk_heldout174.jsonl", 239, 66, 65, (24, 37, 47)),
+    ("desk_heldout175.jsonl", 240, 66, 65, (27, 37, 50)),
 ]
 
 
