@@ -1252,7 +1252,8 @@ class RuleSet:
 
     def _whole_verdict(self, words: str) -> bool:
         """Whether ``words`` are at most ``BARE_APPROVAL_WORDS`` words that are all an
-        approval or a rejection by a ``[[reply]]`` rule of the ``trade_approval`` type."""
+        approval or a rejection by a ``[[reply]]`` rule of the ``trade_approval`` type, or a
+        go assented to (``_ASSENTED``)."""
         return len(words.split()) <= BARE_APPROVAL_WORDS and any(
             rule.event_type == APPROVAL and _whole_by(rule.patterns, words) for rule in self.replies
         )
