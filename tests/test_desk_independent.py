@@ -112,8 +112,8 @@ def test_events_are_native_messages_without_the_labels() -> None:
 def test_a_message_counts_verbatim_only_whole_and_under_its_own_handle() -> None:
     body = (
         "[channel-awareness] kind=raw_window+digest retained=218/since-24h0m0s\n"
-        "[omitted 12 retained messages due to max_chars (hard events, newest first: d/m9 and 3 "
-        "more); retrieve with get_channel_messages]\n"
+        "[omitted 12 messages due to max_chars, 4 of them hard events, newest first: "
+        "d/m9 and 3 more; retrieve with get_channel_messages]\n"
         "[digest; channel d, trust unverified, role user, new unless marked]\n"
         "[10:00 fill m1 OMS trusted]\n"
         "> FILLED 5 ES @ 6700\n"
@@ -251,7 +251,7 @@ MEASURED_DESKS = [
     # recognition: four development or trained-on desks (10, 162, 167, 169) and 173 below its
     # arrival figure at 6,000, and two held out (58 in recognition, 61 to 60; 164 at 8,192);
     # the seventy-eight held-out desks measured before went from 4,805; 2,469, 3,183, 3,941 to
-    # 4,804; 2,496, 3,205, 3,950, the three of the round from 180; 90, 114, 143 on arrival to
+    # 4,804; 2,497, 3,207, 3,949, the three of the round from 180; 90, 114, 143 on arrival to
     # 180; 91, 117, 145.
     # The thirty-second round's rules (orders dealt one way and not another, guard exemptions;
     # ADR 0057; the model trained again) lowered the floors of three desks by 1 decision at a

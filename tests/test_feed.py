@@ -161,10 +161,13 @@ def test_budget_holds_and_hard_events_come_first(
     shown = len(FILL_LINE.findall(small))
     assert 0 < shown < 40
     # one omission line names the omitted hard events newest first or counts them
-    named = re.search(
-        r"^\[omitted [^\n]*hard events, newest first: ([^;)]*)\)?; retrieve", small, re.M
+    named = re.search(r"^\[omitted [^\n]*hard events, newest first: ([^;]*); retrieve", small, re.M)
+    counted = re.search(
+        r"^\[omitted [^\n]*?(?:, |hard events due to max_chars: )(\d+)(?: of them hard events)?; "
+        r"retrieve",
+        small,
+        re.M,
     )
-    counted = re.search(r"^\[omitted [^\n]*?\(?(\d+) hard events\)?; retrieve", small, re.M)
     assert (named is None) != (counted is None), small
     names = [n for n in named.group(1).split(" ") if n.startswith("floor/")] if named else []
     more = re.search(r"and (\d+) more", named.group(1)) if named else counted

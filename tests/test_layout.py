@@ -252,7 +252,7 @@ def test_omitted_counts_what_the_budget_left_out() -> None:
     assert 0 < served < 6
     assert body.numbers["messages"] == served
     assert body.numbers["omitted"] == 6 - served
-    assert f"[omitted {6 - served} retained messages due to max_chars;" in body.content
+    assert f"[omitted {6 - served} messages due to max_chars;" in body.content
 
 
 def test_a_budget_below_the_header_is_refused() -> None:

@@ -609,24 +609,22 @@ CUT_NOTE_SHORT = "[cut items: decision clauses only, … where text is left out]
 
 
 def omission_note(omitted: int, named: Sequence[str], unnamed: int) -> str:
-    """The one line saying what the budget left out: ``omitted`` retained messages, the
-    omitted hard events among them named newest first (``named``) and counted
-    (``unnamed``), and where to read them; empty when nothing was left out."""
-    hard = ""
-    if named:
-        more = f" and {unnamed} more" if unnamed else ""
-        hard = f"hard events, newest first: {' '.join(named)}{more}"
-    elif unnamed:
-        hard = f"{unnamed} hard events"
+    """The one line saying what the budget left out: ``omitted`` retained messages and how
+    many of them are hard events, named newest first (``named``) as far as the room allowed
+    and the rest counted (``unnamed``), and where to read them; empty when nothing was left
+    out."""
+    hard = len(named) + unnamed
+    names = f", newest first: {' '.join(named)}" if named else ""
+    more = f" and {unnamed} more" if named and unnamed else ""
     if omitted and hard:
-        what = f"{omitted} retained messages due to max_chars ({hard})"
+        what = f"{omitted} messages due to max_chars, {hard} of them hard events"
     elif omitted:
-        what = f"{omitted} retained messages due to max_chars"
+        what = f"{omitted} messages due to max_chars"
     elif hard:
-        what = hard
+        what = f"hard events due to max_chars: {hard}"
     else:
         return ""
-    return f"[omitted {what}; retrieve with get_channel_messages]\n"
+    return f"[omitted {what}{names}{more}; retrieve with get_channel_messages]\n"
 
 
 HARD_NOTE_RESERVE = 200
