@@ -292,6 +292,12 @@ def test_block_provenance_resolves_exact_versions(desk: tuple[LiveServer, httpx.
         # an input that happens to appear in the advice does not hide it
         ({"source_handles": ["re:"]}, "source_handles.0", "message_ids, with channels"),
         ({"source_handles": ["floor/a b"]}, "source_handles.0", "letters, digits"),
+        # a whole handle, as the omission line writes it, put in message_ids
+        (
+            {"channels": ["floor"], "message_ids": ["floor/m0052"]},
+            "message_ids.0",
+            "goes in source_handles",
+        ),
     ],
 )
 def test_a_refused_read_names_the_field_to_change(

@@ -68,6 +68,21 @@ def _source_handle(value: object) -> object:
 
 
 Handle = Annotated[str, BeforeValidator(_source_handle), Field(pattern=HANDLE_PATTERN)]
+
+
+def _message_id(value: object) -> object:
+    """A message id names no channel; a whole handle put here ("desk/m013", as the omission
+    line and the tools write it) is refused with where it goes instead."""
+    if isinstance(value, str) and "/" in value:
+        raise PydanticCustomError(
+            "message_id",
+            'a message id has no channel: a "channel/message" handle goes in source_handles; '
+            "in message_ids, the id alone, with its channel in channels",
+        )
+    return value
+
+
+MessageId = Annotated[Id, BeforeValidator(_message_id)]
 Cursor = Annotated[str, Field(min_length=1, max_length=2048)]
 EXCERPT_CHARS = 240
 LONGEST_CURSOR = "x" * 200
@@ -87,7 +102,7 @@ class SearchRequest(StrictModel):
 class MessagesRequest(StrictModel):
     channels: Annotated[list[Id], Field(min_length=1, max_length=32)] | None = None
     source_handles: Annotated[list[Handle], Field(min_length=1, max_length=100)] | None = None
-    message_ids: Annotated[list[Id], Field(min_length=1, max_length=100)] | None = None
+    message_ids: Annotated[list[MessageId], Field(min_length=1, max_length=100)] | None = None
     after: Annotated[str, Field(max_length=260)] | None = None
     before: Annotated[str, Field(max_length=260)] | None = None
     author: Annotated[str, Field(min_length=1, max_length=256)] | None = None
