@@ -879,7 +879,7 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
     # Even cut they do not fit: by score per character (echoes a quarter; the score's
     # odds weighed by whether some message answered it), each one that fits.
     chosen.cut = {i.key for i in items}
-    left -= HARD_NOTE_RESERVE  # the omission lines
+    left -= HARD_NOTE_RESERVE  # the omission line and the cut note
     # as many as fit, the most decision per character first: the score (the rule's,
     # weighed by how plainly and how surely the message states a decision) over the
     # characters the item takes, so a long report that merely mentions an action does
@@ -1126,10 +1126,11 @@ def _render_text(c: Candidates, chosen: Selection, style: Style) -> Drawn:
         raw_text = _section("raw recent", raw_lines, style, raw=True)
     numbers = _numbers(c, chosen, len(raw_text), len(digest_text), len(trigger))
     notes = trigger
-    notes += omission_note(numbers["omitted"], chosen.hard_named, chosen.hard_unnamed)
+    omission = omission_note(numbers["omitted"], chosen.hard_named, chosen.hard_unnamed)
+    notes += omission
     if any(i.key in chosen.cut and i.cut_text is not None for i in chosen.hard):
         # the omission line, when there is one, already says where full texts are
-        notes += CUT_NOTE_SHORT if numbers["omitted"] or chosen.hard_named else CUT_NOTE
+        notes += CUT_NOTE_SHORT if omission else CUT_NOTE
     notes += "".join(gap_text(g) for g in chosen.gaps)
     if len(chosen.gaps) < c.coverage_gaps:
         notes += f"[{c.coverage_gaps - len(chosen.gaps)} more coverage gaps not shown]\n"
