@@ -278,6 +278,73 @@ def test_block_provenance_resolves_exact_versions(desk: tuple[LiveServer, httpx.
     assert client.get("/v1/blocks/doesnotexist").status_code == 404
 
 
+def test_hard_events_browses_the_decisions_a_feed_omitted(
+    desk: tuple[LiveServer, httpx.Client],
+) -> None:
+    # forty fills among sixty lines of chatter: a small feed shows some fills, names some
+    # and counts the rest; browsing with hard_events reads exactly those forty, in pages
+    server, client = desk
+    fills = [f"f{i}" for i in range(40)]
+    push(
+        server,
+        *(
+            message_event(
+                f, f"FILLED {100 + i} NVDA @ 131.{i:02d}", created_at=at(i % 60, 5 + i // 20)
+            )
+            for i, f in enumerate(fills)
+        ),
+        *(
+            message_event(f"c{i}", "chatter " + "x" * 200, created_at=at(i % 60, 8 + i // 30))
+            for i in range(60)
+        ),
+        message_event("o1", "FILLED 5 NVDA @ 130.00", channel="ops", created_at=at(30)),
+    )
+    # a fill edited into chatter is no decision now; a deleted fill is gone
+    push(
+        server,
+        message_event("f3", "never mind " + "x" * 40, created_at=at(3, 5), edited_at=at(0, 9)),
+        {"type": "delete", "channel_id": "floor", "message_id": "f4"},
+    )
+    server.drain()
+    decisions = [f for f in fills if f not in ("f3", "f4")]
+    seen: list[str] = []
+    cursor = None
+    for _ in range(20):
+        body = call(
+            client, "get_channel_messages", channels=["floor"], hard_events=True, cursor=cursor
+        ).json()
+        seen += [m["message_id"] for m in body["messages"]]
+        cursor = body["next_cursor"]
+        if not body["has_more"]:
+            break
+    assert seen == decisions
+    # what a small feed shows, names and counts is what the filter reads
+    small = client.get(
+        "/channel-awareness", params={"channels": "floor", "max_chars": 3000, "format": "json"}
+    ).json()
+    omitted = small["omitted"]
+    named = {h.split("/", 1)[1] for h in omitted["hard_events"]}
+    shown = sum(block["kind"] == "hard_event" for block in small["digest"])
+    assert shown and named and named <= set(seen)
+    assert shown + len(named) + omitted["more_hard_events"] == len(seen)
+    # browsing back from a time, and by author, combine with it
+    before = call(
+        client, "get_channel_messages", channels=["floor"], hard_events=True, before=at(0, 6)
+    ).json()
+    # (the budget keeps the ones nearest the anchor; the cursor goes further back)
+    got = [m["message_id"] for m in before["messages"]]
+    assert got and got == decisions[:18][-len(got) :] and before["has_more"]
+    assert not call(
+        client, "get_channel_messages", channels=["floor"], hard_events=True, author="nobody"
+    ).json()["messages"]
+    # a cursor of the filtered browse does not page an unfiltered one
+    first = call(
+        client, "get_channel_messages", channels=["floor"], hard_events=True, limit=5
+    ).json()
+    other = call(client, "get_channel_messages", channels=["floor"], cursor=first["next_cursor"])
+    assert other.status_code == 400 and other.json()["error"]["code"] == "cursor_mismatch"
+
+
 @pytest.mark.parametrize(
     ("body", "field", "says"),
     [
@@ -285,6 +352,7 @@ def test_block_provenance_resolves_exact_versions(desk: tuple[LiveServer, httpx.
         ({"channels": ["floor"], "message_ids": ["re:m1"]}, "message_ids", 'without "re:"'),
         ({"source_handles": ["floor/m1"], "message_ids": ["m1"]}, "message_ids", "not both"),
         ({"source_handles": ["floor/m1"], "before": "2025-01-01T00:00:00Z"}, "before", "browse"),
+        ({"source_handles": ["floor/m1"], "hard_events": True}, "hard_events", "filters browsing"),
         ({"limit": 5}, "channels", "channels are required"),
         # what a feed line shows: a message id alone, or "re:" and the proposal's id
         ({"source_handles": ["re:m1"]}, "source_handles.0", "message_ids, with channels"),

@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Any, NamedTuple
 
 from channel_memory.kernel.models import (
+    HARD_EVENT_BLOCK,
     Attachment,
     MessageKey,
     MessageState,
@@ -207,6 +208,15 @@ AUTHOR_MATCHES = (
 """A substring of the author's name or id, both folded as search folds words (case,
 diacritics and width aside: ``eric`` finds ``Éric``, ``タナカ`` finds ``ﾀﾅｶ``); its
 parameters are ``author_parameters(author)``."""
+
+
+_HARD_EVENT = (
+    "EXISTS (SELECT 1 FROM block_sources s JOIN recall_blocks b ON b.seq = s.block_seq "
+    "WHERE s.channel_id = source_messages.channel_id "
+    "AND s.message_id = source_messages.message_id "
+    "AND s.content_hash = source_messages.content_hash AND b.kind = ?)"
+)
+"""A message version a hard-event block covers (its parameter: ``HARD_EVENT_BLOCK``)."""
 
 
 def author_parameters(author: str) -> list[str]:
@@ -497,11 +507,14 @@ async def browse_current(
     limit: int,
     *,
     newest_first: bool = False,
+    hard_events: bool = False,
 ) -> list[SourceVersion]:
     """Readable current messages of a channel strictly between two ``(created_us, id)``
     positions, at most ``limit``: the oldest of them in time order, or with
     ``newest_first`` the newest of them, newest first. ``author`` is a case-insensitive
-    substring of the author's name or id."""
+    substring of the author's name or id; ``hard_events`` keeps the messages whose current
+    version a hard-event block covers (those the feed shows as decisions, or names or
+    counts among its omitted hard events)."""
     conditions = ["channel_id = ?", "is_current = 1", "deleted = 0"]
     params: list[Any] = [channel_id]
     if after is not None:
@@ -513,6 +526,9 @@ async def browse_current(
     if author:
         conditions.append(AUTHOR_MATCHES)
         params += author_parameters(author)
+    if hard_events:
+        conditions.append(_HARD_EVENT)
+        params.append(HARD_EVENT_BLOCK)
     params.append(limit)
     order = "created_us DESC, id DESC" if newest_first else "created_us, id"
     fetched = await conn.execute_fetchall(

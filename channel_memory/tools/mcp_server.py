@@ -261,7 +261,8 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
             "them) or `message_ids` with `channels` (a feed of one channel writes its items' "
             "message ids alone), or browse `channels` by time "
             "with `after`/`before` (a handle, an RFC 3339 time, or with one channel a "
-            "message id alone; exclusive), oldest first. "
+            "message id alone; exclusive), oldest first; `hard_events` browses only the "
+            "decisions (the hard events a feed shows, names or counts as omitted). "
             "A message too large for one result comes as a `read_content` locator: ask for "
             "its handle alone to get fragments, then pass each `next_content_cursor` as "
             "`content_cursor`. `include_history` returns every version."
@@ -274,6 +275,7 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
         after: str | None = None,
         before: str | None = None,
         author: str | None = None,
+        hard_events: bool = False,
         limit: int | None = None,
         include_history: bool = False,
         cursor: str | None = None,
@@ -286,6 +288,7 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
             "after": after,
             "before": before,
             "author": author,
+            "hard_events": hard_events,
             "limit": limit,
             "include_history": include_history,
             "cursor": cursor,

@@ -106,6 +106,7 @@ class MessagesRequest(StrictModel):
     after: Annotated[str, Field(max_length=260)] | None = None
     before: Annotated[str, Field(max_length=260)] | None = None
     author: Annotated[str, Field(min_length=1, max_length=256)] | None = None
+    hard_events: bool = False
     limit: Annotated[int, Field(ge=1)] | None = None
     include_history: bool = False
     cursor: Cursor | None = None
@@ -121,6 +122,11 @@ class MessagesRequest(StrictModel):
             raise _refused(
                 "after" if self.after else "before",
                 "after/before browse by time; they do not combine with named messages",
+            )
+        if named and self.hard_events:
+            raise _refused(
+                "hard_events",
+                "hard_events filters browsing by time; it does not combine with named messages",
             )
         if self.message_ids and not self.channels:
             raise _refused("channels", "message_ids need channels (the channel of each id)")
@@ -770,7 +776,7 @@ async def _browse(
     before = await _position(conn, body.before, channels, True) if body.before else None
     bound = cursors.binding(
         "browse",
-        {"c": channels, "a": body.after, "b": body.before, "u": body.author},
+        {"c": channels, "a": body.after, "b": body.before, "u": body.author, "h": body.hard_events},
         principal.agent_id,
     )
     # before alone pages backwards from its anchor; otherwise pages run forwards
@@ -785,7 +791,14 @@ async def _browse(
     found: list[SourceVersion] = []
     for channel in channels:
         found += await sources.browse_current(
-            conn, channel, after, before, body.author, limit + 1, newest_first=backwards
+            conn,
+            channel,
+            after,
+            before,
+            body.author,
+            limit + 1,
+            newest_first=backwards,
+            hard_events=body.hard_events,
         )
     # nearest the anchor first: the budget keeps those, the cursor goes on from the rest
     found.sort(key=lambda v: (v.created_us, v.id), reverse=backwards)
