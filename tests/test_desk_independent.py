@@ -1021,6 +1021,20 @@ MEASURED_DESKS = [
     ("desk_heldout173.jsonl", 239, 66, 64, (26, 35, 48)),
     ("desk_heldout174.jsonl", 239, 66, 65, (24, 37, 47)),
     ("desk_heldout175.jsonl", 240, 66, 65, (27, 37, 50)),
+    # Held out: written for the thirty-fourth round from the same brief (a Toronto/Calgary
+    # Canadian equities and energy desk; an Edinburgh asset manager's multi-asset dealing
+    # desk; a Tokyo desk, English with Japanese), asked for at its start; measured on arrival
+    # on the code before it (dc249e3): 183 of 197; 88, 115, 149. Never read.
+    ("desk_heldout176.jsonl", 238, 65, 60, (32, 41, 52)),
+    ("desk_heldout177.jsonl", 240, 66, 62, (23, 33, 43)),
+    ("desk_heldout178.jsonl", 240, 66, 61, (33, 41, 54)),
+    # Development desks of the thirty-fourth round: a Warsaw/Prague Central-European desk
+    # (English with Polish and Czech), a Boston/New York asset manager's fixed-income dealing
+    # desk, a Chicago single-stock options market-making desk; measured on arrival on dc249e3
+    # (63, 57 and 63; 29 / 37 / 46, 22 / 30 / 35, 31 / 36 / 47); their misses read.
+    ("desk_heldout179.jsonl", 239, 65, 63, (29, 37, 46)),
+    ("desk_heldout180.jsonl", 238, 66, 57, (22, 30, 35)),
+    ("desk_heldout181.jsonl", 238, 65, 63, (31, 36, 47)),
 ]
 
 
@@ -1196,6 +1210,11 @@ LABELLED_DESKS = [
     ("desk_heldout171.jsonl", 239, 65),
     ("desk_heldout174.jsonl", 239, 66),
     ("desk_heldout175.jsonl", 240, 66),
+    ("desk_heldout177.jsonl", 240, 66),
+    ("desk_heldout178.jsonl", 240, 66),
+    ("desk_heldout179.jsonl", 239, 65),
+    ("desk_heldout180.jsonl", 238, 66),
+    ("desk_heldout181.jsonl", 238, 65),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
@@ -1205,15 +1224,16 @@ LABELLED_DESKS = [
     # so does one approval of desk_heldout102 (counted likewise), one of desk_heldout124
     # (likewise), one of desk_heldout129 (likewise), one of desk_heldout134 (likewise),
     # one of desk_heldout140 (likewise), one of desk_heldout153 and one of desk_heldout154
-    # (likewise), one of desk_heldout164 and one of desk_heldout172 (likewise), one of each of
+    # (likewise), one of desk_heldout164, one of desk_heldout172 and one of desk_heldout176
+    # (likewise), one of each of
     # the development desks desk_heldout109, 125, 127, 131, 132, 150, 157, 161 and 173, and
     # three of desk_heldout137 and of desk_heldout143
 ]
 
 
-@pytest.mark.parametrize("number", range(113, 176))
+@pytest.mark.parametrize("number", range(113, 182))
 def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
-    # desk_heldout113 to 175 were written from bench/data/WRITING_BRIEF.md, their writers
+    # desk_heldout113 to 181 were written from bench/data/WRITING_BRIEF.md, their writers
     # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
