@@ -70,10 +70,23 @@ def test_a_clause_cut_keeps_decision_clauses_and_marks_what_it_leaves_out() -> N
     assert cut == f"{ELLIPSIS} we sold 5 ES at 6700. {ELLIPSIS}\nstop to BE now"
 
 
+def test_a_clause_cut_marks_whole_lines_it_leaves_out() -> None:
+    # a line left out before, between or after the kept ones is marked where it was, so a
+    # cut item says it is cut by its text alone (the feed's line carries no mark)
+    text = "Desk update\ncontext\nwe sold 5 ES at 6700\nmore colour\n\nstop to BE now\nbye"
+    cut = clause_cut(text, FILL_ONLY.decision_spans(text))
+    assert cut == f"{ELLIPSIS} we sold 5 ES at 6700\n{ELLIPSIS} stop to BE now {ELLIPSIS}"
+    # nothing but blank lines left out: nothing to mark
+    text = "we sold 5 ES at 6700\n\n\nstop to BE now"
+    assert clause_cut(text, FILL_ONLY.decision_spans(text)) == (
+        "we sold 5 ES at 6700\nstop to BE now"
+    )
+
+
 def test_neighbouring_decision_clauses_stay_one_run_of_the_original() -> None:
     text = "we sold 5 ES at 6700.  stop to BE after.\nnothing else"
     cut = clause_cut(text, FILL_ONLY.decision_spans(text))
-    assert cut == "we sold 5 ES at 6700.  stop to BE after."
+    assert cut == f"we sold 5 ES at 6700.  stop to BE after. {ELLIPSIS}"  # "nothing else" left out
 
 
 def test_no_cut_without_a_decision_clause_or_when_nothing_is_saved() -> None:
@@ -117,6 +130,10 @@ def test_every_piece_of_a_cut_is_verbatim_text_of_the_message(text: str) -> None
     if cut is None:
         return
     assert len(cut) < len(text)
+    # whatever it leaves out besides spaces is marked
+    outside = [i for i, ch in enumerate(text) if not ch.isspace()]
+    if any(not any(a <= i < b for a, b in spans) for i in outside):
+        assert ELLIPSIS in cut
     for line in cut.split("\n"):
         for piece in line.split(f" {ELLIPSIS} "):
             piece = piece.removeprefix(f"{ELLIPSIS} ").removesuffix(f" {ELLIPSIS}")
@@ -472,7 +489,7 @@ def test_a_decision_in_the_middle_of_a_long_message_is_still_what_its_cut_shows(
     text = f"{MIDDLE_NOTES}\nDecision: we sold 50 ES at 6700, flat into the close.\n{MIDDLE_NOTES}"
     assert len(text) > 6_000
     assert clause_cut(text, RULES.shown_spans(text)) == (
-        "Decision: we sold 50 ES at 6700, flat into the close."
+        f"{ELLIPSIS} Decision: we sold 50 ES at 6700, flat into the close. {ELLIPSIS}"
     )
     # nothing but blank lines around it: the one clause there is
     lonely = "\n" * 3001 + "sold 5 ES at 6700" + "\n" * 3001

@@ -193,9 +193,10 @@ def test_long_hard_events_are_cut_before_any_is_omitted(
     assert full.count("context line 3") == 2  # room for both in full
     tight = feed(client, max_chars=760).text
     assert len(tight) <= 760
-    assert "> stop moved to 408\n" in tight and "> stop moved to 409\n" in tight
-    # cut to the decision clause, marked cut, the full text behind the handle
-    assert " 1 desk-lead cut]\n> stop moved to 408\n" in tight
+    assert "> … stop moved to 408\n" in tight and "> … stop moved to 409\n" in tight
+    # cut to the decision clause, "…" where the lines before it are left out, the full text
+    # behind the handle
+    assert " 1 desk-lead]\n> … stop moved to 408\n" in tight
     assert "full text: get_channel_messages]" in tight
     assert "hard events" not in tight  # none omitted
 

@@ -38,6 +38,7 @@ from channel_memory.inspector.feedview import served_items as read_items
 from channel_memory.kernel.config import FeedSettings
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.timefmt import parse_rfc3339
+from channel_memory.worker.render import ELLIPSIS
 from tests.conftest import HARD_LINE, LiveServer, ingest_ok, message_event
 
 ADMIN = "admin-token-0123456789a"
@@ -512,7 +513,7 @@ def test_counts_are_grammatical() -> None:
 # --- density, measured ----------------------------------------------------------------------
 
 _META = re.compile(r"^\[\d\d:\d\d [^\n]*\]$", re.MULTILINE)
-_AUTHOR = re.compile(r' ("(?:[^"\\]|\\.)*"|[^ "]+)(?: cut)?\]$')
+_AUTHOR = re.compile(r' ("(?:[^"\\]|\\.)*"|[^ "]+)\]$')
 """The last token of a metadata line: the author (no item of that desk has a trust mark)."""
 
 
@@ -553,14 +554,11 @@ def test_metadata_costs_few_characters_per_item() -> None:
     assert len(HARD_LINE.findall(text)) >= 100
     legend = [line for line in text.split("\n") if line.startswith("[authors: ")]
     assert len(legend) == 1
-    # " cut" says an item's text is shortened to its decision clauses: content, not overhead
-    cut = [4 if m.endswith(" cut]") else 0 for m in metas]
-    lines = sum(len(m) + 1 - c for m, c in zip(metas, cut, strict=True))
-    per_item = (lines + len(legend[0]) + 1) / len(metas)
+    # an item shown cut says so in its text ("…" where text is left out), not in its line
+    assert not [m for m in metas if m.endswith(" cut]")]
+    per_item = (sum(len(m) + 1 for m in metas) + len(legend[0]) + 1) / len(metas)
     authors = [_AUTHOR.search(m) for m in metas]
-    sizes = [
-        len(m) + 1 - c - len(a.group(1)) for m, a, c in zip(metas, authors, cut, strict=True) if a
-    ]
+    sizes = [len(m) + 1 - len(a.group(1)) for m, a in zip(metas, authors, strict=True) if a]
     assert len(sizes) == len(metas)
     besides = sum(sizes) / len(sizes)
     assert per_item <= 29, per_item
@@ -629,12 +627,12 @@ def test_short_decisions_are_not_pushed_out_by_long_reports() -> None:
 def test_room_left_after_cutting_restores_whole_texts() -> None:
     """Cut texts are a last resort: when some hard events must be omitted, the room the
     budget still holds is spent on showing others whole rather than cut."""
-    texts = [("FILLED 5 ES @ 6700\nctx " + "y" * 30, "FILLED 5 ES @ 6700")] * 6
+    texts = [("FILLED 5 ES @ 6700\nctx " + "y" * 8, f"FILLED 5 ES @ 6700 {ELLIPSIS}")] * 6
     items = [_sized(f"h{n}", 10 + n, whole, cut) for n, (whole, cut) in enumerate(texts)]
     window = replace(_window([]), hard=items[::-1], hard_total=6, available=6)
     whole = len(render(window, 100_000, "text").content)
     restored_beside_omitted = []
-    for budget in range(whole, whole - 600, -3):
+    for budget in range(whole, 430, -3):
         body = render(window, budget, "text")
         assert len(body.content) <= budget
         if body.numbers["omitted_hard_events"] and "> ctx " in body.content:

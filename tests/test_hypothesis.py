@@ -391,9 +391,15 @@ def test_feed_budget_and_hard_events(
             named = numbers["omitted_hard_events"]
             # every hard event of the window is shown, named, or counted in the omission line
             assert len(shown) + len(named) + numbers["more_hard_events"] == found.hard_total
+            # each decision line whole, marked "…" where lines around it are left out
+            quoted = {
+                q[2:].removeprefix("… ").removesuffix(" …")
+                for q in body.content.split("\n")
+                if q.startswith("> ")
+            }
             for item in shown:
                 for line in _decision_lines(contents[item.handle]):
-                    assert f"> {line}\n" in body.content
+                    assert line in quoted
         else:
             data = json.loads(body.content)
             shown_json = sum(1 for b in data["digest"] if b["kind"] == "hard_event")

@@ -35,7 +35,7 @@ from channel_memory.worker.model import (
     word_terms,
     words,
 )
-from channel_memory.worker.render import clause_cut
+from channel_memory.worker.render import ELLIPSIS, clause_cut
 from channel_memory.worker.rules import (
     HardEventRule,
     ModelDecision,
@@ -435,7 +435,9 @@ def test_a_model_only_decision_is_cut_to_the_clauses_the_model_finds() -> None:
     assert RULES.decision_spans(report) == []
     [(start, end)] = RULES.shown_spans(report)
     assert report[start:end] == "upgrading conviction on gold to high"
-    assert clause_cut(report, RULES.shown_spans(report)) == "upgrading conviction on gold to high"
+    assert clause_cut(report, RULES.shown_spans(report)) == (
+        f"{ELLIPSIS} upgrading conviction on gold to high"
+    )
     # without a model, nothing is cut
     assert RULES_ONLY.shown_spans(report) == []
 

@@ -39,10 +39,13 @@ def test_a_clause_inside_a_line_is_marked_where_text_is_left_out() -> None:
     assert cut == f"{ELLIPSIS} We buy 5 ES at 6700. {ELLIPSIS}"
 
 
-def test_a_clause_at_the_edges_of_its_line_gets_no_marker() -> None:
+def test_a_clause_filling_its_line_gets_a_marker_only_for_lines_left_out() -> None:
     content = "buy 5 ES\nsome chatter that goes on for a while\nsell 2 NQ"
     spans = [_span(content, "buy 5 ES"), _span(content, "sell 2 NQ")]
-    assert clause_cut(content, spans) == "buy 5 ES\nsell 2 NQ"
+    assert clause_cut(content, spans) == f"buy 5 ES\n{ELLIPSIS} sell 2 NQ"
+    content = "buy 5 ES\n\nsell 2 NQ\nsome chatter that goes on for a while"
+    spans = [_span(content, "buy 5 ES"), _span(content, "sell 2 NQ")]
+    assert clause_cut(content, spans) == f"buy 5 ES\nsell 2 NQ {ELLIPSIS}"
 
 
 def test_adjacent_clauses_stay_one_run_of_the_original() -> None:
@@ -87,8 +90,14 @@ def test_every_kept_clause_appears_verbatim_and_the_cut_is_shorter(
     if cut is None:
         return
     assert len(cut) < len(content)
+    kept = [
+        line.removeprefix(f"{ELLIPSIS} ").removesuffix(f" {ELLIPSIS}") for line in cut.split("\n")
+    ]
     for start, end in spans:
-        assert content[start:end] in cut.split("\n")
+        assert content[start:end] in kept
+    # a line left out is marked: every cut that drops a line says so
+    if any(line.strip() and n not in picks for n, line in enumerate(lines)):
+        assert ELLIPSIS in cut
 
 
 # --- decision_cut and near_verbatim ---------------------------------------------------------

@@ -25,10 +25,10 @@ The text body, per item, is one metadata line then the content, every line after
 ``> `` with its characters unchanged::
 
     [HH:MM[-HH:MM] [kind] handle[+N] [re:message] [author] [id=block] [trust] [role]
-     [new|seen] [cut]]
+     [new|seen]]
 
 - ``kind``: a hard event's type by its short name (:data:`HARD_LABELS`: ``fill``,
-  ``stop-target``, …; a rules-defined type is written ``hard:<type>``), a rollup's
+  ``stop``, …; a rules-defined type is written ``hard:<type>``), a rollup's
   short name (:data:`KIND_LABELS`), or nothing for a message shown verbatim;
 - ``handle``: ``channel/message``; in a feed of one channel the message id alone, the
   section lines naming the channel (``channel floor``);
@@ -318,9 +318,9 @@ HARD_LABELS = {
     "trade_approval": "approval",
     "trade_confirmation": "confirm",
     "trade_fill": "fill",
-    "stop_or_target_change": "stop-target",
+    "stop_or_target_change": "stop",
     "route_decision": "route",
-    "risk_limit": "risk-limit",
+    "risk_limit": "limit",
     "position_change": "position",
     "thesis_change": "thesis",
 }
@@ -447,9 +447,7 @@ def _quoted_len(text: str) -> int:
     return len(text) + 2 * (text.count("\n") + 1) + 1
 
 
-def _meta(
-    item: FeedItem, style: Style, in_raw_tier: bool, shown: int | None = None, cut: bool = False
-) -> str:
+def _meta(item: FeedItem, style: Style, in_raw_tier: bool, shown: int | None = None) -> str:
     parts = [_time(item)]
     if not in_raw_tier and item.kind == HARD_EVENT_BLOCK:
         parts.append(hard_label(item.event_type))
@@ -470,8 +468,6 @@ def _meta(
         parts.append(item.role)
     if item.new != style.new_of(in_raw_tier):
         parts.append("new" if item.new else "seen")
-    if cut:
-        parts.append("cut")
     if shown is not None:
         parts.append(
             f"cut: first {shown} of {len(item.text)} chars; the rest: get_channel_messages "
@@ -481,9 +477,9 @@ def _meta(
 
 
 def item_text(item: FeedItem, cut: bool, style: Style, in_raw_tier: bool) -> str:
-    cut = cut and item.cut_text is not None
     body = item.cut_text if cut and item.cut_text is not None else item.text
-    return _meta(item, style, in_raw_tier, cut=cut) + quoted(body)
+    # a hard event shown cut says so by its text ("…" where text is left out), not its line
+    return _meta(item, style, in_raw_tier) + quoted(body)
 
 
 def item_json(item: FeedItem, cut: bool, in_raw_tier: bool = False) -> str:
@@ -599,12 +595,9 @@ class Sizes:
         return size
 
 
-CUT_NOTE = (
-    "[cut items: decision clauses only, … where text is left out; "
-    "full text: get_channel_messages]\n"
-)
+CUT_NOTE = "[… marks text left out of a decision; full text: get_channel_messages]\n"
 """Said once when any hard event is shown cut."""
-CUT_NOTE_SHORT = "[cut items: decision clauses only, … where text is left out]\n"
+CUT_NOTE_SHORT = "[… marks text left out of a decision]\n"
 """The same after an omission line, which says where full texts are."""
 
 

@@ -216,8 +216,9 @@ ELLIPSIS = "…"
 
 def clause_cut(content: str, spans: Sequence[tuple[int, int]]) -> str | None:
     """A hard event cut to its decision clauses, each verbatim: one line per line of the
-    message that holds one, ``…`` where part of that line is left out; None when there
-    is no such clause or the cut would not be shorter.
+    message that holds one, ``…`` where part of that line is left out and where lines are
+    left out before, between or after the kept ones (so a cut says it is cut by its text
+    alone); None when there is no such clause or the cut would not be shorter.
 
     Clauses next to each other in a line are kept as one run of the original text, so
     a decision written over two sentences stays whole.
@@ -225,15 +226,16 @@ def clause_cut(content: str, spans: Sequence[tuple[int, int]]) -> str | None:
     if not spans:
         return None
     lines: list[str] = []
-    line_start = -1
     line_end = -1
+    kept_end = 0  # where the last line kept ends: what lies between is left out
     pieces: list[tuple[int, int]] = []
 
     def flush() -> None:
+        nonlocal kept_end
         if not pieces:
             return
         out = []
-        if content[line_start : pieces[0][0]].strip():
+        if content[kept_end : pieces[0][0]].strip():
             out.append(ELLIPSIS)
         run_start, run_end = pieces[0]
         for start, end in pieces[1:]:
@@ -246,16 +248,18 @@ def clause_cut(content: str, spans: Sequence[tuple[int, int]]) -> str | None:
         if content[run_end:line_end].strip():
             out.append(ELLIPSIS)
         lines.append(" ".join(out))
+        kept_end = line_end
         pieces.clear()
 
     for start, end in spans:
         if start >= line_end:
             flush()
-            line_start = content.rfind("\n", 0, start) + 1
             found = content.find("\n", start)
             line_end = len(content) if found < 0 else found
         pieces.append((start, end))
     flush()
+    if content[kept_end:].strip() and not lines[-1].endswith(ELLIPSIS):
+        lines[-1] += " " + ELLIPSIS
     cut = "\n".join(lines)
     return cut if len(cut) < len(content) else None
 
