@@ -141,17 +141,13 @@ def every_read_path(server: LiveServer, held: dict[str, Any]) -> dict[str, bytes
                 message_ids=["m1", "big"],
                 include_history=history,
             ).content
-            bodies["tool browse" + suffix] = tool(
-                reader, "get_channel_messages", channels=["floor"], include_history=history
-            ).content
-            bodies["tool browse before" + suffix] = tool(
-                reader,
-                "get_channel_messages",
-                channels=["floor"],
-                before="floor/d0",
-                limit=3,
-                include_history=history,
-            ).content
+            if not history:  # browsing reads current versions (include_history is refused)
+                bodies["tool browse"] = tool(
+                    reader, "get_channel_messages", channels=["floor"]
+                ).content
+                bodies["tool browse before"] = tool(
+                    reader, "get_channel_messages", channels=["floor"], before="floor/d0", limit=3
+                ).content
             bodies["peer source-messages" + suffix] = reader.post(
                 "/source-messages",
                 json={

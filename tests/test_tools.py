@@ -114,6 +114,45 @@ def test_a_bound_is_a_message_id_alone_when_one_channel_is_asked(
     assert (
         response.status_code == 422 and response.json()["error"]["details"][0]["field"] == "after"
     )
+    # a time without its offset is a time, not a message id: refused with what it lacks
+    response = call(client, "get_channel_messages", channels=["floor"], after="2026-05-21T16:02:00")
+    assert response.status_code == 422
+    [detail] = response.json()["error"]["details"]
+    assert detail["field"] == "after" and "offset" in detail["message"]
+
+
+def browse_all(client: httpx.Client, **body: Any) -> list[str]:
+    """The message ids of a browse, every page followed."""
+    seen: list[str] = []
+    cursor = None
+    for _ in range(50):
+        page = call(client, "get_channel_messages", cursor=cursor, **body).json()
+        seen += [m["message_id"] for m in page["messages"]]
+        cursor = page["next_cursor"]
+        if not page["has_more"]:
+            return seen
+    raise AssertionError("no last page")
+
+
+def test_since_starts_a_browse_where_a_feed_window_starts(
+    desk: tuple[LiveServer, httpx.Client],
+) -> None:
+    # the clock reads 20:00: "since": "4h" starts at 16:00, inclusive, as a feed's window
+    server, client = desk
+    push(server, *(message_event(str(i), f"m{i}", created_at=at(0, 14 + i)) for i in range(6)))
+    assert browse_all(client, channels=["floor"], since="4h") == ["2", "3", "4", "5"]
+    assert browse_all(client, channels=["floor"], since="2026-05-21T17:00:00Z") == ["3", "4", "5"]
+    # with after, the later bound holds; with before, the range between
+    assert browse_all(client, channels=["floor"], since="4h", after="floor/3") == ["4", "5"]
+    assert browse_all(client, channels=["floor"], since="5h", before="floor/4") == ["1", "2", "3"]
+    # a cursor from another window is refused
+    first = call(client, "get_channel_messages", channels=["floor"], since="4h", limit=2).json()
+    other = call(
+        client, "get_channel_messages", channels=["floor"], since="5h", cursor=first["next_cursor"]
+    )
+    assert other.status_code == 400 and other.json()["error"]["code"] == "cursor_mismatch"
+    bad = call(client, "get_channel_messages", channels=["floor"], since="yesterday")
+    assert bad.status_code == 422 and bad.json()["error"]["details"][0]["field"] == "since"
 
 
 def test_oversized_message_is_read_in_exact_fragments(
@@ -353,6 +392,8 @@ def test_hard_events_browses_the_decisions_a_feed_omitted(
         ({"source_handles": ["floor/m1"], "message_ids": ["m1"]}, "message_ids", "not both"),
         ({"source_handles": ["floor/m1"], "before": "2025-01-01T00:00:00Z"}, "before", "browse"),
         ({"source_handles": ["floor/m1"], "hard_events": True}, "hard_events", "filters browsing"),
+        ({"source_handles": ["floor/m1"], "since": "24h"}, "since", "bounds browsing"),
+        ({"channels": ["floor"], "include_history": True}, "include_history", "named messages"),
         ({"limit": 5}, "channels", "channels are required"),
         # what a feed line shows: a message id alone, or "re:" and the proposal's id
         ({"source_handles": ["re:m1"]}, "source_handles.0", "message_ids, with channels"),

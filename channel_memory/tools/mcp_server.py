@@ -261,8 +261,9 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
             "them) or `message_ids` with `channels` (a feed of one channel writes its items' "
             "message ids alone), or browse `channels` by time "
             "with `after`/`before` (a handle, an RFC 3339 time, or with one channel a "
-            "message id alone; exclusive), oldest first; `hard_events` browses only the "
-            "decisions (the hard events a feed shows, names or counts as omitted). "
+            "message id alone; exclusive) or `since` (24h, or a time; inclusive, as the "
+            "feed's window), oldest first; `hard_events` browses only the decisions (the "
+            "hard events a feed shows, names or counts as omitted). "
             "A message too large for one result comes as a `read_content` locator: ask for "
             "its handle alone to get fragments, then pass each `next_content_cursor` as "
             "`content_cursor`. `include_history` returns every version."
@@ -274,6 +275,7 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
         message_ids: list[str] | None = None,
         after: str | None = None,
         before: str | None = None,
+        since: str | None = None,
         author: str | None = None,
         hard_events: bool = False,
         limit: int | None = None,
@@ -287,6 +289,7 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
             "message_ids": message_ids,
             "after": after,
             "before": before,
+            "since": since,
             "author": author,
             "hard_events": hard_events,
             "limit": limit,

@@ -105,6 +105,7 @@ class MessagesRequest(StrictModel):
     message_ids: Annotated[list[MessageId], Field(min_length=1, max_length=100)] | None = None
     after: Annotated[str, Field(max_length=260)] | None = None
     before: Annotated[str, Field(max_length=260)] | None = None
+    since: Annotated[str, Field(max_length=64)] | None = None
     author: Annotated[str, Field(min_length=1, max_length=256)] | None = None
     hard_events: bool = False
     limit: Annotated[int, Field(ge=1)] | None = None
@@ -123,10 +124,20 @@ class MessagesRequest(StrictModel):
                 "after" if self.after else "before",
                 "after/before browse by time; they do not combine with named messages",
             )
+        if named and self.since:
+            raise _refused(
+                "since", "since bounds browsing by time; it does not combine with named messages"
+            )
         if named and self.hard_events:
             raise _refused(
                 "hard_events",
                 "hard_events filters browsing by time; it does not combine with named messages",
+            )
+        if self.include_history and not named:
+            raise _refused(
+                "include_history",
+                "include_history reads named messages (source_handles or message_ids); "
+                "browsing reads current versions",
             )
         if self.message_ids and not self.channels:
             raise _refused("channels", "message_ids need channels (the channel of each id)")
@@ -508,12 +519,24 @@ def _bound_error(field: str, message: str) -> ApiError:
     return field_refused(field, "invalid_bound", message)
 
 
+_TIME_LIKE = re.compile(r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d")
+"""A bound that reads as a date and a time (valid RFC 3339 or not)."""
+
+
 async def _position(
     conn: Connection, value: str, channels: list[str], exclusive_end: bool
 ) -> tuple[int, int]:
     """A browse bound: an RFC 3339 time, or a handle's current position; with one channel
     asked, a message id alone (as a feed of one channel shows it) is that channel's."""
     field = "before" if exclusive_end else "after"
+    if _TIME_LIKE.match(value):
+        try:
+            parse_rfc3339(value)
+        except TimeFormatError:
+            # a time, not a message id: "2026-12-05T12:00:00" without its offset
+            raise _bound_error(
+                field, "is a time without its UTC offset: end it with Z or ±hh:mm"
+            ) from None
     if "/" not in value and len(channels) == 1:
         try:
             parse_rfc3339(value)
@@ -774,9 +797,23 @@ async def _browse(
     await visible(conn, principal, channels)
     after = await _position(conn, body.after, channels, False) if body.after else None
     before = await _position(conn, body.before, channels, True) if body.before else None
+    if body.since:
+        try:
+            start = parse_since(body.since, caller.ctx.clock())
+        except TimeFormatError as exc:
+            raise field_refused("since", "invalid_time", str(exc)) from None
+        # inclusive, as a feed's window is: a message created at the start is in it
+        after = max(after or (start, -1), (start, -1))
     bound = cursors.binding(
         "browse",
-        {"c": channels, "a": body.after, "b": body.before, "u": body.author, "h": body.hard_events},
+        {
+            "c": channels,
+            "a": body.after,
+            "b": body.before,
+            "s": body.since,
+            "u": body.author,
+            "h": body.hard_events,
+        },
         principal.agent_id,
     )
     # before alone pages backwards from its anchor; otherwise pages run forwards
