@@ -262,6 +262,13 @@ def test_raw_window_kind(desk: tuple[LiveServer, httpx.Client]) -> None:
     head = header(text)
     assert head["kind"] == "raw_window" and head["messages"] == "3" and head["omitted"] == "2"
     assert "[digest]" not in text
+    # the omission line says why: the limit, with the budget far from used up
+    assert "\n[omitted 2 messages due to limit; retrieve with get_channel_messages]\n" in text
+    # … and the budget when it is what left them out
+    ingest_ok(client, *(message_event(f"w{i}", "w" * 300, created_at=at(16, i)) for i in range(5)))
+    server.drain()
+    tight = feed(client, context_kind="raw_window", limit=10, max_chars=1_200).text
+    assert len(tight) <= 1_200 and "messages due to max_chars; retrieve" in tight
     # a literal "+" decodes to a space in a query string: both spellings work
     spaced = client.get("/channel-awareness?channels=floor&context_kind=raw_window+digest")
     assert header(spaced.text)["kind"] == "raw_window+digest"

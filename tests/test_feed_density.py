@@ -196,7 +196,7 @@ def test_an_oversized_newest_message_is_cut_and_the_tier_kept(
     assert "\n[authors: DLhw = desk-lead]\n" in text
     meta = re.search(
         r"^\[19:50 big DLhw cut: first (\d+) of 9360 chars; the rest: "
-        r'get_channel_messages source_handles=\["floor\\/big"\]\]\n',
+        r'get_channel_messages source_handles=\["floor/big"\]\]\n',
         text,
         re.MULTILINE,
     )

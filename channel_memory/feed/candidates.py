@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from channel_memory.feed.layout import (
+    FILLED_SLACK,
     Body,
     Candidates,
     FeedItem,
@@ -555,8 +556,6 @@ async def marked(
     )
 
 
-FILLED_SLACK = 160
-"""Characters a layout may leave unused and still count as having filled its budget."""
 
 
 def as_of_versions(

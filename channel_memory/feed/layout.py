@@ -232,6 +232,8 @@ class Selection:
     cut: set[str] = field(default_factory=set)
     hard_named: list[str] = field(default_factory=list)
     hard_unnamed: int = 0
+    omission_cause: str = "max_chars"
+    """Why the omission line's messages were left out: the budget, or ``limit``."""
     raw: list[FeedItem] = field(default_factory=list)
     raw_cut: dict[str, int] = field(default_factory=dict)
     """Raw-tier items shown cut: key -> characters of content shown."""
@@ -384,6 +386,13 @@ def _handle(handle: str, style: Style) -> str:
     return handle
 
 
+def handle_quote(handle: str) -> str:
+    """A handle as a JSON string a reader copies into a tool call as it stands: a handle is
+    letters, digits and ``-_.:/`` (ids are validated), so only its quotes are added — not
+    ``\\/`` (a new user copied ``"eqd\\/m204"`` and got a handle that does not exist)."""
+    return json.dumps(handle, ensure_ascii=False)
+
+
 def json_quote(text: str) -> str:
     """``text`` as a JSON string on one line: quotes, backslashes, ``/``, and every
     non-printable character (newlines, line and paragraph separators) escaped."""
@@ -457,7 +466,7 @@ def _meta(item: FeedItem, style: Style, in_raw_tier: bool, shown: int | None = N
     if item.answers:
         channel, _, message = item.answers.partition("/")
         same = item.handle.partition("/")[0] == channel
-        parts.append("re:" + (message if same else json_quote(item.answers)))
+        parts.append("re:" + (message if same else handle_quote(item.answers)))
     if _names_author(item, in_raw_tier):
         parts.append(_author(item, style))
     if item.handles > 1 and item.block_id:
@@ -471,7 +480,7 @@ def _meta(item: FeedItem, style: Style, in_raw_tier: bool, shown: int | None = N
     if shown is not None:
         parts.append(
             f"cut: first {shown} of {len(item.text)} chars; the rest: get_channel_messages "
-            f"source_handles=[{json_quote(item.handle)}]"
+            f"source_handles=[{handle_quote(item.handle)}]"
         )
     return "[" + " ".join(parts) + "]\n"
 
@@ -601,20 +610,27 @@ CUT_NOTE_SHORT = "[… marks text left out of a decision]\n"
 """The same after an omission line, which says where full texts are."""
 
 
-def omission_note(omitted: int, named: Sequence[str], unnamed: int) -> str:
-    """The one line saying what the budget left out: ``omitted`` retained messages and how
-    many of them are hard events, named newest first (``named``) as far as the room allowed
-    and the rest counted (``unnamed``), and where to read them; empty when nothing was left
-    out."""
+FILLED_SLACK = 160
+"""Characters a layout may leave unused and still count as having filled its budget."""
+
+
+def omission_note(
+    omitted: int, named: Sequence[str], unnamed: int, cause: str = "max_chars"
+) -> str:
+    """The one line saying what was left out: ``omitted`` retained messages and how many of
+    them are hard events, named newest first (``named``) as far as the room allowed and the
+    rest counted (``unnamed``), why (``cause``: ``max_chars``, or ``limit`` when the body
+    had room left and the tiers' limit left them out), and where to read them; empty when
+    nothing was left out."""
     hard = len(named) + unnamed
     names = f", newest first: {' '.join(named)}" if named else ""
     more = f" and {unnamed} more" if named and unnamed else ""
     if omitted and hard:
-        what = f"{omitted} messages due to max_chars, {hard} of them hard events"
+        what = f"{omitted} messages due to {cause}, {hard} of them hard events"
     elif omitted:
-        what = f"{omitted} messages due to max_chars"
+        what = f"{omitted} messages due to {cause}"
     elif hard:
-        what = f"hard events due to max_chars: {hard}"
+        what = f"hard events due to {cause}: {hard}"
     else:
         return ""
     return f"[omitted {what}{names}{more}; retrieve with get_channel_messages]\n"
@@ -1119,7 +1135,9 @@ def _render_text(c: Candidates, chosen: Selection, style: Style) -> Drawn:
         raw_text = _section("raw recent", raw_lines, style, raw=True)
     numbers = _numbers(c, chosen, len(raw_text), len(digest_text), len(trigger))
     notes = trigger
-    omission = omission_note(numbers["omitted"], chosen.hard_named, chosen.hard_unnamed)
+    omission = omission_note(
+        numbers["omitted"], chosen.hard_named, chosen.hard_unnamed, chosen.omission_cause
+    )
     notes += omission
     if any(i.key in chosen.cut and i.cut_text is not None for i in chosen.hard):
         # the omission line, when there is one, already says where full texts are
@@ -1260,4 +1278,11 @@ def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
             chosen.hard_named.pop()
             chosen.hard_unnamed += 1
             content, numbers = draw(chosen)
+    unfilled = len(content) + FILLED_SLACK < limit
+    omitted_hard = chosen.hard_named or chosen.hard_unnamed
+    if fmt == "text" and numbers["omitted"] and unfilled and not omitted_hard:
+        # every hard event shown and room left: the tiers' limit (or the kind) left the
+        # messages out, not the budget
+        chosen.omission_cause = "limit"
+        content, numbers = draw(chosen)
     return Body(content, media, numbers, _used_up(c, chosen), complete_versions(c, chosen))
