@@ -595,3 +595,19 @@ def test_standing_state_and_status_reports_are_not_changes() -> None:
     # the same report flagging a breach is a decision
     breach = "INTRADAY CHECK 03:00Z | crypto_notional=12.4m / limit 12.00m | BREACHED"
     assert RULES.decide(breach) is not None
+
+
+def test_a_card_cut_to_its_side_keeps_the_headline_that_names_its_symbol() -> None:
+    # "direction: LONG" alone names no trade: the headline above it ends in the symbol
+    card = (
+        "📇 CARD #106 | TSLA\ndirection: LONG\nentry: 367.74\nsize: 400 sh\nstop: 371.42\n"
+        "target: 370.31\nconfidence: 0.76\nrationale: mean reversion after the gap, options skew "
+        "normalising, the flow desk reports real-money buying all morning"
+    )
+    shown = clause_cut(card, RULES.shown_spans(card, "trade_proposal")) or card
+    assert shown.startswith("📇 CARD #106 | TSLA\ndirection: LONG\n")
+    # a first line that is no headline of a symbol is not kept for it
+    today = "📇 CARD #106 | TODAY\ndirection: LONG\nentry: 367.74\nsize: 400 sh\nstop: 371.42"
+    assert "TODAY" not in (clause_cut(today, RULES.shown_spans(today, "trade_proposal")) or "")
+    note = "Morning all, a quick one\ndirection: LONG\nentry: 367.74\nsize: 400 sh\nstop: 371.42"
+    assert "Morning all" not in (clause_cut(note, RULES.shown_spans(note, "trade_proposal")) or "")

@@ -3541,3 +3541,124 @@ def test_the_thirty_third_rounds_verdicts_and_their_look_alikes(
     reply: str, parent: str, event_type: str | None
 ) -> None:
     assert _rules_read(reply, PROPOSAL if parent == "P" else parent) == event_type
+
+
+# The thirty-fourth round: the development desks' routes, blocks and views, and the
+# look-alikes a review found in their first forms (ADR 0059)
+@pytest.mark.parametrize(
+    ("text", "event_type"),
+    [
+        (
+            "doing it as a curve package on RFQ to 4 dealers, not legging it in this tape.",
+            "route_decision",
+        ),
+        ("doing the roll as a package on RFQ to 3 dealers", None),  # a roll, not a curve package
+        ("doing the kitchen as a package, RFQ to three names we got from the neighbours", None),
+        ("doing it as a curve package on RFQ to 4 dealers was a mistake last time", None),
+        ("the client is doing it as a package on RFQ to 4 dealers, not legging it", None),
+        ("never doing it as a package on RFQ to 5 dealers again", None),
+        ("RFQ to 3 dealers for the holiday package", None),
+        # written and removed: by hand with a dealer, off a platform (a quotation, a piano, a
+        # student loan, "— thoughts" read the same)
+        (
+            "working it by hand with the dealer over the phone, not putting it on the platform "
+            "— it's an axe and they don't want it shopped around.",
+            None,
+        ),
+        ("they were working it by hand with their dealer yesterday, not on the platform", None),
+        (
+            "working it by hand with the dealer would leak less, not putting it on the platform "
+            "would help",
+            None,
+        ),
+        (
+            "I'm doing it over the phone with a broker — mortgage renewal, not putting it on "
+            "the platform",
+            None,
+        ),
+        ("nobody is working it by hand with the dealer", None),
+        (
+            "No new buys in IG-CREDIT until you're back under 95% — block is in pre-trade now, "
+            "sells still allowed.",
+            "risk_limit",
+        ),
+        ("no new buys in EM-FX until we're back under 90%", "risk_limit"),
+        ("no new buys in EM-FX until the CPI print", None),  # not a limit's use
+        ("No new purchases in IT-OPS until the Q3 budget is approved", None),
+        ("no new buys in LEGO until the kids tidy up", None),
+        ("analysts: no new buys in NVDA until earnings", None),
+        ("no new purchases for HR until January", None),
+        ("no new buys until payday, still broke", None),
+        ("IG-CREDIT buy block lifted as of now.", "risk_limit"),
+        ("the buy block lifted, 3m shares", "trade_fill"),  # a block trade, not a limit
+        ("IG-CREDIT buy block lifted, 3m at 99.50", "trade_fill"),
+        ("was the EM-FX buy block lifted or not", None),
+        ("the buy block was lifted by Steam after I verified my card", None),
+        ("my view that the Fed holds until December is dead.", "thesis_change"),
+        (
+            "Thinking out loud after the CPI + auction: my view that the Fed holds until "
+            "December is dead.",
+            "thesis_change",
+        ),
+        ("my view that the sofa holds two people is dead, it's tiny", None),
+        ("My view that the Fed put is dead holds more than ever", None),
+        ("our view that the wedding venue holds 200 is dead, it's 150 max", None),
+        ("the view that the ceasefire still holds is dead", None),
+        ("So I'm changing the thesis — no more waiting for a supply concession;", "thesis_change"),
+        ("no more waiting for the bus, I'm walking", None),
+    ],
+)
+def test_the_thirty_fourth_rounds_desk_speech_and_its_look_alikes(
+    text: str, event_type: str | None
+) -> None:
+    assert _rules_read(text, None) == event_type
+
+
+_RR_EXIT = (
+    "NVDA RR exit. We're short 750 8/15 160P / long 750 8/15 185C, put on at 0.46 credit, "
+    "marks at the close 0.71 debit to buy back. The thesis I put it on for is gone.\n"
+    "want to buy back all 750 NVDA 8/15 RR at the open, 0.70 debit or better, and unwind the "
+    "~41k short stock hedge with it."
+)
+
+
+@pytest.mark.parametrize(
+    ("reply", "parent", "event_type"),
+    [
+        # a verdict with its reasons under a message that opens with another decision and
+        # proposes further down: the model reads the proposal in its clause
+        (
+            "yes, at the open. don't chase past 0.80 — if it's wider than that in the first 5 "
+            "min give it to Lakeshore like on the way in",
+            _RR_EXIT,
+            "trade_approval",
+        ),
+        # … nor under someone else's wish further down (the first forms read them)
+        (
+            "sure — we're light in the name and the book can take it, the liquidity is fine in "
+            "the morning session and nothing big is on the calendar until Thursday",
+            "Stop moved to 131 on SOL. We heard GS is looking to sell 2m EURUSD at 1.0950",
+            None,
+        ),
+        (
+            "yes, thanks. good to know what the street is doing, not for us though — we have "
+            "enough NVDA risk on already for this week",
+            "Trimmed NVDA by 200 at 121. Citadel wants to buy 5k NVDA at 120 or better, their "
+            "trader told me.",
+            None,
+        ),
+        # … not under a report that only mentions an order
+        (
+            "yes, at the open. don't chase past 0.80 — if it's wider than that in the first 5 "
+            "min give it to Lakeshore like on the way in",
+            "NVDA RR exit. We're short 750 8/15 160P / long 750 8/15 185C, closed at the open "
+            "at 0.70 debit, the ~41k short stock hedge unwound with it. P&L -$19k.",
+            None,
+        ),
+    ],
+)
+def test_the_thirty_fourth_rounds_verdicts_and_their_look_alikes(
+    reply: str, parent: str, event_type: str | None
+) -> None:
+    decision = RULES.decide(reply, parent=parent)
+    assert (decision.event_type if decision else None) == event_type

@@ -205,6 +205,20 @@ _ASSENTED = re.compile(
 """A go assented to, no stop between them ("yep go", "ok send it", "yes approved"): a whole
 verdict (not two assents, "ok ok", nor an assent before another word, "ok tak", "ok pass",
 nor "fine go, leave me alone")."""
+_OWN_PROPOSAL = re.compile(
+    r"^[^\w@]{0,5}(?:@[\w.\-]{1,20}[,:]?\s{1,3})?"
+    r"(?:(?:i|we)\s{1,3}(?:want|would like)\s{1,3}to|(?:i|we)[\x27\u2019]d\s{1,3}like\s{1,3}to|"
+    r"want\s{1,3}to|would\s{1,3}like\s{1,3}to|looking\s{1,3}to|keen\s{1,3}to|"
+    r"proposal\b|proposing\b|(?:i|we)\s{1,3}propose\b|pitch\b|suggest(?:ing)?\b|"
+    r"let[\x27\u2019]s\s{1,3}(?!not\b))"
+    r"(?![^\n]*\b(?:actually no|scrap that|is what|told (?:me|us)|asking for|the client|"
+    r"their (?:pm|desk|trader|order)|i mean|on behalf|not today|not yet)\b)",
+    re.IGNORECASE,
+)
+"""A clause that opens as its writer's own proposal: "want to buy back all 750 …", "we'd like
+to sell 20 at 1.0950", "Looking to short 2m EURUSD at 1.0900 or better" (not "Citadel wants
+to …", "I'm told Citadel wants …", "we'd like to buy 500 more — that's what the client told
+us", "want to sell 200 MSFT at 420 — actually no, scrap that")."""
 _TAKEN_BACK = re.compile(
     r"[\s,.;:!\u2014\u2013-]{0,4}(?:(?:just|but)\s{1,3})?(?:"
     r"not\s{1,3}(?:today|now|yet|tonight|this week)\b|actually\b|wait\b|hold on\b|"
@@ -320,6 +334,14 @@ _CARD_INSTRUMENT = re.compile(
     r"\s{0,3}:\s{0,3}[A-Z0-9$][A-Za-z0-9$./-]{0,15}(?:\s|$)(?![^\n]*\?)",
 )
 """A card's instrument field, a symbol ("instrument: ZLN5 (soybean oil, Jul)")."""
+_CARD_HEADLINE = re.compile(
+    r"^[^\w\n]{0,6}(?i:card|signal|idea|setup|trade)\b[^\n]{0,24}?(?:\||\u00b7|\u2014|\u2013|:)"
+    r"\s{0,3}\$?(?!(?:TODAY|URGENT|FYI|NEW|UPDATE|ALERT|OK|NONE|TBD|NA|N/A)\s{0,3}$)"
+    r"[A-Z][A-Z0-9./-]{0,11}\s{0,3}$"
+)
+"""A card's headline that ends in its symbol ("📇 CARD #106 | TSLA", "SIGNAL #12 · EURUSD"):
+shown above a side field kept, as an instrument field is ("direction: LONG" alone names no
+trade); not "📇 CARD #106 | TODAY", "Re: FYI", "wifi password: GUEST2024"."""
 _CARD_TERMS = re.compile(
     r"^[^\w\n]{0,6}(?i:entry|entries|size|qty|quantity|price|px|limit|lmt|level|stop|stop[- ]loss"
     r"|sl|target|targets|tgt|tp\d?|take[- ]profit)\b"
@@ -355,7 +377,10 @@ def _with_card_fields(
         if n is None or not _CARD_SIDE.match(content[slice(*span)]):
             continue
         for m in (n - 1, n + 1):
-            if 0 <= m < len(clauses) and _CARD_INSTRUMENT.match(content[slice(*clauses[m])]):
+            if 0 <= m < len(clauses) and (
+                _CARD_INSTRUMENT.match(content[slice(*clauses[m])])
+                or (m == n - 1 and _CARD_HEADLINE.match(content[slice(*clauses[m])]))
+            ):
                 shown.add(clauses[m])
         for later in clauses[n + 1 : n + 1 + CARD_TERM_FIELDS] if terms else ():
             field = content[slice(*later)]
@@ -1130,7 +1155,7 @@ class RuleSet:
                 return reply_rule
             if not _any(reply_rule.parent_patterns, parent, parent_lowered):
                 continue
-            if short or self._reads_as(parent, reply_rule.parent_types):
+            if short or self._reads_as(parent, reply_rule.parent_types, reply_rule.parent_patterns):
                 return reply_rule
         return None
 
@@ -1258,12 +1283,26 @@ class RuleSet:
             rule.event_type == APPROVAL and _whole_by(rule.patterns, words) for rule in self.replies
         )
 
-    def _reads_as(self, text: str, types: frozenset[str]) -> bool:
-        """Whether the model (if any) reads ``text`` as a decision of one of ``types``."""
+    def _reads_as(self, text: str, types: frozenset[str], patterns: Sequence[Pattern] = ()) -> bool:
+        """Whether the model (if any) reads ``text`` as a decision of one of ``types``:
+        whole, or — a message that opens with another decision and proposes further down
+        ("NVDA RR exit. We're short 750 … want to buy back all 750 at the open, 0.70
+        debit or better") — in a clause one of ``patterns`` matches that is the writer's
+        own (``_OWN_PROPOSAL``: not "Citadel wants to buy 5k NVDA at 120 or better")."""
         model = self.model
         if model is None:
             return True
-        return model.probability(text) >= model.threshold and model.event_type(text) in types
+        if model.probability(text) < model.threshold:
+            return False
+        if model.event_type(text) in types:
+            return True
+        return any(
+            _OWN_PROPOSAL.match(c.text) is not None
+            and _any(patterns, c.text, c.lowered)
+            and model.probability(c.text) >= model.threshold
+            and model.event_type(c.text) in types
+            for c in self.clauses(text)[:MAX_GATED_CLAUSES]
+        )
 
     def bare_approval(self, text: str) -> bool:
         """Whether ``text`` is at most ``BARE_APPROVAL_WORDS`` words that a ``[[reply]]``
