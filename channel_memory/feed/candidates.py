@@ -556,8 +556,6 @@ async def marked(
     )
 
 
-
-
 def as_of_versions(
     versions: Sequence[SourceVersion], as_of_us: int, *, reveal_deleted: bool = True
 ) -> dict[str, SourceVersion]:
