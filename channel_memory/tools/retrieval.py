@@ -535,7 +535,7 @@ async def _position(
         except TimeFormatError:
             # a time, not a message id: "2026-12-05T12:00:00" without its offset
             raise _bound_error(
-                field, "is a time without its UTC offset: end it with Z or ±hh:mm"
+                field, "reads as a time but is not RFC 3339: a time needs its offset (Z or ±hh:mm)"
             ) from None
     if "/" not in value and len(channels) == 1:
         try:
