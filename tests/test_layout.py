@@ -252,7 +252,11 @@ def test_omitted_counts_what_the_budget_left_out() -> None:
     assert 0 < served < 6
     assert body.numbers["messages"] == served
     assert body.numbers["omitted"] == 6 - served
+    # the raw tier short of its limit with room left: the next message did not fit
     assert f"[omitted {6 - served} messages due to max_chars;" in body.content
+    # … but full to its limit with room left, the limit left the rest out
+    limited = render(replace(window(raw=raws), limit=2, kind="raw_window"), 100_000, "text")
+    assert "[omitted 4 messages due to limit;" in limited.content
 
 
 def test_a_budget_below_the_header_is_refused() -> None:

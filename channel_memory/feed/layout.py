@@ -620,8 +620,8 @@ def omission_note(
     """The one line saying what was left out: ``omitted`` retained messages and how many of
     them are hard events, named newest first (``named``) as far as the room allowed and the
     rest counted (``unnamed``), why (``cause``: ``max_chars``, or ``limit`` when the body
-    had room left and the tiers' limit left them out), and where to read them; empty when
-    nothing was left out."""
+    had room left, every hard event was shown and the raw tier was full to its limit), and
+    where to read them; empty when nothing was left out."""
     hard = len(named) + unnamed
     names = f", newest first: {' '.join(named)}" if named else ""
     more = f" and {unnamed} more" if named and unnamed else ""
@@ -1280,9 +1280,11 @@ def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
             content, numbers = draw(chosen)
     unfilled = len(content) + FILLED_SLACK < limit
     omitted_hard = chosen.hard_named or chosen.hard_unnamed
-    if fmt == "text" and numbers["omitted"] and unfilled and not omitted_hard:
-        # every hard event shown and room left: the tiers' limit (or the kind) left the
-        # messages out, not the budget
+    at_limit = len(chosen.raw) >= c.limit
+    if fmt == "text" and numbers["omitted"] and unfilled and at_limit and not omitted_hard:
+        # every hard event shown, the raw tier full to its limit and room left: the limit
+        # left the messages out, not the budget (a raw tier short of its limit with room
+        # left is short because its next message did not fit)
         chosen.omission_cause = "limit"
         content, numbers = draw(chosen)
     return Body(content, media, numbers, _used_up(c, chosen), complete_versions(c, chosen))
