@@ -353,6 +353,8 @@ def test_hard_events_browses_the_decisions_a_feed_omitted(
             client, "get_channel_messages", channels=["floor"], hard_events=True, cursor=cursor
         ).json()
         seen += [m["message_id"] for m in body["messages"]]
+        # each with its decision type, as the feed names its kind
+        assert {m["decision"] for m in body["messages"]} == {"trade_fill"}
         cursor = body["next_cursor"]
         if not body["has_more"]:
             break
@@ -376,6 +378,9 @@ def test_hard_events_browses_the_decisions_a_feed_omitted(
     assert not call(
         client, "get_channel_messages", channels=["floor"], hard_events=True, author="nobody"
     ).json()["messages"]
+    # an unfiltered browse carries no decision field
+    plain = call(client, "get_channel_messages", channels=["floor"], limit=3).json()
+    assert plain["messages"] and not [m for m in plain["messages"] if "decision" in m]
     # a cursor of the filtered browse does not page an unfiltered one
     first = call(
         client, "get_channel_messages", channels=["floor"], hard_events=True, limit=5

@@ -219,6 +219,23 @@ _HARD_EVENT = (
 """A message version a hard-event block covers (its parameter: ``HARD_EVENT_BLOCK``)."""
 
 
+async def hard_event_types(
+    conn: Connection, channel_id: str, pairs: Iterable[tuple[str, str]]
+) -> dict[tuple[str, str], str]:
+    """The decision type of the hard-event block covering each of these exact
+    ``(message_id, content_hash)`` versions, for those a hard-event block covers."""
+    wanted = sorted(set(pairs))
+    if not wanted:
+        return {}
+    fetched = await conn.execute_fetchall(
+        "SELECT s.message_id, s.content_hash, b.event_type FROM block_sources s "
+        "JOIN recall_blocks b ON b.seq = s.block_seq WHERE s.channel_id = ?1 AND b.kind = ?2 "
+        "AND (s.message_id, s.content_hash) IN (SELECT value->>0, value->>1 FROM json_each(?3))",
+        (channel_id, HARD_EVENT_BLOCK, json.dumps(wanted)),
+    )
+    return {(str(row[0]), str(row[1])): str(row[2]) for row in fetched if row[2]}
+
+
 def author_parameters(author: str) -> list[str]:
     """The parameters of ``AUTHOR_MATCHES``: the folded name, once for the name and once
     for the id."""

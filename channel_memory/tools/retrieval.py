@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Protocol
 
@@ -185,7 +185,9 @@ class MessagesOutput(_Page):
     """``get_channel_messages``'s result: a page of messages, or one fragment."""
 
     messages: list[dict[str, Any]] = Field(
-        default_factory=list, description="Source messages, oldest first (or as named)."
+        default_factory=list,
+        description="Source messages, oldest first (or as named); browsed with hard_events, "
+        "each with its decision type (trade_fill, stop_or_target_change, …).",
     )
     read_content: list[dict[str, Any]] = Field(
         default_factory=list,
@@ -666,10 +668,15 @@ async def _continue_fragment(
 
 
 def _fit_messages(
-    versions: list[SourceVersion], principal: Principal, budget: int, envelope: dict[str, Any]
+    versions: list[SourceVersion],
+    principal: Principal,
+    budget: int,
+    envelope: dict[str, Any],
+    decisions: Mapping[tuple[str, str], str] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The largest fitting prefix. A message too big for any result on its own comes
-    without content, with a ``read_content`` locator to read it in fragments."""
+    without content, with a ``read_content`` locator to read it in fragments. With
+    ``decisions`` (a browse of hard events), each message carries its ``decision`` type."""
     empty = len(compact(envelope))
     used = empty
     messages: list[dict[str, Any]] = []
@@ -677,12 +684,17 @@ def _fit_messages(
     for version in versions:
         trust = trust_of(version.origin, version.author_id, principal)
         role = role_of(version.origin, version.author_id, principal)
-        item = ToolMessageOut.of_tool(version, trust, role).model_dump(mode="json")
+        decision = (decisions or {}).get((version.key.message_id, version.content_hash))
+        extra = {"decision": decision} if decision else {}
+        item = {**ToolMessageOut.of_tool(version, trust, role).model_dump(mode="json"), **extra}
         locator = None
         if empty + len(compact(item)) > budget:
-            item = ToolMessageOut.of_tool(version, trust, role, with_content=False).model_dump(
-                mode="json"
-            )
+            item = {
+                **ToolMessageOut.of_tool(version, trust, role, with_content=False).model_dump(
+                    mode="json"
+                ),
+                **extra,
+            }
             locator = {"source_handle": version.key.handle, "content_chars": len(version.content)}
         # a comma before every item but a list's first
         cost = len(compact(item)) + (1 if messages else 0)
@@ -841,7 +853,24 @@ async def _browse(
     found.sort(key=lambda v: (v.created_us, v.id), reverse=backwards)
     page = found[: limit + 1]
     fetched = page[:limit]
-    messages, locators = _fit_messages(fetched, principal, caller.budget, _envelope(limit))
+    decisions: dict[tuple[str, str], str] | None = None
+    if body.hard_events:  # each read as what the feed calls it
+        decisions = {}
+        for channel in channels:
+            decisions.update(
+                await sources.hard_event_types(
+                    conn,
+                    channel,
+                    [
+                        (v.key.message_id, v.content_hash)
+                        for v in fetched
+                        if v.key.channel_id == channel
+                    ],
+                )
+            )
+    messages, locators = _fit_messages(
+        fetched, principal, caller.budget, _envelope(limit), decisions
+    )
     has_more = len(page) > limit or len(messages) < len(fetched)
     next_cursor = None
     if has_more and messages:
