@@ -591,7 +591,7 @@ def test_strong_hard_events_outlive_weak_ones_and_replies_name_their_proposal() 
     window = replace(_window([]), hard=hard, hard_total=3, available=3)
     body = render(window, 1150, "text")
     assert len(body.content) <= 1150
-    assert '[09:10 approval strong re:p "Lena (lead)"]\n' in body.content
+    assert '[09:10 verdict strong re:p "Lena (lead)"]\n' in body.content
     assert " weak1 " not in body.content or " weak2 " not in body.content
     # the omitted are named newest first
     assert body.numbers["omitted_hard_events"] == [

@@ -317,7 +317,7 @@ TRUST_WORDS = ("unverified", "authorized", "trigger", "self", "system")
 ROLE_WORDS = ("user", "assistant", "other")
 HARD_LABELS = {
     "trade_proposal": "proposal",
-    "trade_approval": "approval",
+    "trade_approval": "verdict",
     "trade_confirmation": "confirm",
     "trade_fill": "fill",
     "stop_or_target_change": "stop",
