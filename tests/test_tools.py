@@ -134,6 +134,43 @@ def browse_all(client: httpx.Client, **body: Any) -> list[str]:
     raise AssertionError("no last page")
 
 
+def test_hard_events_read_as_the_feed_serves_them(desk: tuple[LiveServer, httpx.Client]) -> None:
+    # the same id and the client's same version label in two channels: each keeps its own
+    # decision type; a block the worker has yet to derive again is left out, as the feed does
+    server, client = desk
+    push(
+        server,
+        message_event("7", "FILLED 100 NVDA @ 131.00", created_at=at(1), content_hash="v1"),
+        message_event(
+            "7",
+            "proposal: buy 100 NVDA @ 131, stop 129, target 140",
+            channel="ops",
+            created_at=at(2),
+            content_hash="v1",
+        ),
+    )
+    server.drain()
+    both = browse_all(client, channels=["floor", "ops"], hard_events=True)
+    assert both == ["7", "7"]
+    pages = call(
+        client, "get_channel_messages", channels=["floor", "ops"], hard_events=True
+    ).json()["messages"]
+    kinds = {m["source_handle"]: m["decision"] for m in pages}
+    assert kinds == {"floor/7": "trade_fill", "ops/7": "trade_proposal"}
+    server.run(_mark_dirty(server, 1))
+    assert browse_all(client, channels=["floor", "ops"], hard_events=True) == []
+    server.run(_mark_dirty(server, 0))
+    assert browse_all(client, channels=["floor", "ops"], hard_events=True) == ["7", "7"]
+    # a window reaching back before 1970 starts there (not a 500)
+    assert browse_all(client, channels=["floor"], since="9999999999999999h") == ["7"]
+
+
+async def _mark_dirty(server: LiveServer, dirty: int) -> None:
+    """Every block marked as waiting to be derived again (1), or fresh again (0)."""
+    async with server.app.state.ctx.store.write() as conn:
+        await conn.execute("UPDATE recall_blocks SET dirty = ?", (dirty,))
+
+
 def test_since_starts_a_browse_where_a_feed_window_starts(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:

@@ -141,16 +141,18 @@ def _trim(number: float) -> str:
 
 
 def parse_since(value: str | None, now_us: int, default: str = "24h") -> int:
-    """The start of a window: a Go duration before ``now_us`` or an RFC 3339 time.
+    """The start of a window: a Go duration before ``now_us`` or an RFC 3339 time, never
+    before the epoch (a window reaching further back starts there: everything retained; a
+    start beyond 64-bit microseconds would not bind to a query).
 
     Raises ``TimeFormatError``.
     """
     text = (value or "").strip() or default
     try:
-        return now_us - parse_go_duration(text)
+        return max(0, now_us - parse_go_duration(text))
     except TimeFormatError:
         pass
     try:
-        return parse_rfc3339(text)
+        return max(0, parse_rfc3339(text))
     except TimeFormatError:
         raise TimeFormatError("must be a Go duration (24h, 90m) or an RFC 3339 time") from None

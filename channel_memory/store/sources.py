@@ -214,22 +214,24 @@ _HARD_EVENT = (
     "EXISTS (SELECT 1 FROM block_sources s JOIN recall_blocks b ON b.seq = s.block_seq "
     "WHERE s.channel_id = source_messages.channel_id "
     "AND s.message_id = source_messages.message_id "
-    "AND s.content_hash = source_messages.content_hash AND b.kind = ?)"
+    "AND s.content_hash = source_messages.content_hash AND b.kind = ? AND b.dirty = 0)"
 )
-"""A message version a hard-event block covers (its parameter: ``HARD_EVENT_BLOCK``)."""
+"""A message version a fresh hard-event block covers, as the feed serves them (its
+parameter: ``HARD_EVENT_BLOCK``)."""
 
 
 async def hard_event_types(
     conn: Connection, channel_id: str, pairs: Iterable[tuple[str, str]]
 ) -> dict[tuple[str, str], str]:
-    """The decision type of the hard-event block covering each of these exact
-    ``(message_id, content_hash)`` versions, for those a hard-event block covers."""
+    """The decision type of the fresh hard-event block covering each of these exact
+    ``(message_id, content_hash)`` versions of ``channel_id``, for those one covers."""
     wanted = sorted(set(pairs))
     if not wanted:
         return {}
     fetched = await conn.execute_fetchall(
         "SELECT s.message_id, s.content_hash, b.event_type FROM block_sources s "
         "JOIN recall_blocks b ON b.seq = s.block_seq WHERE s.channel_id = ?1 AND b.kind = ?2 "
+        "AND b.dirty = 0 "
         "AND (s.message_id, s.content_hash) IN (SELECT value->>0, value->>1 FROM json_each(?3))",
         (channel_id, HARD_EVENT_BLOCK, json.dumps(wanted)),
     )

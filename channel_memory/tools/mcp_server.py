@@ -266,7 +266,7 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
             "hard events a feed shows, names or counts as omitted). "
             "A message too large for one result comes as a `read_content` locator: ask for "
             "its handle alone to get fragments, then pass each `next_content_cursor` as "
-            "`content_cursor`. `include_history` returns every version."
+            "`content_cursor`. `include_history` returns every version of named messages."
         ),
     )
     async def get_channel_messages(

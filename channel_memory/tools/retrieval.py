@@ -672,7 +672,7 @@ def _fit_messages(
     principal: Principal,
     budget: int,
     envelope: dict[str, Any],
-    decisions: Mapping[tuple[str, str], str] | None = None,
+    decisions: Mapping[tuple[str, str, str], str] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The largest fitting prefix. A message too big for any result on its own comes
     without content, with a ``read_content`` locator to read it in fragments. With
@@ -684,7 +684,8 @@ def _fit_messages(
     for version in versions:
         trust = trust_of(version.origin, version.author_id, principal)
         role = role_of(version.origin, version.author_id, principal)
-        decision = (decisions or {}).get((version.key.message_id, version.content_hash))
+        key = (version.key.channel_id, version.key.message_id, version.content_hash)
+        decision = (decisions or {}).get(key)
         extra = {"decision": decision} if decision else {}
         item = {**ToolMessageOut.of_tool(version, trust, role).model_dump(mode="json"), **extra}
         locator = None
@@ -853,21 +854,21 @@ async def _browse(
     found.sort(key=lambda v: (v.created_us, v.id), reverse=backwards)
     page = found[: limit + 1]
     fetched = page[:limit]
-    decisions: dict[tuple[str, str], str] | None = None
+    decisions: dict[tuple[str, str, str], str] | None = None
     if body.hard_events:  # each read as what the feed calls it
         decisions = {}
         for channel in channels:
-            decisions.update(
-                await sources.hard_event_types(
-                    conn,
-                    channel,
-                    [
-                        (v.key.message_id, v.content_hash)
-                        for v in fetched
-                        if v.key.channel_id == channel
-                    ],
-                )
+            found_types = await sources.hard_event_types(
+                conn,
+                channel,
+                [
+                    (v.key.message_id, v.content_hash)
+                    for v in fetched
+                    if v.key.channel_id == channel
+                ],
             )
+            # keyed by channel too: ids and client-given hashes repeat across channels
+            decisions.update({(channel, *pair): kind for pair, kind in found_types.items()})
     messages, locators = _fit_messages(
         fetched, principal, caller.budget, _envelope(limit), decisions
     )
