@@ -210,14 +210,19 @@ diacritics and width aside: ``eric`` finds ``Éric``, ``タナカ`` finds ``ﾀ�
 parameters are ``author_parameters(author)``."""
 
 
+_FRESH_HARD_EVENT_SOURCES = (
+    "block_sources s JOIN recall_blocks b ON b.seq = s.block_seq AND b.kind = ? AND b.dirty = 0"
+)
+"""The versions fresh hard-event blocks cover, as the feed serves them (``s``), with their
+blocks (``b``); its parameter: ``HARD_EVENT_BLOCK``. The browse's filter and its types read
+the same rows."""
 _HARD_EVENT = (
-    "EXISTS (SELECT 1 FROM block_sources s JOIN recall_blocks b ON b.seq = s.block_seq "
+    f"EXISTS (SELECT 1 FROM {_FRESH_HARD_EVENT_SOURCES} "
     "WHERE s.channel_id = source_messages.channel_id "
     "AND s.message_id = source_messages.message_id "
-    "AND s.content_hash = source_messages.content_hash AND b.kind = ? AND b.dirty = 0)"
+    "AND s.content_hash = source_messages.content_hash)"
 )
-"""A message version a fresh hard-event block covers, as the feed serves them (its
-parameter: ``HARD_EVENT_BLOCK``)."""
+"""A message version a fresh hard-event block covers (its parameter: ``HARD_EVENT_BLOCK``)."""
 
 
 async def hard_event_types(
@@ -229,11 +234,10 @@ async def hard_event_types(
     if not wanted:
         return {}
     fetched = await conn.execute_fetchall(
-        "SELECT s.message_id, s.content_hash, b.event_type FROM block_sources s "
-        "JOIN recall_blocks b ON b.seq = s.block_seq WHERE s.channel_id = ?1 AND b.kind = ?2 "
-        "AND b.dirty = 0 "
-        "AND (s.message_id, s.content_hash) IN (SELECT value->>0, value->>1 FROM json_each(?3))",
-        (channel_id, HARD_EVENT_BLOCK, json.dumps(wanted)),
+        f"SELECT s.message_id, s.content_hash, b.event_type FROM {_FRESH_HARD_EVENT_SOURCES} "
+        "WHERE s.channel_id = ? AND (s.message_id, s.content_hash) IN "
+        "(SELECT value->>0, value->>1 FROM json_each(?))",
+        (HARD_EVENT_BLOCK, channel_id, json.dumps(wanted)),
     )
     return {(str(row[0]), str(row[1])): str(row[2]) for row in fetched if row[2]}
 

@@ -235,9 +235,10 @@ verdict."""
 def _whole_by(patterns: Sequence[Pattern], words: str) -> bool:
     """Whether one of ``patterns`` reads all of ``words``, or ``words`` are a go assented
     to (``_ASSENTED``: "yep go, 15m fine. …")."""
-    return _ASSENTED.fullmatch(words) is not None or any(
-        p.whole(words, _lower(words)) for p in patterns
-    )
+    if _ASSENTED.fullmatch(words) is not None:
+        return True
+    lowered = _lower(words)
+    return any(p.whole(words, lowered) for p in patterns)
 
 
 _SIZE_WORD = re.compile(r"\d{1,6}(?:[.,]\d{1,3})?(?:k|m|mm|bn|lots?|x)", re.IGNORECASE)
