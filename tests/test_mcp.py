@@ -339,6 +339,16 @@ async def test_argument_errors_name_the_field_never_the_value(tmp_path: Path) ->
             "channel_awareness", {"channels": ["floor"], "max_chars": secret}
         )
         assert _error(bad_feed)["code"] == "validation_failed"
+        # strict as the HTTP body is: a word or a number in a string is no flag, no count
+        for field, value in (("hard_events", "yes"), ("include_history", "true"), ("limit", "10")):
+            loose = await session.call_tool(
+                "get_channel_messages", {"channels": ["floor"], field: value}
+            )
+            assert [d["field"] for d in _error(loose)["details"]] == [field], field
+        loose_limit = await session.call_tool(
+            "search_channel_context", {"channels": ["floor"], "query": "nvda", "limit": "5"}
+        )
+        assert [d["field"] for d in _error(loose_limit)["details"]] == ["limit"]
         unknown = await session.call_tool(secret, {})
         assert _error(unknown)["code"] == "tool_not_found"
         for result in (bad_limit, too_long, bad_feed, unknown):

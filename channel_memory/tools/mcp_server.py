@@ -29,7 +29,7 @@ from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, TextContent
 from mcp_types import InputRequiredResult
-from pydantic import ValidationError
+from pydantic import StrictBool, StrictInt, ValidationError
 
 from channel_memory import __version__
 from channel_memory.feed import reads
@@ -235,7 +235,7 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
         query: str,
         since: str | None = None,
         author: str | None = None,
-        limit: int | None = None,
+        limit: StrictInt | None = None,
         cursor: str | None = None,
         sort: Literal["relevance", "newest"] = "relevance",
     ) -> Annotated[CallToolResult, SearchOutput]:
@@ -277,9 +277,9 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
         before: str | None = None,
         since: str | None = None,
         author: str | None = None,
-        hard_events: bool = False,
-        limit: int | None = None,
-        include_history: bool = False,
+        hard_events: StrictBool = False,
+        limit: StrictInt | None = None,
+        include_history: StrictBool = False,
         cursor: str | None = None,
         content_cursor: str | None = None,
     ) -> Annotated[CallToolResult, MessagesOutput]:
