@@ -397,10 +397,10 @@ def test_a_proposal_card_shown_cut_keeps_its_trade_line() -> None:
     )
     settings = RenderSettings(RULES, 600, "test")
     assert "Comprar 20 contratos de cobre COMEX (HGK5) @ 4,915" in decision_cut(
-        long_card, "d/m1", settings, "trade_proposal"
+        long_card, settings, "trade_proposal"
     )
     assert "Comprar 20 contratos de cobre COMEX (HGK5) @ 4,915" not in decision_cut(
-        long_card, "d/m1", settings, "risk_limit"
+        long_card, settings, "risk_limit"
     )
     assert trade_lines("IDEA #80\nlong-term view: 2 more cuts\nsell-side sees 1.10") == []
     assert trade_lines("IDEA #81\nBuy 200 ES at 6700\nSell 100 NQ at 21,000\nnote") == [1, 2]

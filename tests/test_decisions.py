@@ -3662,3 +3662,28 @@ def test_the_thirty_fourth_rounds_verdicts_and_their_look_alikes(
 ) -> None:
     decision = RULES.decide(reply, parent=parent)
     assert (decision.event_type if decision else None) == event_type
+
+
+# The thirty-fifth round: a rejection whose reasons open by refusing the trade stands,
+# whatever they go on to say (a new user's trial), and what it must not read (ADR 0060)
+@pytest.mark.parametrize(
+    ("reply", "parent", "event_type"),
+    [
+        ("no. not adding before the Powell presser, revisit after 2pm", "P", "trade_approval"),
+        ("no, not buying into the print, maybe tomorrow", "P", "trade_approval"),
+        ("nope — not chasing it up here, ask me again after the auction", "P", "trade_approval"),
+        # a deferral, an assent, no proposal: as before
+        ("no, not sure yet, will come back to it", "P", None),
+        ("no, haven't had a chance to look at it yet, will come back to it", "P", None),
+        ("ok, not adding before the presser, revisit after 2pm", "P", None),
+        (
+            "no, not adding anything to the agenda, revisit the slides later",
+            "can we add a slide?",
+            None,
+        ),
+    ],
+)
+def test_the_thirty_fifth_rounds_verdicts_and_their_look_alikes(
+    reply: str, parent: str, event_type: str | None
+) -> None:
+    assert _rules_read(reply, PROPOSAL if parent == "P" else parent) == event_type

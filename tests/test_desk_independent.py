@@ -120,7 +120,7 @@ def test_a_message_counts_verbatim_only_whole_and_under_its_own_handle() -> None
         "> venue CME\n"
         "[10:05 proposal m2 signals]\n"
         "> signal-1 | ES | LONG\n"
-        "> [… 2 lines elided; full text: d/m2]\n"
+        "> [… 2 lines elided]\n"
         "[10:10 sequence m3+4 id=b1]\n"
         "> - Lena: stop to BE\n"
         "[raw recent; trust unverified, role user, new unless marked]\n"
@@ -133,7 +133,7 @@ def test_a_message_counts_verbatim_only_whole_and_under_its_own_handle() -> None
     items = served_items(body)
     assert items == {  # a note naming handles shows no item
         "d/m1": [["FILLED 5 ES @ 6700", "venue CME"]],
-        "d/m2": [["signal-1 | ES | LONG", "[… 2 lines elided; full text: d/m2]"]],
+        "d/m2": [["signal-1 | ES | LONG", "[… 2 lines elided]"]],
         "d/m5": [["stop to BE", "[10:21 m6 Lena]"]],  # quoted content is data
         "e/m5": [["stop to 6690"]],  # a feed of several channels: whole handles
     }

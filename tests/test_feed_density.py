@@ -32,6 +32,7 @@ from channel_memory.feed.layout import (
     Trigger,
     author_token,
     counted,
+    is_elided,
     render,
 )
 from channel_memory.inspector.feedview import served_items as read_items
@@ -656,3 +657,23 @@ def test_one_character_less_than_everything_still_shows_nearly_everything() -> N
     assert shown[full] == 7 and shown[full - 1] >= 3
     for budget, count in shown.items():
         assert all(count >= shown[b] for b in shown if b <= budget - 120), budget
+
+
+def test_a_decision_stored_with_lines_elided_says_where_and_how_to_read_it_whole() -> None:
+    """A long hard event keeps its decision lines and marks each run left out where it was;
+    shown, the feed's note says what ``…`` marks and where the full text is."""
+    elided = replace(
+        _hard("r1", 5, 1.0),
+        text="desk update\n[… 4 lines elided]\napproved r1, 2k at 101\n[… 2 lines elided]",
+    )
+    plain = _hard("s1", 6, 1.0)
+    for items, noted in (([elided, plain], True), ([plain], False)):
+        window = replace(_window([]), hard=items, hard_total=len(items), available=len(items))
+        body = render(window, 100_000, "text")
+        assert ("[… marks text left out of a decision" in body.content) is noted
+    # partial, never listed as read: by the marks, wherever they stand
+    assert is_elided(elided.text) and not is_elided(plain.text)
+    assert not is_elided("[… 4 lines elided] was what the bot said")
+    assert "> [… 4 lines elided]\n> approved r1, 2k at 101\n> [… 2 lines elided]" in (
+        render(replace(_window([]), hard=[elided], hard_total=1, available=1), 100_000, "text")
+    ).content

@@ -12,7 +12,6 @@ from channel_memory.worker.render import (
     clause_cut,
     counted,
     decision_cut,
-    near_verbatim,
 )
 from channel_memory.worker.rules import default_rules
 
@@ -100,31 +99,24 @@ def test_every_kept_clause_appears_verbatim_and_the_cut_is_shorter(
         assert ELLIPSIS in cut
 
 
-# --- decision_cut and near_verbatim ---------------------------------------------------------
+# --- decision_cut ---------------------------------------------------------------------------
 
 
-def test_a_decision_cut_keeps_the_first_line_and_the_decisions() -> None:
+def test_a_decision_cut_marks_each_run_of_lines_left_out_where_it_was() -> None:
     settings_ = RenderSettings(RULES, 20, "t")
-    cut = decision_cut(REPORT, "floor/m1", settings_)
-    assert cut == f"Morning all.\n{DECISION}\n[… 3 lines elided; full text: floor/m1]"
+    cut = decision_cut(REPORT, settings_)
+    assert cut == f"Morning all.\n[… 2 lines elided]\n{DECISION}\n[… 1 line elided]"
 
 
-def test_one_elided_line_is_singular() -> None:
-    content = f"Morning all.\n{DECISION}\nsee you"
-    cut = decision_cut(content, "floor/m2", RenderSettings(RULES, 10, "t"))
-    assert cut.endswith("\n[… 1 line elided; full text: floor/m2]")
+def test_lines_left_out_after_the_last_kept_one_are_marked_after_it() -> None:
+    content = f"Morning all.\n{DECISION}\nsee you\nbye"
+    cut = decision_cut(content, RenderSettings(RULES, 10, "t"))
+    assert cut == f"Morning all.\n{DECISION}\n[… 2 lines elided]"
 
 
 def test_nothing_to_elide_adds_no_marker() -> None:
     content = f"Morning all.\n{DECISION}"
-    assert decision_cut(content, "floor/m3", RenderSettings(RULES, 10, "t")) == content
-
-
-def test_near_verbatim_cuts_only_past_the_limit() -> None:
-    assert near_verbatim(REPORT, "floor/m1", RenderSettings(RULES, len(REPORT), "t")) == REPORT
-    short = RenderSettings(RULES, len(REPORT) - 1, "t")
-    assert near_verbatim(REPORT, "floor/m1", short) == decision_cut(REPORT, "floor/m1", short)
-    assert near_verbatim(REPORT, "floor/m1", short) != REPORT
+    assert decision_cut(content, RenderSettings(RULES, 10, "t")) == content
 
 
 # --- counts ---------------------------------------------------------------------------------

@@ -605,7 +605,7 @@ class Sizes:
 
 
 CUT_NOTE = "[… marks text left out of a decision; full text: get_channel_messages]\n"
-"""Said once when any hard event is shown cut."""
+"""Said once when any hard event is shown cut or with lines elided."""
 CUT_NOTE_SHORT = "[… marks text left out of a decision]\n"
 """The same after an omission line, which says where full texts are."""
 
@@ -942,12 +942,14 @@ def _name_omitted_hard(c: Candidates, chosen: Selection, left: int, fmt: Format)
 READ_ID_PLACEHOLDER = "r_" + "-" * 22
 """Stands for the read id while the body is laid out: a read id has exactly this length,
 and which versions it names is only known once the layout is chosen."""
-_ELIDED = re.compile(r"\n\[… \d+ lines? elided; full text: [^\n]*\]\Z")
+_ELIDED = re.compile(r"^\[… \d+ lines? elided\]$", re.MULTILINE)
 
 
 def is_elided(text: str) -> bool:
-    """A hard event stored cut to its decision lines (its last line says how many lines
-    are elided): even shown whole, it is not the whole message."""
+    """A hard event stored cut to its decision lines (a line ``[… N lines elided]`` stands
+    where lines are left out): even shown whole, it is not the whole message. A writer who
+    types such a line makes their message read as partial: never listed as read, the safe
+    side."""
     return _ELIDED.search(text) is not None
 
 
@@ -1139,8 +1141,11 @@ def _render_text(c: Candidates, chosen: Selection, style: Style) -> Drawn:
         numbers["omitted"], chosen.hard_named, chosen.hard_unnamed, chosen.omission_cause
     )
     notes += omission
-    if any(i.key in chosen.cut and i.cut_text is not None for i in chosen.hard):
-        # the omission line, when there is one, already says where full texts are
+    if any(
+        (i.key in chosen.cut and i.cut_text is not None) or is_elided(i.text) for i in chosen.hard
+    ):
+        # a decision shown cut or stored with lines elided; the omission line, when there
+        # is one, already says where full texts are
         notes += CUT_NOTE_SHORT if omission else CUT_NOTE
     notes += "".join(gap_text(g) for g in chosen.gaps)
     if len(chosen.gaps) < c.coverage_gaps:

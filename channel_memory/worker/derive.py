@@ -51,7 +51,7 @@ from channel_memory.worker.render import (
 )
 from channel_memory.worker.rules import REASONED_REPLY_CHARS, RuleSet
 
-RENDER_VERSION = "15"
+RENDER_VERSION = "16"
 """Bump when rendering changes, so every block is rebuilt with the new text."""
 
 

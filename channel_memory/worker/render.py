@@ -145,7 +145,7 @@ def content_facts(
     hard_text = cut = None
     if hard:
         spans = settings.rules.shown_spans(content, event_type)
-        long_cut = decision_cut(content, version.key.handle, settings, event_type, spans)
+        long_cut = decision_cut(content, settings, event_type, spans)
         hard_text = content if len(content) <= settings.hard_event_max_chars else long_cut
         cut = clause_cut(content, spans) or hard_text
     return ContentFacts(
@@ -169,27 +169,20 @@ def _key_lines(versions: Sequence[SourceVersion], facts: Sequence[ContentFacts])
     return [f"- {_author(versions[i])}: {facts[i].key_line}" for i in sorted(ranked)]
 
 
-def near_verbatim(content: str, handle: str, settings: RenderSettings) -> str:
-    """A hard event as stored: verbatim, or cut when longer than ``hard_event_max_chars``."""
-    if len(content) <= settings.hard_event_max_chars:
-        return content
-    return decision_cut(content, handle, settings)
-
-
 def decision_cut(
     content: str,
-    handle: str,
     settings: RenderSettings,
     event_type: str | None = None,
     spans: Sequence[tuple[int, int]] = (),
 ) -> str:
-    """A hard event cut to its decision-bearing lines, the rest elided with one marker.
+    """A hard event cut to its decision-bearing lines, each run of the rest marked elided.
 
     The first line (for context), every line a rule matches, every line holding one of
     ``spans`` (the clauses its clause cut keeps, :meth:`RuleSet.shown_spans`: what the
     message shows cut, it shows whole too) and, for a proposal, its trade line when no kept
-    line is one (:func:`trade_lines`) are kept verbatim, in order; one last line ``[… N
-    lines elided; full text: <handle>]`` says how much is missing and where it is.
+    line is one (:func:`trade_lines`) are kept verbatim, in order; each run of lines left
+    out is one line ``[… N lines elided]`` where the lines were, so a reader sees what stood
+    between the kept ones and how much (the item's handle reads the whole).
     """
     lines = content.split("\n")
     keep = settings.rules.decision_lines(content)
@@ -204,9 +197,18 @@ def decision_cut(
         if not any(keep[n] for n in trade):
             for n in trade:
                 keep[n] = True
-    out = [line for line, kept in zip(lines, keep, strict=True) if kept]
-    if len(out) < len(lines):
-        out.append(_elision(len(lines) - len(out), handle))
+    out: list[str] = []
+    left_out = 0
+    for text, kept in zip(lines, keep, strict=True):
+        if not kept:
+            left_out += 1
+            continue
+        if left_out:
+            out.append(_elision(left_out))
+            left_out = 0
+        out.append(text)
+    if left_out:
+        out.append(_elision(left_out))
     return "\n".join(out)
 
 
@@ -264,9 +266,9 @@ def clause_cut(content: str, spans: Sequence[tuple[int, int]]) -> str | None:
     return cut if len(cut) < len(content) else None
 
 
-def _elision(count: int, handle: str) -> str:
+def _elision(count: int) -> str:
     noun = "line" if count == 1 else "lines"
-    return f"[… {count} {noun} elided; full text: {handle}]"
+    return f"[… {count} {noun} elided]"
 
 
 def _text(plan: BlockPlan, versions: Sequence[SourceVersion], facts: Sequence[ContentFacts]) -> str:

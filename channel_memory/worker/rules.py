@@ -172,6 +172,15 @@ _REVISIT = re.compile(
 we'll revisit after the auction"), with no question or condition after: the rejection stands
 (a plan anywhere else in a verdict's reasons voids it; "no. revisit after the auction if
 spreads widen" decides nothing)."""
+_REFUSING = re.compile(
+    r"[\s,.;:\u2014\u2013-]{0,4}not\s{1,3}(?:adding|buying|selling|chasing|paying|lifting|"
+    r"hitting|shorting|trading|doing (?:it|this|that|this one|that one)|touching it|"
+    r"sending it|taking it|putting it on|opening|entering)\b",
+    re.IGNORECASE,
+)
+"""A rejection's reasons that open by refusing the trade in so many words ("no. not adding
+before the Powell presser, revisit after 2pm"): the rejection stands whatever the reasons go
+on to say (a plan to look again later does not void it)."""
 _SPLIT_VERDICT = re.compile(
     r"\W{0,3}[A-Z][A-Z0-9.&-]{1,11}\s{1,3}\S{1,12}[.,;:]\s{1,3}[A-Z][A-Z0-9.&-]{1,11}\s{1,3}\S{1,12}"
 )
@@ -1175,9 +1184,10 @@ class RuleSet:
         hard in the system"); an assent followed by how things stand ("ok, still on the
         phone", "sure, lunch first") puts the decision off and decides nothing. An assent
         before "but" and a condition is the verdict however long the opening words run
-        (``_ASSENT_BUT``); a rejection whose reasons say to revisit it later stands
-        (``_REVISIT``); names in capitals at the verdict's edges are read past only in a
-        verdict split between names (``_SPLIT_VERDICT``)."""
+        (``_ASSENT_BUT``); a rejection whose reasons say to revisit it later (``_REVISIT``)
+        or open by refusing the trade in so many words (``_REFUSING``) stands; names in
+        capitals at the verdict's edges are read past only in a verdict split between
+        names (``_SPLIT_VERDICT``)."""
         if len(text) > REASONED_REPLY_CHARS:
             return None
         label = _LABEL.match(text)
@@ -1215,8 +1225,11 @@ class RuleSet:
         rejecting = _REJECTING.match(_NAMED_VERDICT.sub("", verdict)) is not None
         if not rejecting and _TAKEN_BACK.match(text, reasons_at) is not None:
             return None  # "yep go, just not today. with the Fed tomorrow …"
-        if rejecting and _REVISIT.match(text, reasons_at) is not None:
-            return verdict.strip()  # "no for now, revisit post auction"
+        if rejecting and (
+            _REVISIT.match(text, reasons_at) is not None
+            or _REFUSING.match(text, reasons_at) is not None
+        ):
+            return verdict.strip()  # "no for now, revisit post auction", "no. not adding …"
         guards = tuple(g for g in self.guards if g.reasons or not rejecting)
         reasons = _View(text[reasons_at:], guards, self.gates)
         if reasons.clauses and reasons.guarded(0):
