@@ -168,6 +168,18 @@ def test_excerpts_are_bounded_and_show_the_match(desk: tuple[LiveServer, httpx.C
     assert hit["excerpt"].startswith("…") and hit["excerpt"].endswith("…")
 
 
+def test_an_excerpt_shows_the_line_holding_the_most_query_words() -> None:
+    """A word repeated in a long preamble does not pull the excerpt away from the line that
+    holds every word asked for (a new user's trial: excerpts stopping before the words)."""
+    preamble = "Morning call: flows, positioning, position limits and positions in detail. " * 4
+    decision = "We cut the USDJPY position to flat because the BoJ headline hit."
+    text = preamble + decision + " More chatter about lunch and the weekend." * 5
+    units = search_index.parse_query("why did we cut the USDJPY position")
+    shown = search_index.excerpt(text, units, 240)
+    assert len(shown) <= 240 and decision in shown
+    assert shown.startswith("…") and shown.endswith("…")
+
+
 def test_pages_hold_every_hit_exactly_once_in_ranking_order(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:

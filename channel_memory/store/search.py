@@ -357,29 +357,34 @@ def bm25(
 
 
 def excerpt(text: str, units: Sequence[Unit], size: int) -> str:
-    """At most ``size`` characters of ``text`` around its densest run of matched words."""
+    """At most ``size`` characters of ``text`` around its run of matched words holding the
+    most different query words (then the tightest such run, then the most matches): a word
+    repeated in a preamble does not outweigh the line that holds the others."""
     if len(text) <= size:
         return text
-    targets = {u.stems[0] for u in units if not u.phrase and not u.stop}
-    spots: list[int] = []
+    targets = {u.stems[0]: n for n, u in enumerate(units) if not u.phrase and not u.stop}
+    spots: list[tuple[int, int]] = []  # (where, which unit)
     lowered = fold(text)
     folded_same = len(lowered) == len(text)
-    for unit in units:
+    for n, unit in enumerate(units):
         if unit.phrase and folded_same:
             pattern = unit.pattern if unit.pattern is not None else _phrase_pattern(unit.words)
-            spots += [m.start() for m in re.finditer(pattern, lowered)]
+            spots += [(m.start(), n) for m in re.finditer(pattern, lowered)]
     for match in TOKEN.finditer(text):
-        if stem(fold(match.group())) in targets:
-            spots.append(match.start())
+        found = targets.get(stem(fold(match.group())))
+        if found is not None:
+            spots.append((match.start(), found))
     spots.sort()
-    at = 0
-    best = -1
-    for i, spot in enumerate(spots):  # the window starting a little before the most matches
-        count = sum(1 for s in spots[i:] if s < spot + size * 2 // 3)
-        if count > best:
-            best, at = count, spot
+    at = run_end = 0
+    best = (-1, 0, 0)
+    for i, (spot, _) in enumerate(spots):  # the best run: most words, then tightest, most
+        inside = [(s, n) for s, n in spots[i:] if s < spot + size * 2 // 3]
+        last = inside[-1][0]
+        rank = (len({n for _, n in inside}), spot - last, len(inside))
+        if rank > best:
+            best, at, run_end = rank, spot, last
     width = size - 2  # room for the two ellipses
-    start = max(0, at - width // 4)
+    start = max(0, at - max(width - (run_end - at), 0) // 3)  # the run a third of the way in
     end = min(len(text), start + width)
     start = max(0, end - width)
     return ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")
