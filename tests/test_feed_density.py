@@ -674,6 +674,6 @@ def test_a_decision_stored_with_lines_elided_says_where_and_how_to_read_it_whole
     # partial, never listed as read: by the marks, wherever they stand
     assert is_elided(elided.text) and not is_elided(plain.text)
     assert not is_elided("[… 4 lines elided] was what the bot said")
-    assert "> [… 4 lines elided]\n> approved r1, 2k at 101\n> [… 2 lines elided]" in (
-        render(replace(_window([]), hard=[elided], hard_total=1, available=1), 100_000, "text")
-    ).content
+    alone = replace(_window([]), hard=[elided], hard_total=1, available=1)
+    shown = render(alone, 100_000, "text").content
+    assert "> [… 4 lines elided]\n> approved r1, 2k at 101\n> [… 2 lines elided]" in shown
