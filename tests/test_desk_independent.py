@@ -1044,6 +1044,20 @@ MEASURED_DESKS = [
     ("desk_heldout179.jsonl", 239, 65, 63, (29, 37, 46)),
     ("desk_heldout180.jsonl", 238, 66, 62, (24, 33, 39)),
     ("desk_heldout181.jsonl", 238, 65, 64, (30, 36, 48)),
+    # Held out: written for the thirty-fifth round from the same brief (a New York/London
+    # soft-commodities desk; a London/New York interest-rate options desk; a Budapest/
+    # Bucharest desk, English with Hungarian and Romanian), asked for at its start; measured
+    # on arrival on the code before it (11d0247): 180 of 197; 82, 110, 142. Never read.
+    ("desk_heldout182.jsonl", 239, 66, 60, (26, 37, 46)),
+    ("desk_heldout183.jsonl", 238, 66, 61, (34, 41, 52)),
+    ("desk_heldout184.jsonl", 238, 65, 59, (22, 32, 44)),
+    # Development desks of the thirty-fifth round: a Bermuda/Zurich insurance-linked
+    # securities desk, a Luxembourg/Dublin fund-services FX hedging desk, a San Francisco/
+    # Sacramento environmental-markets desk; measured on arrival on 11d0247 (57, 56 and 64;
+    # 32 / 38 / 42, 25 / 32 / 37, 31 / 42 / 49); their misses read.
+    ("desk_heldout185.jsonl", 237, 65, 57, (32, 38, 42)),
+    ("desk_heldout186.jsonl", 240, 65, 56, (25, 32, 37)),
+    ("desk_heldout187.jsonl", 240, 66, 64, (31, 42, 49)),
 ]
 
 
@@ -1224,6 +1238,12 @@ LABELLED_DESKS = [
     ("desk_heldout179.jsonl", 239, 65),
     ("desk_heldout180.jsonl", 238, 66),
     ("desk_heldout181.jsonl", 238, 65),
+    ("desk_heldout182.jsonl", 239, 66),
+    ("desk_heldout183.jsonl", 238, 66),
+    ("desk_heldout184.jsonl", 238, 65),
+    ("desk_heldout185.jsonl", 237, 65),
+    ("desk_heldout186.jsonl", 240, 65),
+    ("desk_heldout187.jsonl", 240, 66),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
@@ -1240,9 +1260,9 @@ LABELLED_DESKS = [
 ]
 
 
-@pytest.mark.parametrize("number", range(113, 182))
+@pytest.mark.parametrize("number", range(113, 188))
 def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
-    # desk_heldout113 to 181 were written from bench/data/WRITING_BRIEF.md, their writers
+    # desk_heldout113 to 187 were written from bench/data/WRITING_BRIEF.md, their writers
     # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
