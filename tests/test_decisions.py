@@ -3670,7 +3670,10 @@ def test_the_thirty_fourth_rounds_verdicts_and_their_look_alikes(
     ("reply", "parent", "event_type"),
     [
         ("no. not adding before the Powell presser, revisit after 2pm", "P", "trade_approval"),
-        ("no, not buying into the print, maybe tomorrow", "P", "trade_approval"),
+        ("no, not buying into the print, ask me tomorrow", "P", "trade_approval"),
+        ("no. not adding before the presser?", "P", None),
+        ("not yet. not adding until the presser, let me think", "P", None),
+        ("no, not adding before the presser — I'd probably do it after if Reto agrees", "P", None),
         ("nope — not chasing it up here, ask me again after the auction", "P", "trade_approval"),
         # a deferral, an assent, no proposal: as before
         ("no, not sure yet, will come back to it", "P", None),
@@ -3687,3 +3690,118 @@ def test_the_thirty_fifth_rounds_verdicts_and_their_look_alikes(
     reply: str, parent: str, event_type: str | None
 ) -> None:
     assert _rules_read(reply, PROPOSAL if parent == "P" else parent) == event_type
+
+
+# The thirty-fifth round: the development desks' blocks, routes, views, allocations and the
+# guards that voided a stop moved, a bot fill and a matched recap, with their look-alikes
+# (ADR 0060)
+@pytest.mark.parametrize(
+    ("text", "event_type"),
+    [
+        (
+            "BREACH ILS_Z/SPONSOR_CONC/TAMARISK 5.31% > 5.00% — new entries in TAMARISK "
+            "sponsor blocked; escalated to u-hsolberg",
+            "risk_limit",
+        ),
+        ("new tickets for Glastonbury are blocked on the site", None),
+        (
+            "Until it's back inside 95–105 I've blocked new Corrib tickets in HedgeOMS apart "
+            "from the corrective CHF trade.",
+            "risk_limit",
+        ),
+        ("I've blocked new Facebook friends until the weekend", None),
+        (
+            "risk pen's mine tonight: extending the FL/Gulf new-entry block to 15:00Z tomorrow.",
+            "risk_limit",
+        ),
+        ("we're extending the block party to Sunday", None),
+        (
+            "moving the nok overlay stop down to 11.78 from 11.82, tp unchanged 11.55.",
+            "stop_or_target_change",
+        ),
+        ("nobody is moving the stop to 11.78, nothing changed", None),
+        (
+            "FILL HO-250930-0071 | MDP-ESP BSA | BUY EUR 25,000,000.00 SELL NOK 293,087,500.00 "
+            "@11.7235 | VD 02-Oct | overlay EURNOK now 0 | resting stop/tp still ACTIVE",
+            "trade_fill",
+        ),
+        (
+            "Tule recap received and matched: BUY 25,000 LCFS credits @ 60.40, Type A, "
+            "transfer initiation by 08/30",
+            "trade_confirmation",
+        ),
+        ("the recap of the offsite was received and matched to the agenda", None),
+        (
+            "RFQ'ing Sauer, Aubrac, Nordhavn — NHB is only off for NOK/SEK so CHF is fine",
+            "route_decision",
+        ),
+        ("were you RFQing Sauer, Aubrac? they never answer", None),
+        (
+            "asking Halvard NY and Corbin NY for offers direct, not the BWIC — if I bid it in "
+            "the 16:00 list everyone sees we're a buyer",
+            "route_decision",
+        ),
+        ("asking Mum and Dad for advice, not the bank", None),
+        (
+            "anything in CCA or RGGI gets worked by phone through Grayling as blocks, nothing "
+            "goes through the backup gateway",
+            "route_decision",
+        ),
+        ("VIEW UPDATE — JPY: neutral → mildly constructive (1M).", "thesis_change"),
+        ("view update due at 3pm, neutral until then", None),
+        (
+            "Alder Point allocations: Cl A 9mm (of 10mm, 90% fill), Cl B 5mm (full).",
+            "trade_fill",
+        ),
+        ("seating allocations: table A 9 (of 10 guests), table B full", None),
+        # a review with fresh eyes: the first forms' look-alikes (a breach that is not, a test,
+        # an everyday block, target or recap, a procedure, an opinion, another's view)
+        ("new entries in TAMARISK are not blocked, the breach alert was a false positive", None),
+        ("new entries in TAMARISK would be blocked at 5.00%, we're at 4.8%", None),
+        ("TEST ALERT ignore — new entries in TAMARISK sponsor blocked (UAT)", None),
+        ("new orders on the US site are blocked while we migrate Shopify", None),
+        ("I've blocked new Deliveroo orders until payday lol", None),
+        ("we have blocked new Etsy orders until we restock, except custom commissions", None),
+        ("I've blocked new Zendesk tickets until the migration is done", None),
+        ("the council is extending the street trading ban until 2026", None),
+        ("Tom suggested extending the FL/Gulf new-entry block to 15:00Z tomorrow — thoughts", None),
+        ("we're extending the candy buy ban to next week lol", None),
+        ("bumping the savings target to 5000, budget unchanged", None),
+        ("raising the team target to 120 calls, comp plan unchanged", None),
+        ("moving the stop to 11.78 was yesterday, nothing changed today", None),
+        ("tightening the stop to 11.78 in the backtest, live unchanged", None),
+        ("FILL SIM-0041 | BUY 100 SOL @ 142 | simulated, still in sandbox", None),
+        ("EXEC REPORT | SELL 100 SOL @ 142 | ExecType=NEW, order still open", None),
+        ("FILL | BUY 100 SOL @ 142 | replay of yesterday's fill, positions still the same", None),
+        ("Test recap received and matched: BUY 25,000 LCFS credits @ 60.40", None),
+        ("Weekly recap matched: sold 40 cars in the showroom, best week", None),
+        (
+            "Tule recap received and matched: BUY 25,000 LCFS credits @ 60.40 — wait, that's "
+            "last month's, ignore",
+            None,
+        ),
+        ("so asking Bupa and Vitality for quotes direct, not the platform", None),
+        ("asking Halvard and Corbin for offers direct, not the BWIC, would be a mistake IMO", None),
+        ("bookings get done by phone through Sarah, nothing goes through the platform", None),
+        (
+            "in a DR scenario, CCA gets worked by phone through Grayling, nothing goes through "
+            "the gateway",
+            None,
+        ),
+        ("RFQing Bosch, Siemens and ABB for the new chiller", None),
+        ("RFQ'd Dell and HP for 40 laptops, procurement says wait", None),
+        ("RFQ'ing Sauer and Aubrac would be pointless, they never show", None),
+        ("so RFQing Sauer, Aubrac, Nordhavn is the plan if risk okays it", None),
+        ("View update from my therapist: cautious → constructive about the move lol", None),
+        ("Outlook update: consumer sentiment neutral → cautious (UMich survey)", None),
+        ("View update — GS strategists on JPY: neutral → bullish", None),
+        ("View update — JPY: neutral → constructive, not ours, that's Citi's", None),
+        ("Ad inventory allocations: 9m (of 10m impressions, 90% fill rate)", None),
+        ("Hypothetical allocations: 9mm (of 10mm, 90% fill) — example for the new joiner", None),
+        ("Budget allocations: marketing 5m (of 20m total)", None),
+    ],
+)
+def test_the_thirty_fifth_rounds_desk_speech_and_its_look_alikes(
+    text: str, event_type: str | None
+) -> None:
+    assert _rules_read(text, None) == event_type
