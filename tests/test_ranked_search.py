@@ -125,6 +125,26 @@ def test_words_match_by_their_stem(desk: tuple[LiveServer, httpx.Client]) -> Non
     assert set(ids(search(client, "were the orders filled?"))) == {"m0", "m1", "m3"}
 
 
+def test_a_stop_word_finds_nothing_by_itself_in_a_question(
+    desk: tuple[LiveServer, httpx.Client],
+) -> None:
+    """A question's common words add to what its other words found and find nothing of
+    their own (a new user's trial: "what is the gross limit now" ranked "weather is
+    terrible today" fourth, by "is")."""
+    server, client = desk
+    push(
+        server,
+        *messages(
+            "gross limit reduced from 120m to 90m, effective now",
+            "weather is terrible today",
+            "what is the plan for lunch",
+            "the gross limit is 90m now, all desks comply",
+        ),
+    )
+    assert ids(search(client, "what is the gross limit now")) == ["m3", "m0"]
+    assert ids(search(client, "what is the lunch plan")) == ["m2"]
+
+
 def test_equal_scores_go_newest_first_and_newest_sorts_by_time(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:

@@ -216,10 +216,10 @@ class Unit:
     words: tuple[str, ...]
     phrase: bool
     stop: bool = False
-    """A stop word: never a query on its own, and in a channel where it is common
-    (more than ``CAP`` matches) it only adds to the score of documents found through
-    the other units; below that it weighs as BM25 weighs it. A stop part of a run
-    (hiragana) never brings candidates of its own."""
+    """A stop word: never a query on its own, and never a candidate of its own: it only
+    adds (as BM25 weighs it) to the score of documents found through the other units, so
+    "what is the gross limit now" does not find "weather is terrible today" by "is". A stop
+    part of a run (hiragana) likewise."""
     pattern: str | None = None
     parts: tuple[str, ...] = ()
     stems: tuple[str, ...] = field(init=False)
@@ -461,10 +461,8 @@ async def postings(conn: Connection, channel: str, units: Sequence[Unit]) -> Pos
                 if part not in spans:
                     spans[part] = await _span(conn, first, last)
                 df += estimated_df(keys, spans[part])
-                if unit.stop:
-                    continue  # a common stop word brings no candidate of its own
-            if unit.stop and unit.pattern is not None:
-                continue  # nor does a hiragana part of a run, however rare
+            if unit.stop:
+                continue  # a stop word (or a run's hiragana part) brings no candidate
             found.update(dict.fromkeys(keys))
         dfs.append(min(df, float(max(docs, 1))))
     candidates = [Candidate(key, *split_key(key)) for key in found]
