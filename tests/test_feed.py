@@ -238,6 +238,31 @@ def test_bad_parameters_are_422(
     assert response.json()["error"]["details"][0]["field"] == field
 
 
+def test_channels_given_more_than_once_are_all_read_and_other_repeats_are_422(
+    desk: tuple[LiveServer, httpx.Client],
+) -> None:
+    """``channels=a&channels=b`` (how a client generated from the OpenAPI array sends it)
+    reads both channels; another parameter given twice is refused, not read as its last
+    value (a new user's trial: the first channel was silently dropped)."""
+    _, client = desk
+    ingest_ok(
+        client,
+        message_event("1", "stop moved to 408", created_at=at(19)),
+        message_event("2", "filled 20 ES at 6700", channel="pit", created_at=at(19, 5)),
+    )
+    repeated = client.get("/channel-awareness", params=[("channels", "floor"), ("channels", "pit")])
+    assert repeated.status_code == 200
+    assert header(repeated.text)["channels"] == "floor,pit"
+    assert "stop moved to 408" in repeated.text and "filled 20 ES" in repeated.text
+    twice = client.get(
+        "/channel-awareness",
+        params=[("channels", "floor"), ("max_chars", "3000"), ("max_chars", "4000")],
+    )
+    assert twice.status_code == 422
+    assert twice.json()["error"]["details"][0]["field"] == "max_chars"
+    assert "3000" not in twice.text and "4000" not in twice.text
+
+
 def test_statuses(desk: tuple[LiveServer, httpx.Client]) -> None:
     server, client = desk
     ingest_ok(client, message_event("1", "stop moved to 408", created_at=at(19)))

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Protocol
 
 from pydantic import (
     AfterValidator,
@@ -292,6 +292,31 @@ def query_of(parameters: FeedParameters, ctx: ReadContext) -> FeedQuery:
         trigger=parameters.trigger,
         unconsumed_only=parameters.unconsumed == "only",
     )
+
+
+class MultiValues(Protocol):
+    """A query string read as it came: every value of a name, in order."""
+
+    def keys(self) -> Iterable[str]: ...
+
+    def getlist(self, key: str) -> list[str]: ...
+
+
+def query_string_values(params: MultiValues) -> dict[str, str]:
+    """A query string's name/value pairs for :func:`parse_values`: ``channels`` given more
+    than once lists them all (``channels=a&channels=b``, as a client generated from the
+    OpenAPI array sends them, is ``channels=a,b``); any other parameter given more than
+    once is a 422 naming it, not its last value silently."""
+    values: dict[str, str] = {}
+    for name in dict.fromkeys(params.keys()):
+        given = params.getlist(name)
+        if name == "channels":
+            values[name] = ",".join(given)
+        elif len(given) > 1:
+            raise _invalid(name, "given more than once; give it once")
+        else:
+            values[name] = given[0]
+    return values
 
 
 def parse_values(values: Mapping[str, object], ctx: ReadContext) -> FeedQuery:

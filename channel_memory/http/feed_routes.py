@@ -10,7 +10,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from channel_memory.feed import reads
-from channel_memory.feed.awareness import FeedParameters, feed_op, parse_values, read_feed
+from channel_memory.feed.awareness import (
+    FeedParameters,
+    feed_op,
+    parse_values,
+    query_string_values,
+    read_feed,
+)
 from channel_memory.http.api import AppContext, Endpoint
 from channel_memory.http.openapi import query_parameters
 from channel_memory.kernel.principal import Principal
@@ -22,7 +28,7 @@ def etag_of(content: str) -> str:
 
 async def channel_awareness(request: Request, ctx: AppContext, principal: Principal) -> Response:
     started = time.perf_counter()
-    query = parse_values(request.query_params, ctx)
+    query = parse_values(query_string_values(request.query_params), ctx)
     body, read_id = await read_feed(ctx, principal, query)
     asked = [t.strip() for t in request.headers.get("if-none-match", "").split(",")]
     if read_id is not None and etag_of(body.with_read_id(read_id).content) in asked:
