@@ -349,6 +349,12 @@ async def test_argument_errors_name_the_field_never_the_value(tmp_path: Path) ->
             "search_channel_context", {"channels": ["floor"], "query": "nvda", "limit": "5"}
         )
         assert [d["field"] for d in _error(loose_limit)["details"]] == ["limit"]
+        # a misspelt argument is refused as the HTTP body refuses it, not ignored
+        misspelt = await session.call_tool(
+            "get_channel_messages", {"channels": ["floor"], "hardevents": True, "limit": 1}
+        )
+        details = _error(misspelt)["details"]
+        assert [(d["field"], d["code"]) for d in details] == [("hardevents", "extra_forbidden")]
         unknown = await session.call_tool(secret, {})
         assert _error(unknown)["code"] == "tool_not_found"
         for result in (bad_limit, too_long, bad_feed, unknown):

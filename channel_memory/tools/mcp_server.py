@@ -37,7 +37,7 @@ from channel_memory.feed.awareness import feed_op, feed_parameters, query_of, re
 from channel_memory.kernel.errors import ApiError, validation_error
 from channel_memory.kernel.jsonfmt import compact
 from channel_memory.kernel.principal import Principal
-from channel_memory.kernel.wire import ErrorBody, ErrorInfo
+from channel_memory.kernel.wire import ErrorBody, ErrorDetail, ErrorInfo
 from channel_memory.tools import retrieval as tools
 from channel_memory.tools.mcp_budget import bound_result
 from channel_memory.tools.retrieval import BlockOutput, MessagesOutput, SearchOutput, ToolContext
@@ -155,7 +155,10 @@ class ChannelMemoryServer(MCPServer[Any]):
     ) -> CallToolResult | InputRequiredResult:
         """Run a tool; refusals become error results; the result leaves bounded."""
         tool = name if name in TOOL_NAMES else "<unknown>"  # a tool name may be anything
+        unknown = self._unknown_arguments(name, arguments)
         try:
+            if unknown:  # as the HTTP body refuses them: a misspelt name is not ignored
+                raise ToolFailure(_extra_arguments(unknown))
             result = await super().call_tool(name, arguments, context)
         except ToolError as exc:
             error = refusal_of(exc)
@@ -178,6 +181,28 @@ class ChannelMemoryServer(MCPServer[Any]):
                 "mcp tool %s result cut at the boundary (%s)", tool, bounded["_meta"]["budget_kind"]
             )
         return CallToolResult.model_validate(bounded)
+
+    def _unknown_arguments(self, name: str, arguments: Mapping[str, Any]) -> list[str]:
+        """The argument names a known tool does not take (none for an unknown tool: the
+        SDK answers that)."""
+        found = self._tool_manager.get_tool(name)
+        if found is None:
+            return []
+        known = found.parameters.get("properties", {})
+        return [key for key in arguments if key not in known]
+
+
+def _extra_arguments(names: Sequence[str]) -> ApiError:
+    """The 422 the HTTP tools give a body with fields they do not take."""
+    details = [
+        ErrorDetail(
+            field=key[:64], code="extra_forbidden", message="Extra inputs are not permitted"
+        )
+        for key in names
+    ]
+    return ApiError(
+        422, "validation_failed", f"the request is invalid (field {details[0].field})", details
+    )
 
 
 _TRIGGER_CHARS = re.compile(r"\A\[channel-awareness\] [^\n]* trigger_chars=(\d+)")
