@@ -3677,6 +3677,8 @@ def test_the_thirty_fourth_rounds_verdicts_and_their_look_alikes(
         ("nope — not chasing it up here, ask me again after the auction", "P", "trade_approval"),
         # a deferral, an assent, no proposal: as before
         ("no, not sure yet, will come back to it", "P", None),
+        ("- not yet, not adding, will look again once CPI is out", "P", None),
+        ("no, not adding yet, revisit when Reto's back", "P", None),
         ("no, haven't had a chance to look at it yet, will come back to it", "P", None),
         ("ok, not adding before the presser, revisit after 2pm", "P", None),
         (

@@ -241,9 +241,10 @@ def test_bad_parameters_are_422(
 def test_channels_given_more_than_once_are_all_read_and_other_repeats_are_422(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:
-    """``channels=a&channels=b`` (how a client generated from the OpenAPI array sends it)
-    reads both channels; another parameter given twice is refused, not read as its last
-    value (a new user's trial: the first channel was silently dropped)."""
+    """``channels=a&channels=b`` (how many HTTP clients write a list) reads both channels;
+    another feed parameter given twice is refused, not read as its last value (a new user's
+    trial: the first channel was silently dropped); a name the feed does not take is
+    ignored, twice or not."""
     _, client = desk
     ingest_ok(
         client,
@@ -261,6 +262,10 @@ def test_channels_given_more_than_once_are_all_read_and_other_repeats_are_422(
     assert twice.status_code == 422
     assert twice.json()["error"]["details"][0]["field"] == "max_chars"
     assert "3000" not in twice.text and "4000" not in twice.text
+    busted = client.get(
+        "/channel-awareness", params=[("channels", "floor"), ("_", "1"), ("_", "2")]
+    )
+    assert busted.status_code == 200
 
 
 def test_statuses(desk: tuple[LiveServer, httpx.Client]) -> None:

@@ -188,6 +188,10 @@ def test_excerpts_are_bounded_and_show_the_match(desk: tuple[LiveServer, httpx.C
     assert hit["excerpt"].startswith("…") and hit["excerpt"].endswith("…")
 
 
+def units_of(query_text: str) -> list[search_index.Unit]:
+    return search_index.parse_query(query_text)
+
+
 def test_an_excerpt_shows_the_line_holding_the_most_query_words() -> None:
     """A word repeated in a long preamble does not pull the excerpt away from the line that
     holds every word asked for (a new user's trial: excerpts stopping before the words)."""
@@ -198,6 +202,11 @@ def test_an_excerpt_shows_the_line_holding_the_most_query_words() -> None:
     shown = search_index.excerpt(text, units, 240)
     assert len(shown) <= 240 and decision in shown
     assert shown.startswith("…") and shown.endswith("…")
+    # one word asked: where it stands densest, not its first passing mention
+    intro = "Morning. We discussed the hedge briefly. " + "filler words here. " * 12
+    plan = "Hedge plan: roll the hedge into March, hedge ratio back to 95%. "
+    one = search_index.excerpt(intro + plan + "more padding. " * 20, units_of("hedge"), 240)
+    assert plan.strip() in one
 
 
 def test_pages_hold_every_hit_exactly_once_in_ranking_order(

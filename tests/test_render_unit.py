@@ -105,13 +105,29 @@ def test_every_kept_clause_appears_verbatim_and_the_cut_is_shorter(
 def test_a_decision_cut_marks_each_run_of_lines_left_out_where_it_was() -> None:
     settings_ = RenderSettings(RULES, 20, "t")
     cut = decision_cut(REPORT, settings_)
-    assert cut == f"Morning all.\n[… 2 lines elided]\n{DECISION}\n[… 1 line elided]"
+    # "see you" is shorter than its mark would be: it stays as it was
+    assert cut == f"Morning all.\n[… 2 lines elided]\n{DECISION}\nsee you"
 
 
 def test_lines_left_out_after_the_last_kept_one_are_marked_after_it() -> None:
-    content = f"Morning all.\n{DECISION}\nsee you\nbye"
+    tail = "the rest of the morning was quiet on every screen\nlunch is at one as usual"
+    content = f"Morning all.\n{DECISION}\n{tail}"
     cut = decision_cut(content, RenderSettings(RULES, 10, "t"))
     assert cut == f"Morning all.\n{DECISION}\n[… 2 lines elided]"
+
+
+def test_blank_lines_are_neither_counted_nor_marked_and_a_cut_is_never_longer() -> None:
+    """Blank lines between kept ones stay as they were; only written lines count; a cut
+    that would not be shorter is the message itself (a review: fills a blank line apart
+    stored longer than the message)."""
+    fills = "\n\n".join(f"filled {n}00 ES @ 67{n}0" for n in range(1, 9))
+    content = f"Fills today:\n\n{fills}"
+    assert decision_cut(content, RenderSettings(RULES, 10, "t")) == content
+    chatter = "the tape was thin all morning and nobody wanted to trade size"
+    mixed = f"Morning all.\n\n{chatter}\n\n{chatter}\n\n{DECISION}\n"
+    assert decision_cut(mixed, RenderSettings(RULES, 10, "t")) == (
+        f"Morning all.\n[… 2 lines elided]\n{DECISION}\n"
+    )
 
 
 def test_nothing_to_elide_adds_no_marker() -> None:

@@ -160,7 +160,10 @@ class FeedParameters(TextModel):
         BeforeValidator(_channel_list),
         AfterValidator(_channels),
         Field(
-            description=f"Channel ids, comma-separated in a query string (1 to {MAX_CHANNELS}).",
+            description=(
+                f"Channel ids, comma-separated in a query string or the parameter repeated "
+                f"(1 to {MAX_CHANNELS})."
+            ),
             json_schema_extra={"items": {"type": "string", "pattern": ID_PATTERN}},
         ),
     ]
@@ -304,18 +307,19 @@ class MultiValues(Protocol):
 
 def query_string_values(params: MultiValues) -> dict[str, str]:
     """A query string's name/value pairs for :func:`parse_values`: ``channels`` given more
-    than once lists them all (``channels=a&channels=b``, as a client generated from the
-    OpenAPI array sends them, is ``channels=a,b``); any other parameter given more than
-    once is a 422 naming it, not its last value silently."""
+    than once lists them all (``channels=a&channels=b``, as many HTTP clients write a list,
+    is ``channels=a,b``); any other feed parameter given more than once is a 422 naming it,
+    not its last value silently. Names the feed does not take are ignored, as before
+    (a cache-buster ``_=1`` sent twice included)."""
     values: dict[str, str] = {}
     for name in dict.fromkeys(params.keys()):
         given = params.getlist(name)
         if name == "channels":
             values[name] = ",".join(given)
-        elif len(given) > 1:
+        elif len(given) > 1 and name in FeedParameters.model_fields:
             raise _invalid(name, "given more than once; give it once")
         else:
-            values[name] = given[0]
+            values[name] = given[-1]
     return values
 
 

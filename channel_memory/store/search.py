@@ -358,8 +358,10 @@ def bm25(
 
 def excerpt(text: str, units: Sequence[Unit], size: int) -> str:
     """At most ``size`` characters of ``text`` around its run of matched words holding the
-    most different query words (then the tightest such run, then the most matches): a word
-    repeated in a preamble does not outweigh the line that holds the others."""
+    most different query words (then, when that is more than one, the tightest such run;
+    then the most matches): a word repeated in a preamble does not outweigh the line that
+    holds the others, and one word asked shows where it stands densest. Stop units (a run's
+    particles) only weigh in ranking, not here."""
     if len(text) <= size:
         return text
     targets = {u.stems[0]: n for n, u in enumerate(units) if not u.phrase and not u.stop}
@@ -367,7 +369,7 @@ def excerpt(text: str, units: Sequence[Unit], size: int) -> str:
     lowered = fold(text)
     folded_same = len(lowered) == len(text)
     for n, unit in enumerate(units):
-        if unit.phrase and folded_same:
+        if unit.phrase and folded_same and not unit.stop:  # a run's particle only weighs
             pattern = unit.pattern if unit.pattern is not None else _phrase_pattern(unit.words)
             spots += [(m.start(), n) for m in re.finditer(pattern, lowered)]
     for match in TOKEN.finditer(text):
@@ -380,7 +382,9 @@ def excerpt(text: str, units: Sequence[Unit], size: int) -> str:
     for i, (spot, _) in enumerate(spots):  # the best run: most words, then tightest, most
         inside = [(s, n) for s, n in spots[i:] if s < spot + size * 2 // 3]
         last = inside[-1][0]
-        rank = (len({n for _, n in inside}), spot - last, len(inside))
+        words = len({n for _, n in inside})
+        # one word asked: its densest passage; several: the tightest run holding the most
+        rank = (words, spot - last if words > 1 else 0, len(inside))
         if rank > best:
             best, at, run_end = rank, spot, last
     width = size - 2  # room for the two ellipses

@@ -181,9 +181,10 @@ def decision_cut(
     ``spans`` (the clauses its clause cut keeps, :meth:`RuleSet.shown_spans`: what the
     message shows cut, it shows whole too) and, for a proposal, its trade line when no kept
     line is one (:func:`trade_lines`) are kept verbatim, in order; each run of lines left
-    out is one line ``[… N lines elided]`` where the lines were, so a reader sees what stood
-    between the kept ones and how much (the item's handle reads the whole).
-    """
+    out is one line ``[… N lines elided]`` where the lines were (N counting the lines that
+    are not blank; a run of blank lines alone, or one no longer than its mark, stays as it
+    was), so a reader sees what stood between the kept ones and how much (the item's handle
+    reads the whole). A cut no shorter than the message is the message."""
     lines = content.split("\n")
     keep = settings.rules.decision_lines(content)
     keep[0] = True
@@ -198,18 +199,26 @@ def decision_cut(
             for n in trade:
                 keep[n] = True
     out: list[str] = []
-    left_out = 0
+    run: list[str] = []  # the lines left out since the last kept one
+
+    def close_run() -> None:
+        # a run of blank lines alone, or one no longer than its mark ("-- Tom"), stays as
+        # it was; any other is one marked line
+        written = sum(1 for text in run if text.strip())
+        mark = _elision(written)
+        short = sum(len(text) + 1 for text in run) <= len(mark) + 1
+        out.extend(run if not written or short else [mark])
+        run.clear()
+
     for text, kept in zip(lines, keep, strict=True):
         if not kept:
-            left_out += 1
+            run.append(text)
             continue
-        if left_out:
-            out.append(_elision(left_out))
-            left_out = 0
+        close_run()
         out.append(text)
-    if left_out:
-        out.append(_elision(left_out))
-    return "\n".join(out)
+    close_run()
+    cut = "\n".join(out)
+    return cut if len(cut) < len(content) else content
 
 
 ELLIPSIS = "…"

@@ -176,14 +176,17 @@ _REFUSING = re.compile(
     r"[\s,.;:\u2014\u2013-]{0,4}not\s{1,3}(?:adding|buying|selling|chasing|paying|lifting|"
     r"hitting|shorting|trading|doing (?:it|this|that|this one|that one)|touching it|"
     r"sending it|taking it|putting it on|opening|entering)\b"
-    r"(?![^\n]*(?:\?|\b(?:if|unless|whether|wait|let me|probably|maybe|might)\b))",
+    r"(?![^\n]*(?:\?|\b(?:if|unless|whether|when|once|yet|wait|let me|probably|maybe|might)\b))",
     re.IGNORECASE,
 )
 """A rejection's reasons that open by refusing the trade in so many words ("no. not adding
 before the Powell presser, revisit after 2pm"): the rejection stands whatever the reasons go
 on to say (a plan to look again later does not void it), unless they ask, set a condition
-or hedge ("no. not adding before the presser?", "… I'd probably do it after if Reto agrees").
+or hedge ("no. not adding before the presser?", "… I'd probably do it after if Reto agrees",
+"no, not adding yet, revisit when Reto's back").
 "Not yet" and "not now" put a trade off rather than refuse it: they do not stand so."""
+_PUT_OFF = re.compile(r"\W{0,3}not\b", re.IGNORECASE)
+"""A verdict that puts a trade off ("not yet", "- not now") rather than refusing it."""
 _SPLIT_VERDICT = re.compile(
     r"\W{0,3}[A-Z][A-Z0-9.&-]{1,11}\s{1,3}\S{1,12}[.,;:]\s{1,3}[A-Z][A-Z0-9.&-]{1,11}\s{1,3}\S{1,12}"
 )
@@ -1230,10 +1233,7 @@ class RuleSet:
             return None  # "yep go, just not today. with the Fed tomorrow …"
         if rejecting and (
             _REVISIT.match(text, reasons_at) is not None
-            or (
-                _REFUSING.match(text, reasons_at) is not None
-                and not verdict.strip().lower().startswith("not")
-            )
+            or (_REFUSING.match(text, reasons_at) is not None and _PUT_OFF.match(verdict) is None)
         ):
             return verdict.strip()  # "no for now, revisit post auction", "no. not adding …"
         guards = tuple(g for g in self.guards if g.reasons or not rejecting)
