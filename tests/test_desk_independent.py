@@ -248,7 +248,7 @@ MEASURED_DESKS = [
     # The thirty-fifth round's rules (ADR 0060; the model trained again) and feed (a long
     # decision marks its elided lines where they stood) left every held-out floor standing:
     # the seventy-eight held-out desks measured before went from 4,804; 2,543, 3,251, 3,979
-    # to 4,804; 2,542, 3,251, 3,978, the six of the thirty-third and thirty-fourth rounds
+    # to 4,804; 2,541, 3,249, 3,978, the six of the thirty-third and thirty-fourth rounds
     # stayed at 363; 181, 235, 294, the three of this round at their arrival figures (180;
     # 82, 110, 142). The round's development desks take their final figures.
     # The thirty-fourth round's feed (a cut says so in its text; "stop", "limit", "verdict";
