@@ -3807,3 +3807,28 @@ def test_the_thirty_fifth_rounds_desk_speech_and_its_look_alikes(
     text: str, event_type: str | None
 ) -> None:
     assert _rules_read(text, None) == event_type
+
+
+# Status lines a new user's trial found kept as decisions, and the decisions beside them
+# that must stay (ADR 0060)
+@pytest.mark.parametrize(
+    ("text", "event_type"),
+    [
+        (
+            "Book 3: VaR 3.1m vs limit 6m, utilisation 40%, greeks within tolerance, no "
+            "breaches logged.",
+            None,
+        ),
+        ("RISK SNAPSHOT | desk VaR 4.1m / 6m | no breaches today", None),
+        ("reminder: gross now at 62m vs 90m limit", None),
+        ("received handover, will watch USDJPY", None),
+        ("VaR cut to 3m, greeks within tolerance", "risk_limit"),
+        ("limit breached: VaR 6.2m vs 6m, no breaches logged before today", "risk_limit"),
+        ("reminder: gross cut to 60m, now at 58m vs 90m limit", "risk_limit"),
+        ("received your confirm: BUY 5m USDJPY @ 151.20", "trade_confirmation"),
+    ],
+)
+def test_status_lines_are_ordinary_and_decisions_beside_them_stay(
+    text: str, event_type: str | None
+) -> None:
+    assert _rules_read(text, None) == event_type
