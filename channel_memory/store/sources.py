@@ -226,20 +226,22 @@ _HARD_EVENT = (
 
 
 async def hard_event_types(
-    conn: Connection, channel_id: str, pairs: Iterable[tuple[str, str]]
-) -> dict[tuple[str, str], str]:
+    conn: Connection, versions: Iterable[tuple[str, str, str]]
+) -> dict[tuple[str, str, str], str]:
     """The decision type of the fresh hard-event block covering each of these exact
-    ``(message_id, content_hash)`` versions of ``channel_id``, for those one covers."""
-    wanted = sorted(set(pairs))
+    ``(channel_id, message_id, content_hash)`` versions, for those one covers (keyed by
+    channel too: ids and client-given hashes repeat across channels); one query."""
+    wanted = sorted(set(versions))
     if not wanted:
         return {}
     fetched = await conn.execute_fetchall(
-        f"SELECT s.message_id, s.content_hash, b.event_type FROM {_FRESH_HARD_EVENT_SOURCES} "
-        "WHERE s.channel_id = ? AND (s.message_id, s.content_hash) IN "
-        "(SELECT value->>0, value->>1 FROM json_each(?))",
-        (HARD_EVENT_BLOCK, channel_id, json.dumps(wanted)),
+        f"SELECT s.channel_id, s.message_id, s.content_hash, b.event_type "
+        f"FROM {_FRESH_HARD_EVENT_SOURCES} "
+        "WHERE (s.channel_id, s.message_id, s.content_hash) IN "
+        "(SELECT value->>0, value->>1, value->>2 FROM json_each(?))",
+        (HARD_EVENT_BLOCK, json.dumps(wanted)),
     )
-    return {(str(row[0]), str(row[1])): str(row[2]) for row in fetched if row[2]}
+    return {(str(row[0]), str(row[1]), str(row[2])): str(row[3]) for row in fetched if row[3]}
 
 
 def author_parameters(author: str) -> list[str]:

@@ -687,15 +687,11 @@ def _fit_messages(
         key = (version.key.channel_id, version.key.message_id, version.content_hash)
         decision = (decisions or {}).get(key)
         extra = {"decision": decision} if decision else {}
-        item = {**ToolMessageOut.of_tool(version, trust, role).model_dump(mode="json"), **extra}
+        item = ToolMessageOut.of_tool(version, trust, role).model_dump(mode="json") | extra
         locator = None
         if empty + len(compact(item)) > budget:
-            item = {
-                **ToolMessageOut.of_tool(version, trust, role, with_content=False).model_dump(
-                    mode="json"
-                ),
-                **extra,
-            }
+            bare = ToolMessageOut.of_tool(version, trust, role, with_content=False)
+            item = bare.model_dump(mode="json") | extra
             locator = {"source_handle": version.key.handle, "content_chars": len(version.content)}
         # a comma before every item but a list's first
         cost = len(compact(item)) + (1 if messages else 0)
@@ -854,21 +850,11 @@ async def _browse(
     found.sort(key=lambda v: (v.created_us, v.id), reverse=backwards)
     page = found[: limit + 1]
     fetched = page[:limit]
-    decisions: dict[tuple[str, str, str], str] | None = None
+    decisions = None
     if body.hard_events:  # each read as what the feed calls it
-        decisions = {}
-        for channel in channels:
-            found_types = await sources.hard_event_types(
-                conn,
-                channel,
-                [
-                    (v.key.message_id, v.content_hash)
-                    for v in fetched
-                    if v.key.channel_id == channel
-                ],
-            )
-            # keyed by channel too: ids and client-given hashes repeat across channels
-            decisions.update({(channel, *pair): kind for pair, kind in found_types.items()})
+        decisions = await sources.hard_event_types(
+            conn, [(v.key.channel_id, v.key.message_id, v.content_hash) for v in fetched]
+        )
     messages, locators = _fit_messages(
         fetched, principal, caller.budget, _envelope(limit), decisions
     )
