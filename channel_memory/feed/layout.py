@@ -910,6 +910,7 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
         if cut[item.key] <= left:
             chosen.hard.append(item)
             left -= cut[item.key]
+    left = _in_force(items, chosen, left, cut, echoes)
     # what is left restores whole texts, the smallest restorations first
     for item in sorted(chosen.hard, key=lambda i: (full[i.key] - cut[i.key], _tie(i))):
         extra = full[item.key] - cut[item.key]
@@ -919,6 +920,75 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
     position = {item.key: n for n, item in enumerate(items)}
     chosen.hard.sort(key=lambda i: position[i.key])
     return max(0, left)
+
+
+_NAME = re.compile(r"(?<![\w/])[A-Z][A-Z0-9]{2,}(?![\w/])")
+"""A name in capitals ("USDJPY", "NVDA", "TSX60"): what two stop changes both name."""
+# fmt: off
+_NOT_NAMES = frozenset({
+    "STOP", "STOPS", "TARGET", "TARGETS", "MOVED", "MOVE", "SET", "NEW", "OLD", "FILL",
+    "FILLED", "BUY", "SELL", "LONG", "SHORT", "UPDATE", "ALERT", "RISK", "LIMIT", "ORDER",
+    "BOT", "DESK", "EOD", "SOD", "OMS", "EMS", "UTC", "GMT", "CET", "EST", "NYC", "LDN", "AND",
+    "THE", "FOR", "NOT", "ALL", "NOW", "ASAP", "FYI", "PNL", "CARD", "TRADE", "IDEA", "STATUS",
+    "ACTIVE", "TICKET",
+})
+# fmt: on
+
+
+STOP_CHANGE = "stop_or_target_change"
+IN_FORCE_SCORE = 0.5
+"""How sure a newer change must be of being a decision to replace an older one: a
+restatement ("stop e alvo no sistema como estão") names the instrument too."""
+
+
+def _channel(item: FeedItem) -> str:
+    return item.handle.split("/", 1)[0]
+
+
+def _names(item: FeedItem) -> frozenset[str]:
+    return frozenset(_NAME.findall(item.text)) - _NOT_NAMES
+
+
+def _in_force(
+    items: Sequence[FeedItem],
+    chosen: Selection,
+    left: int,
+    cut: dict[str, int],
+    echoes: frozenset[str],
+) -> int:
+    """Shows the stop or target change in force rather than one it replaced: a chosen
+    change gives its place to the newest unchosen change of the same channel that names an
+    instrument it names (a name in capitals both give), is no longer, is more likely a
+    decision than not and is no echo (a status record repeating an order's levels). As
+    many hard events are shown and no more room is taken; only which of two changes of one
+    stop is shown moves (ADR 0061)."""
+    stops = [i for i in items if i.event_type == STOP_CHANGE]
+    if len(stops) < 2:
+        return left
+    shown = {i.key for i in chosen.hard}
+    for n, older in enumerate(chosen.hard):
+        if older.event_type != STOP_CHANGE:
+            continue
+        names = _names(older)
+        newer = [
+            i
+            for i in stops
+            if i.key not in shown
+            and _channel(i) == _channel(older)
+            and i.last_us > older.last_us
+            and i.score >= IN_FORCE_SCORE
+            and names & _names(i)
+            and i.key not in echoes
+            and cut[i.key] <= cut[older.key]
+        ]
+        if not newer:
+            continue
+        latest = max(newer, key=lambda i: (i.last_us, i.key))
+        left += cut[older.key] - cut[latest.key]
+        shown.discard(older.key)
+        shown.add(latest.key)
+        chosen.hard[n] = latest
+    return left
 
 
 def _name_omitted_hard(c: Candidates, chosen: Selection, left: int, fmt: Format) -> None:

@@ -1,0 +1,87 @@
+"""The stop in force: when the feed cannot show every hard event, a stop or target change
+that a newer one replaces on the same instrument does not take the place of the newer
+one (a new user's trial saw "raising USDJPY stop to 151.60" shown and the newer "stop
+USDJPY moved to 152.00" left out, the ranker being surer of the older line). As many hard
+events are shown; nothing is silent."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from channel_memory.feed.layout import render
+from tests.conftest import HARD_LINE
+from tests.test_feed_echoes import _hard, _shown, _window
+
+OLDER = _hard("s1", 10, "stop_or_target_change", "raising USDJPY stop to 151.60", 0.89)
+NEWER = _hard("s2", 40, "stop_or_target_change", "stop USDJPY moved to 152.00", 0.63)
+OTHERS = [
+    _hard("f1", 20, "trade_fill", "lifted 15k AAPL 262.18 on the open print", 0.7),
+    _hard("f2", 30, "trade_fill", "sold 20 BTC @ 88,410 on the screen, done", 0.7),
+    _hard("f3", 50, "trade_fill", "bought 30 FGBL 131.42 in the auction", 0.7),
+    _hard("l1", 55, "risk_limit", "gross cut to 40m until the CPI print, no new risk", 0.75),
+]
+
+
+def _budgets(items: list[object]) -> list[tuple[set[str], int]]:
+    """What each budget shows of ``items`` and how many hard events it shows in all;
+    every hard event is shown, named or counted."""
+    hard = list(items)
+    window = _window(hard)  # type: ignore[arg-type]
+    full = len(render(window, 100_000, "text").content)
+    seen = []
+    for budget in range(full, 600, -5):
+        body = render(window, budget, "text")
+        assert len(body.content) <= budget
+        shown = _shown(body.content, hard)  # type: ignore[arg-type]
+        named, more = body.numbers["omitted_hard_events"], body.numbers["more_hard_events"]
+        assert isinstance(named, list) and isinstance(more, int)
+        assert len(shown) + len(named) + more == len(hard)
+        seen.append((shown, len(shown)))
+    return seen
+
+
+def test_the_newer_stop_on_an_instrument_is_shown_before_the_one_it_replaced() -> None:
+    seen = _budgets([OLDER, NEWER, *OTHERS])
+    one = [shown for shown, _ in seen if len(shown & {"s1", "s2"}) == 1]
+    assert one and all("s2" in shown for shown in one)
+    assert all("s2" in shown for shown, _ in seen if "s1" in shown)
+
+
+def test_as_many_hard_events_are_shown_as_by_score_alone() -> None:
+    # the same two stops on different instruments replace nothing: what each budget
+    # shows then is what score per character picks; with one instrument the count is the
+    # same at every budget (the newer line is no longer than the older)
+    other = replace(NEWER, text="stop EURUSD moved to 1.0850")
+    by_score = _budgets([OLDER, other, *OTHERS])
+    in_force = _budgets([OLDER, NEWER, *OTHERS])
+    assert len(by_score) == len(in_force)
+    assert [n for _, n in by_score] == [n for _, n in in_force]
+    # by score alone the older (surer) line goes first
+    assert any(shown & {"s1", "s2"} == {"s1"} for shown, _ in by_score)
+
+
+def test_only_a_newer_change_in_the_same_channel_replaces() -> None:
+    # a feed of two channels: the newer USDJPY stop of desk-b replaces nothing of floor
+    elsewhere = replace(NEWER, handle="desk-b/s2", covers=frozenset({"desk-b/s2"}))
+    hard = [OLDER, elsewhere, *OTHERS]
+    window = replace(_window(hard), channels=("desk-b", "floor"))
+    full = len(render(window, 100_000, "text").content)
+    older_alone = False
+    for budget in range(full, 600, -5):
+        body = render(window, budget, "text")
+        shown = set(HARD_LINE.findall(body.content)) & {"floor/s1", "desk-b/s2"}
+        older_alone = older_alone or shown == {"floor/s1"}
+    assert older_alone
+    # a newer change that names no instrument the older one names replaces nothing
+    unnamed = replace(NEWER, text="stop moved to 152.00 on the yen")
+    seen = _budgets([OLDER, unnamed, *OTHERS])
+    assert any(shown & {"s1", "s2"} == {"s1"} for shown, _ in seen)
+    # nor one that shares only a word in capitals that names no instrument
+    card = replace(OLDER, text="TRADE CARD #0417 | BUY 300 FEF | stop: 92.60")
+    status = replace(NEWER, text="CARD #0418 STATUS: ACTIVE stop=4.68")
+    seen = _budgets([card, status, *OTHERS])
+    assert any(shown & {"s1", "s2"} == {"s1"} for shown, _ in seen)
+    # nor a newer one less sure of being a decision than not (a restatement)
+    unsure = replace(NEWER, score=0.3)
+    seen = _budgets([OLDER, unsure, *OTHERS])
+    assert any(shown & {"s1", "s2"} == {"s1"} for shown, _ in seen)
