@@ -1069,6 +1069,22 @@ MEASURED_DESKS = [
     ("desk_heldout185.jsonl", 237, 65, 61, (32, 40, 45)),
     ("desk_heldout186.jsonl", 240, 65, 61, (25, 34, 41)),
     ("desk_heldout187.jsonl", 240, 66, 66, (30, 42, 50)),
+    # Held out: written for the thirty-sixth round from the same brief (a Chicago/Kansas
+    # City grain and oilseed desk; a Doha/Kuwait City Gulf desk, English with Arabic; a
+    # London pension-fund liability-driven investment desk), asked for at its start;
+    # measured on arrival on the code before it (3c93091): 187 of 198; 102, 126, 154.
+    # Never read.
+    ("desk_heldout188.jsonl", 235, 66, 64, (37, 47, 55)),
+    ("desk_heldout189.jsonl", 238, 66, 62, (32, 41, 52)),
+    ("desk_heldout190.jsonl", 239, 66, 61, (33, 38, 47)),
+    # Development desks of the thirty-sixth round: a Vancouver/Toronto battery-metals and
+    # mining desk, a Geneva/Zurich family office's execution desk (English with Swiss
+    # French and Swiss German), a Tbilisi/Almaty Caucasus and Central Asia frontier desk
+    # (English with Russian and Georgian); measured on arrival on 3c93091 (64, 58 and 60;
+    # 31 / 41 / 50, 29 / 36 / 46, 37 / 43 / 51); their misses read.
+    ("desk_heldout191.jsonl", 240, 66, 64, (31, 41, 50)),
+    ("desk_heldout192.jsonl", 238, 66, 58, (29, 36, 46)),
+    ("desk_heldout193.jsonl", 239, 66, 60, (37, 43, 51)),
 ]
 
 
@@ -1255,6 +1271,12 @@ LABELLED_DESKS = [
     ("desk_heldout185.jsonl", 237, 65),
     ("desk_heldout186.jsonl", 240, 65),
     ("desk_heldout187.jsonl", 240, 66),
+    ("desk_heldout188.jsonl", 235, 66),
+    ("desk_heldout189.jsonl", 238, 66),
+    ("desk_heldout190.jsonl", 239, 66),
+    ("desk_heldout191.jsonl", 240, 66),
+    ("desk_heldout192.jsonl", 238, 66),
+    ("desk_heldout193.jsonl", 239, 66),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
@@ -1271,9 +1293,9 @@ LABELLED_DESKS = [
 ]
 
 
-@pytest.mark.parametrize("number", range(113, 188))
+@pytest.mark.parametrize("number", range(113, 194))
 def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
-    # desk_heldout113 to 187 were written from bench/data/WRITING_BRIEF.md, their writers
+    # desk_heldout113 to 193 were written from bench/data/WRITING_BRIEF.md, their writers
     # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
