@@ -1464,6 +1464,23 @@ def test_rules_test_without_a_file_shows_what_the_current_rules_match(
     assert "floor/2" not in out and "floor/3" not in out
 
 
+def test_rules_test_shows_the_line_a_rule_matched_not_the_messages_start(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    # a new user's trial: the report showed a long report's first 160 characters, not the
+    # decision in its last lines
+    preamble = "Morning notes: " + "flows were quiet overnight, Asia mixed, " * 6
+    out = rules_test_output(
+        make_server,
+        message_event("1", preamble + "\nWe're out of the USDJPY position."),
+        message_event("2", "Flat USDJPY into NFP, no new risk until 14:00."),
+    )
+    assert "  * floor/1 position_change: … We're out of the USDJPY position." in out
+    assert "Morning notes" not in out
+    # a decision at the message's start is shown from there, unmarked
+    assert "  * floor/2 " in out and ": Flat USDJPY into NFP" in out
+
+
 def test_rules_test_reads_a_replys_parent_with_its_bridge_tags(
     make_server: Callable[..., LiveServer],
 ) -> None:

@@ -89,7 +89,10 @@ class RulesReport:
                 f"matches: {matched}",
                 f"matched messages (first {self.limit}):",
             ]
-            lines += [f"  * {v.key.handle} {new}: {_line(v)}" for v, _, new in self.examples]
+            lines += [
+                f"  * {v.key.handle} {new}: {_line(v, self.candidate)}"
+                for v, _, new in self.examples
+            ]
             return "\n".join(lines)
         lines = [
             f"rules test: {self.candidate.source} against {self.current.source}",
@@ -104,12 +107,22 @@ class RulesReport:
             lines.append(f"{title}: {self.counts[kind]}")
             for version, old, new in self.changes[kind]:
                 types = " -> ".join(t for t in (old, new) if t)
-                lines.append(f"  {mark} {version.key.handle} {types}: {_line(version)}")
+                rules = self.current if kind == "lost" else self.candidate
+                lines.append(f"  {mark} {version.key.handle} {types}: {_line(version, rules)}")
         return "\n".join(lines)
 
 
-def _line(version: SourceVersion) -> str:
-    text = " ".join(version.content.split())
+def _line(version: SourceVersion, rules: RuleSet) -> str:
+    """The message as a report line: from the first clause ``rules`` match (marked ``…``
+    when it is not the message's start), so a decision in the middle of a long message is
+    what the line shows; the message's start when no rule matched a clause (a reply's
+    verdict, a decision only the model found)."""
+    content = version.content
+    spans = rules.decision_spans(content)
+    start = spans[0][0] if spans else 0
+    text = " ".join(content[start:].split())
+    if start > 0 and content[:start].strip():
+        text = "… " + text
     return text if len(text) <= KEY_LINE_CHARS else text[: KEY_LINE_CHARS - 1] + "…"
 
 
