@@ -34,6 +34,7 @@ from channel_memory.store import Store
 from channel_memory.tools.budget import compact
 from channel_memory.tools.mcp_budget import TEXT_MARK, bound_result
 from channel_memory.tools.mcp_server import ToolFailure, refusal_of, render
+from channel_memory.tools.retrieval import SearchRequest
 from channel_memory.worker.runner import Worker
 from tests.conftest import message_event
 
@@ -223,6 +224,41 @@ async def test_every_tool_result_holds_the_budget_as_received(tmp_path: Path) ->
         _measure(feed)
         assert feed.structured_content is None  # the feed is text alone
         assert _texts(feed)[0].startswith("[channel-awareness] ")
+
+
+async def test_input_schemas_carry_each_arguments_description_and_bounds(tmp_path: Path) -> None:
+    # a new user's trial: the tools' input schemas named the arguments and their types only;
+    # they are the HTTP request models' own schemas, so what they say is what is accepted
+    db = tmp_path / "mcp.db"
+    await _seed(db)
+    config = _config(tmp_path, READ, '["read"]', '["floor"]')
+    env = _env(CHANNEL_MEMORY_MCP_TOKEN=READ)
+    async with _session(["--db", str(db), "--config", str(config)], env) as session:
+        await session.initialize()
+        listed = {tool.name: tool.input_schema for tool in (await session.list_tools()).tools}
+    for name, schema in listed.items():
+        assert schema["additionalProperties"] is False, name
+        assert schema["properties"], name
+        for field, spec in schema["properties"].items():
+            assert spec.get("description"), (name, field)
+    search = listed["search_channel_context"]
+    assert search["required"] == ["channels", "query"]
+    assert search["properties"]["channels"]["maxItems"] == 32
+    assert search["properties"]["query"]["maxLength"] == 1024
+    assert {"minimum": 1, "type": "integer"} in search["properties"]["limit"]["anyOf"]
+    assert search["properties"] == {
+        k: v
+        for k, v in SearchRequest.model_json_schema()["properties"].items()
+        if k in search["properties"]
+    }
+    messages = listed["get_channel_messages"]["properties"]
+    assert messages["source_handles"]["anyOf"][0]["maxItems"] == 100
+    feed = listed["channel_awareness"]
+    assert feed["required"] == ["channels"]
+    assert set(feed["properties"]) == {
+        "channels", "since", "max_chars", "limit", "context_kind", "trigger", "unconsumed",
+    }  # fmt: skip
+    assert feed["properties"]["unconsumed"]["enum"] == ["all", "only"]
 
 
 async def test_round_trip_reads_and_refusals(tmp_path: Path) -> None:

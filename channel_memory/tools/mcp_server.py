@@ -29,11 +29,17 @@ from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, TextContent
 from mcp_types import InputRequiredResult
-from pydantic import StrictBool, StrictInt, ValidationError
+from pydantic import BaseModel, Field, StrictBool, StrictInt, ValidationError
 
 from channel_memory import __version__
 from channel_memory.feed import reads
-from channel_memory.feed.awareness import feed_op, feed_parameters, query_of, read_feed
+from channel_memory.feed.awareness import (
+    FeedParameters,
+    feed_op,
+    feed_parameters,
+    query_of,
+    read_feed,
+)
 from channel_memory.kernel.errors import ApiError, validation_error
 from channel_memory.kernel.jsonfmt import compact
 from channel_memory.kernel.principal import Principal
@@ -336,7 +342,9 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
             "version is still current. Then read the messages with get_channel_messages."
         ),
     )
-    async def expand_digest_block(block_id: str) -> Annotated[CallToolResult, BlockOutput]:
+    async def expand_digest_block(
+        block_id: Annotated[str, Field(description="A digest block's id (the feed's id=).")],
+    ) -> Annotated[CallToolResult, BlockOutput]:
         return await answer(
             "expand_digest_block", lambda: tools.expand_block(ctx, principal, block_id)
         )
@@ -385,7 +393,40 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
         # the feed is text: no structured copy of it
         return CallToolResult(content=[TextContent(type="text", text=body.content)])
 
+    for name, model in (
+        ("search_channel_context", tools.SearchRequest),
+        ("get_channel_messages", tools.MessagesRequest),
+        ("channel_awareness", FeedParameters),
+    ):
+        tool = server._tool_manager.get_tool(name)
+        assert tool is not None
+        tool.parameters = published_schema(model, list(tool.parameters["properties"]))
+    expand = server._tool_manager.get_tool("expand_digest_block")
+    assert expand is not None
+    expand.parameters = {**expand.parameters, "additionalProperties": False}
     return server
+
+
+def published_schema(model: type[BaseModel], names: Sequence[str]) -> dict[str, Any]:
+    """A tool's input schema: the HTTP request model's own, with its bounds and
+    descriptions, on the arguments the tool takes (the tool validates its arguments with
+    that model, so the schema says what is accepted); any other argument is refused."""
+    full = model.model_json_schema()
+    properties = full["properties"]
+    missing = [n for n in names if n not in properties]
+    if missing:
+        raise RuntimeError(f"{model.__name__} has no field {missing[0]}")
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {n: properties[n] for n in names},
+        "additionalProperties": False,
+    }
+    required = [n for n in full.get("required", []) if n in names]
+    if required:
+        schema["required"] = required
+    if "$defs" in full:
+        schema["$defs"] = full["$defs"]
+    return schema
 
 
 PrincipalFor = Callable[[str | None], Principal]

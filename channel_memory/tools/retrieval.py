@@ -89,29 +89,77 @@ LONGEST_CURSOR = "x" * 200
 """Room kept for a cursor while fitting, longer than any cursor issued (~150 characters)."""
 
 
+def _about(text: str) -> Any:
+    """A field's description as the HTTP tools' OpenAPI document and the MCP tools' input
+    schemas publish it."""
+    return Field(description=text)
+
+
+_SINCE = "A duration like 24h or 7d, or an RFC 3339 time (default: everything retained)."
+_AUTHOR = "Part of an author's name or id."
+_LIMIT = "Most results on a page (default tools.default_limit, at most tools.max_limit)."
+_CURSOR = "The next_cursor of the page before, for the next page."
+_Author = Annotated[str, Field(min_length=1, max_length=256)]
+_Limit = Annotated[int, Field(ge=1)]
+_Position = Annotated[str, Field(max_length=260)]
+
+
 class SearchRequest(StrictModel):
-    channels: Annotated[list[Id], Field(min_length=1, max_length=32)]
-    query: Annotated[str, Field(min_length=1, max_length=1024)]
-    since: Annotated[str, Field(max_length=64)] | None = None
-    author: Annotated[str, Field(min_length=1, max_length=256)] | None = None
-    limit: Annotated[int, Field(ge=1)] | None = None
-    cursor: Cursor | None = None
-    sort: Literal["relevance", "newest"] = "relevance"
+    channels: Annotated[
+        list[Id], Field(min_length=1, max_length=32), _about("Channel ids to search (1 to 32).")
+    ]
+    query: Annotated[
+        str,
+        Field(min_length=1, max_length=1024),
+        _about('Plain words, the way the answer would be written; "quoted" for exact wording.'),
+    ]
+    since: Annotated[Annotated[str, Field(max_length=64)] | None, _about(_SINCE)] = None
+    author: Annotated[_Author | None, _about(_AUTHOR)] = None
+    limit: Annotated[_Limit | None, _about(_LIMIT)] = None
+    cursor: Annotated[Cursor | None, _about(_CURSOR)] = None
+    sort: Annotated[
+        Literal["relevance", "newest"],
+        _about("relevance (newest first among equals), or newest: the same hits newest first."),
+    ] = "relevance"
 
 
 class MessagesRequest(StrictModel):
-    channels: Annotated[list[Id], Field(min_length=1, max_length=32)] | None = None
-    source_handles: Annotated[list[Handle], Field(min_length=1, max_length=100)] | None = None
-    message_ids: Annotated[list[MessageId], Field(min_length=1, max_length=100)] | None = None
-    after: Annotated[str, Field(max_length=260)] | None = None
-    before: Annotated[str, Field(max_length=260)] | None = None
-    since: Annotated[str, Field(max_length=64)] | None = None
-    author: Annotated[str, Field(min_length=1, max_length=256)] | None = None
-    hard_events: bool = False
-    limit: Annotated[int, Field(ge=1)] | None = None
-    include_history: bool = False
-    cursor: Cursor | None = None
-    content_cursor: Cursor | None = None
+    channels: Annotated[
+        Annotated[list[Id], Field(min_length=1, max_length=32)] | None,
+        _about("Channels to browse by time, or whose message_ids are asked (1 to 32)."),
+    ] = None
+    source_handles: Annotated[
+        Annotated[list[Handle], Field(min_length=1, max_length=100)] | None,
+        _about("Exact messages by handle, channel/message (1 to 100)."),
+    ] = None
+    message_ids: Annotated[
+        Annotated[list[MessageId], Field(min_length=1, max_length=100)] | None,
+        _about("Exact messages by id, in the one channel given in channels (1 to 100)."),
+    ] = None
+    after: Annotated[
+        _Position | None,
+        _about("Browse after a handle, an RFC 3339 time or (one channel) a message id."),
+    ] = None
+    before: Annotated[
+        _Position | None,
+        _about("Browse before a handle, an RFC 3339 time or (one channel) a message id."),
+    ] = None
+    since: Annotated[
+        Annotated[str, Field(max_length=64)] | None,
+        _about("Browse from a duration (24h) or a time, as the feed's window."),
+    ] = None
+    author: Annotated[_Author | None, _about(_AUTHOR)] = None
+    hard_events: Annotated[
+        bool, _about("Browse only the decisions (the hard events a feed shows).")
+    ] = False
+    limit: Annotated[_Limit | None, _about(_LIMIT)] = None
+    include_history: Annotated[
+        bool, _about("Every version of the messages named, not only the current one.")
+    ] = False
+    cursor: Annotated[Cursor | None, _about(_CURSOR)] = None
+    content_cursor: Annotated[
+        Cursor | None, _about("A read_content fragment's next_content_cursor, for its next part.")
+    ] = None
 
     @model_validator(mode="after")
     def _one_way_to_ask(self) -> MessagesRequest:
