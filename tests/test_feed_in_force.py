@@ -85,3 +85,15 @@ def test_only_a_newer_change_in_the_same_channel_replaces() -> None:
     unsure = replace(NEWER, score=0.3)
     seen = _budgets([OLDER, unsure, *OTHERS])
     assert any(shown & {"s1", "s2"} == {"s1"} for shown, _ in seen)
+
+
+def test_a_longer_newer_change_takes_the_place_and_the_room_left() -> None:
+    # the trial's "GBPUSD stop moved to 1.2720 per Sam's note" is longer than the stop it
+    # replaces: it is shown in the older one's place wherever the room the selection left
+    # holds the difference
+    longer = replace(NEWER, text="stop USDJPY moved to 152.00 per Sam's note, hard in the OMS")
+    seen = _budgets([OLDER, longer, *OTHERS])
+    assert any(shown & {"s1", "s2"} == {"s2"} for shown, _ in seen)
+    other = replace(longer, text=longer.text.replace("USDJPY", "EURUSD"))
+    by_score = _budgets([OLDER, other, *OTHERS])
+    assert not any(shown & {"s1", "s2"} == {"s2"} for shown, _ in by_score)

@@ -910,13 +910,13 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
         if cut[item.key] <= left:
             chosen.hard.append(item)
             left -= cut[item.key]
-    left = _in_force(items, chosen, left, cut, echoes)
     # what is left restores whole texts, the smallest restorations first
     for item in sorted(chosen.hard, key=lambda i: (full[i.key] - cut[i.key], _tie(i))):
         extra = full[item.key] - cut[item.key]
         if extra <= left:
             chosen.cut.discard(item.key)
             left -= extra
+    left = _in_force(items, chosen, left, (full, cut), echoes)
     position = {item.key: n for n, item in enumerate(items)}
     chosen.hard.sort(key=lambda i: position[i.key])
     return max(0, left)
@@ -953,18 +953,48 @@ def _in_force(
     items: Sequence[FeedItem],
     chosen: Selection,
     left: int,
-    cut: dict[str, int],
+    sizes: tuple[dict[str, int], dict[str, int]],
     echoes: frozenset[str],
 ) -> int:
     """Shows the stop or target change in force rather than one it replaced: a chosen
     change gives its place to the newest unchosen change of the same channel that names an
-    instrument it names (a name in capitals both give), is no longer, is more likely a
-    decision than not and is no echo (a status record repeating an order's levels). As
-    many hard events are shown and no more room is taken; only which of two changes of one
-    stop is shown moves (ADR 0061)."""
+    instrument it names (a name in capitals both give), is more likely a decision than not,
+    is no echo (a status record repeating an order's levels) and fits in the room the older
+    one took and what the selection left (whole if it can be, else cut). As many hard
+    events are shown; only which of two changes of one stop is shown moves (ADR 0061)."""
+    full, cut = sizes
     stops = [i for i in items if i.event_type == STOP_CHANGE]
     if len(stops) < 2:
         return left
+    shown = {i.key for i in chosen.hard}
+    for n, older in enumerate(chosen.hard):
+        if older.event_type != STOP_CHANGE:
+            continue
+        names = _names(older)
+        room = (cut if older.key in chosen.cut else full)[older.key] + left
+        newer = [
+            i
+            for i in stops
+            if i.key not in shown
+            and _channel(i) == _channel(older)
+            and i.last_us > older.last_us
+            and i.score >= IN_FORCE_SCORE
+            and names & _names(i)
+            and i.key not in echoes
+            and cut[i.key] <= room
+        ]
+        if not newer:
+            continue
+        latest = max(newer, key=lambda i: (i.last_us, i.key))
+        whole = full[latest.key] <= room
+        left = room - (full if whole else cut)[latest.key]
+        chosen.cut.discard(older.key)
+        if not whole:
+            chosen.cut.add(latest.key)
+        shown.discard(older.key)
+        shown.add(latest.key)
+        chosen.hard[n] = latest
+    return left
     shown = {i.key for i in chosen.hard}
     for n, older in enumerate(chosen.hard):
         if older.event_type != STOP_CHANGE:
