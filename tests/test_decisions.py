@@ -3849,3 +3849,117 @@ def test_status_lines_are_ordinary_and_decisions_beside_them_stay(
     text: str, event_type: str | None
 ) -> None:
     assert _rules_read(text, None) == event_type
+
+
+# The thirty-sixth round: the development desks' risk system's breach record, a stop set on
+# what is left of a position, verdicts with a size, with the look-alikes a review with fresh
+# eyes wrote against each form (ADR 0061)
+VAUD = "proposal: buy 3mm Vaud 10y at ms+13 for the foundation (ALP-02), limit +12"
+KNI = "proposal: buy 1.5mm KNI shares in the Laurentian deal at 2.15, flip a third on the break"
+
+
+@pytest.mark.parametrize(
+    ("text", "parent", "event_type"),
+    [
+        (
+            "⚠ SOFT BREACH acct=ALP-01 metric=gold_pct_nav value=10.1% soft=10.0% hard=12.0% "
+            "action=ALERT+NO_NEW_GOLD",
+            None,
+            "risk_limit",
+        ),
+        ("HARD BREACH desk=EQD util=121% action=BLOCK_NEW", None, "risk_limit"),
+        ("SOFT BREACH: 0 | HARD BREACH: 0 | status=OK", None, None),
+        ("HARD BREACH - test alert, please ignore", None, None),
+        ("HARD BREACH: vendor data leak, change your passwords", None, None),
+        ("Soft breach: 3 this month vs 7 last month, nice work all", None, None),
+        (
+            "stop on the remaining 30k KZAP: 36.90 on AIX, below the August low — hard stop, "
+            "resting in the OMS",
+            None,
+            "stop_or_target_change",
+        ),
+        ("stop on the remaining 10mm USD/KZT: 551.50 on the 3m.", None, "stop_or_target_change"),
+        ("stop on the Northern Line: 3 after Camden", None, None),
+        ("stop on the other account: 2 factor auth expired again", None, None),
+        ("Citi's stop on the remaining EURUSD: 1.0830 per their note", None, None),
+        (
+            "stop on the remaining 30k KZAP: 36.90 on AIX was Tuesday's level, it's been "
+            "cancelled since",
+            None,
+            None,
+        ),
+        ("stop on the remaining 30k KZAP: 36.90 on AIX? or is the August low better", None, None),
+        (
+            "go half size, 4k/4k. we're already heavy KZ beta and I don't love 6-7 hours of "
+            "legging on the full 8k. if it works we can always do the second half tomorrow",
+            PROPOSAL,
+            "trade_approval",
+        ),
+        (
+            "yes half. half the slides in the KZ deck are out of date, please refresh them "
+            "before the client meeting on Thursday, the card comes after",
+            PROPOSAL,
+            None,
+        ),
+        (
+            "ok 3mm for the foundation. limit +12, drop out if they price tighter. and tell "
+            "Limmat it's the foundation, they like to see real-money names in the book, might "
+            "help the allocation",
+            VAUD,
+            "trade_approval",
+        ),
+        (
+            "ok 2k for the party. Sophie collects it at the desk this afternoon, cash or twint, "
+            "and the card for Marc is in the drawer, please sign it before five",
+            VAUD,
+            None,
+        ),
+        (
+            "1mm, not 1.5. I don't want more than ~C$3mm in one Timmins name on top of the "
+            "410k cash shares we already own, and the nickel price isn't helping anyone",
+            KNI,
+            "trade_approval",
+        ),
+        (
+            "10k, not 10m. the card had a fat-finger in the size field, Aigerim fixed it in the "
+            "system. nothing else changes on the card, please review it again",
+            "proposal: buy 10m KSPI, card #41",
+            None,
+        ),
+        (
+            "2 lots, not 20. that's what the LME shows as traded on the close, the screen you're "
+            "looking at has the old print from the morning",
+            "proposal: buy 20 lots LME nickel 3M",
+            None,
+        ),
+        (
+            "1mm, not 2. I don't want more than ~C$3mm in one Timmins name on top of the 410k "
+            "cash shares we already own",
+            KNI,
+            None,
+        ),
+    ],
+)
+def test_the_thirty_sixth_rounds_desk_speech_and_its_look_alikes(
+    text: str, parent: str | None, event_type: str | None
+) -> None:
+    assert _rules_read(text, parent) == event_type
+
+
+# From a new user's trial: an order system's heartbeat counting its working orders is a
+# status line; a rejection that waits for an event and revisits stands (ADR 0061)
+@pytest.mark.parametrize(
+    ("text", "parent", "event_type"),
+    [
+        ("OMS heartbeat OK. 2 working orders. Latency p99 5ms.", None, None),
+        ("OMS heartbeat OK. 0 working orders.", None, None),
+        ("order working: BUY 5k AAPL @ 189.40", None, "trade_confirmation"),
+        ("100 ymm5 bid at 96.15 is in, GTC", None, "trade_confirmation"),
+        ("no — wait for the auction result, revisit after 11:00", PROPOSAL, "trade_approval"),
+        ("no — wait for the auction result, revisit after 11:00 if it clears?", PROPOSAL, None),
+    ],
+)
+def test_a_heartbeats_order_count_is_ordinary_and_a_waiting_rejection_stands(
+    text: str, parent: str | None, event_type: str | None
+) -> None:
+    assert _rules_read(text, parent) == event_type

@@ -162,16 +162,19 @@ _AGREES_WITH = re.compile(
 _NAMED_VERDICT = re.compile(r"\s{1,3}(?:on|to|for)\s{1,3}\S.*$", re.IGNORECASE)
 """What a verdict names after it ("no on 0871", "yes to the Bund idea")."""
 _REVISIT = re.compile(
-    r"[\s,.;:\u2014\u2013-]{0,4}(?:(?:let[\x27\u2019]s|we[\x27\u2019]ll|we will|will|happy to|"
+    r"[\s,.;:\u2014\u2013-]{0,4}"
+    r"(?:wait (?:for|till|until) [^\n,.;?]{1,40}[,;]\s{0,3}(?:then\s{1,3})?)?"
+    r"(?:(?:let[\x27\u2019]s|we[\x27\u2019]ll|we will|will|happy to|"
     r"can|ask me to)\s{1,3})?(?:revisit|re-?pitch|bring it back|ask (?:me )?again|"
     r"come back to (?:it|me)|put it (?:back )?up again|put it back up|try again)\b"
     r"(?![^\n]*(?:\?|\b(?:if|unless|when|whether)\b))",
     re.IGNORECASE,
 )
 """A rejection's reasons that put the trade off to later ("no. revisit post auction", "no,
-we'll revisit after the auction"), with no question or condition after: the rejection stands
-(a plan anywhere else in a verdict's reasons voids it; "no. revisit after the auction if
-spreads widen" decides nothing)."""
+we'll revisit after the auction", "no — wait for the auction result, revisit after 11:00"),
+with no question or condition after: the rejection stands (a plan anywhere else in a
+verdict's reasons voids it; "no. revisit after the auction if spreads widen" decides
+nothing)."""
 _REFUSING = re.compile(
     r"[\s,.;:\u2014\u2013-]{0,4}not\s{1,3}(?:adding|buying|selling|chasing|paying|lifting|"
     r"hitting|shorting|trading|doing (?:it|this|that|this one|that one)|touching it|"
@@ -250,7 +253,7 @@ verdict."""
 def _whole_by(patterns: Sequence[Pattern], words: str) -> bool:
     """Whether one of ``patterns`` reads all of ``words``, or ``words`` are a go assented
     to (``_ASSENTED``: "yep go, 15m fine. …")."""
-    if _ASSENTED.fullmatch(words) is not None:
+    if _ASSENTED.fullmatch(words) is not None or _GRANTED_LESS.fullmatch(words) is not None:
         return True
     lowered = _lower(words)
     return any(p.whole(words, lowered) for p in patterns)
@@ -259,6 +262,26 @@ def _whole_by(patterns: Sequence[Pattern], words: str) -> bool:
 _SIZE_WORD = re.compile(r"\d{1,6}(?:[.,]\d{1,3})?(?:k|m|mm|bn|lots?|x)", re.IGNORECASE)
 """A size with its unit ("40k", "1.5mm", "20 lots" is two words): granted beside a verdict
 ("ok 40k, not 60"); a bare number may be a card's ("reject 2419" under card #2418 is none)."""
+_SIZE_UNIT = r"\d{1,6}(?:[.,]\d{1,3})?\s?(?:k|m|mm|bn|lots?|contracts?|shares?|x)"
+_GRANTED_LESS = re.compile(
+    rf"^[^\w]{{0,3}}({_SIZE_UNIT}\s{{0,2}},?\s{{1,3}}not\s{{1,3}}(?:the\s{{1,3}})?"
+    rf"(\d{{1,6}}(?:[.,]\d{{1,3}})?)(?:\s?(?:k|m|mm|bn|lots?|contracts?|shares?|x))?)"
+    r"(?=\s{0,3}(?:[.;!\u2014\u2013]|-\s|$))(?![^?\n]{0,80}\?)"
+    r"(?!\s{0,3}[.;!\u2014\u2013-]?\s{0,3}(?:that[\x27\u2019]?s|that is|it[\x27\u2019]s|"
+    r"the card|the ticket|check|typo|fat|the screen|the headline|per\b))",
+    re.IGNORECASE,
+)
+"""A verdict that grants less than the parent asked, the size and the one it replaces ("1mm,
+not 1.5. I don't want more than …" under a proposal for 1.5mm: the parent writes the size
+replaced); not a question ("10k, not 10m — typo?") nor a correction ("10k, not 10m. the
+card had a fat-finger …", "2 lots, not 20. that's what the LME shows")."""
+_SIZE_FOR = re.compile(
+    rf"(.{{1,30}}?\s{_SIZE_UNIT})\s{{1,3}}for\s{{1,3}}(?:the\s{{1,3}})?([\w\-]{{2,20}})",
+    re.IGNORECASE,
+)
+"""A verdict's size with the account it is for, one the parent names ("ok 3mm for the
+foundation" under a proposal naming the foundation, "go 2k for ALP-02"): read past as the
+size is (not "ok 2k for the party")."""
 _SIZED = re.compile(
     r"\s{0,3}(?:(?:先|只|就)?(?:上|做|给|給|进|進|来|來)\s?)?\d{1,6}(?:[.,]\d{1,3})?\s?"
     r"(?:k|m|mm|lots?|x|手|张|張|股|万股|萬股)?\s{0,3}[,.;，。；]"
@@ -1203,6 +1226,11 @@ class RuleSet:
             and re.search(rf"(?<!\w){re.escape(_lower(label.group(1)))}(?!\w)", parent_lowered)
         ):
             text = text[label.end() :]
+        less = _GRANTED_LESS.match(text)
+        if less is not None and re.search(
+            rf"(?<![\w.,]){re.escape(less.group(2))}(?![\d]|[.,]\d)", parent_lowered
+        ):
+            return less.group(1)  # "1mm, not 1.5. I don't want more than …"
         found = _VERDICT.match(text)
         assent = _ASSENT_BUT.match(text)
         if assent is not None and (found is None or found.end(1) > assent.end(1)):
@@ -1273,6 +1301,11 @@ class RuleSet:
         tokens = words.split()
         if self._whole_verdict(words):  # at most BARE_APPROVAL_WORDS words, all a verdict
             return words, None
+        granted = _SIZE_FOR.fullmatch(words)
+        if granted is not None and re.search(  # "ok 3mm for the foundation" is "ok 3mm"
+            rf"(?<![\w-]){re.escape(_lower(granted.group(2)))}(?![\w-])", parent_lowered
+        ):
+            return self._read_verdict(granted.group(1), names, parent_lowered)
         edge = [_carried(t, parent_lowered, names) or bool(_SIZE_WORD.fullmatch(t)) for t in tokens]
         first = next((i for i, aside in enumerate(edge) if not aside), len(tokens))
         last = next((i for i in range(len(tokens), 0, -1) if not edge[i - 1]), 0)
