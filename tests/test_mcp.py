@@ -385,6 +385,11 @@ async def test_argument_errors_name_the_field_never_the_value(tmp_path: Path) ->
             "search_channel_context", {"channels": ["floor"], "query": "nvda", "limit": "5"}
         )
         assert [d["field"] for d in _error(loose_limit)["details"]] == ["limit"]
+        for field in ("max_chars", "limit"):  # the feed's counts too, as its schema says
+            loose_feed = await session.call_tool(
+                "channel_awareness", {"channels": ["floor"], field: "1500"}
+            )
+            assert [d["field"] for d in _error(loose_feed)["details"]] == [field], field
         # a misspelt argument is refused as the HTTP body refuses it, not ignored
         misspelt = await session.call_tool(
             "get_channel_messages", {"channels": ["floor"], "hardevents": True, "limit": 1}

@@ -363,8 +363,8 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
     async def channel_awareness(
         channels: list[str],
         since: str | None = None,
-        max_chars: int | None = None,
-        limit: int | None = None,
+        max_chars: StrictInt | None = None,
+        limit: StrictInt | None = None,
         context_kind: str | None = None,
         trigger: str | None = None,
         unconsumed: Literal["all", "only"] | None = None,
