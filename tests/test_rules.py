@@ -229,6 +229,70 @@ def test_rules_test_command_shows_what_would_change(
     assert "would stop matching: 1\n  - floor/2 stop_or_target_change: stop moved to 408" in out
 
 
+EXTENDING = """
+extends = "default"
+
+[define]
+heartbeat = 'heartbeat|latency'
+
+[[ignore]]
+name = "oms_heartbeat"
+patterns = ['\\b(?:{heartbeat})\\b']
+
+[[rule]]
+name = "energy_adds_banned"
+event_type = "risk_limit"
+score = 0.9
+patterns = ['\\bno more energy adds\\b']
+"""
+
+
+def test_a_file_that_extends_the_shipped_rules_adds_to_them(tmp_path: Path) -> None:
+    # a new user's trial: to add one guard the only way was a copy of the whole shipped file
+    path = tmp_path / "desk.toml"
+    path.write_text(EXTENDING)
+    rules, shipped = load_rules(path), default_rules()
+    assert len(rules.rules) == len(shipped.rules) + 1
+    assert len(rules.guards) == len(shipped.guards) + 1
+    assert len(rules.replies) == len(shipped.replies) and rules.model is not None
+    assert rules.fingerprint != shipped.fingerprint
+    typed = rules.decide("noted, no more energy adds today")
+    assert typed is not None and typed.event_type == "risk_limit"
+    assert shipped.decide("noted, no more energy adds today") is None
+    # the shipped rules still read what they read; the new guard vetoes its own clause
+    for text in ("sold 5k AAPL 189.40", "stop moved to 408 on NVDA"):
+        mine, theirs = rules.decide(text), shipped.decide(text)
+        assert mine is not None and theirs is not None and mine.event_type == theirs.event_type
+    assert rules.decide("latency heartbeat: order working BUY 5k AAPL @ 189.40") is None
+    # the shipped file's own fingerprint is what it was without the field
+    assert (
+        shipped.fingerprint
+        == parse_rules(
+            resources.files("channel_memory.worker").joinpath("default_rules.toml").read_text(),
+            "again",
+            check_each=False,
+        ).fingerprint
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ('extends = "default"\nignore_case = false\n', "x.toml: ignore_case"),
+        ('extends = "default"\n[define]\ninst = "x"\n', "x.toml: define.inst"),
+        ('extends = "other"\n', "x.toml: extends"),
+        (
+            'extends = "default"\n[[rule]]\nname = "r"\nevent_type = "x"\npatterns = ["(a"]\n',
+            "x.toml: rule.0.patterns",
+        ),
+    ],
+)
+def test_an_extending_files_errors_name_its_own_place(text: str, where: str) -> None:
+    with pytest.raises(RulesError) as caught:
+        parse_rules(text, "x.toml")
+    assert str(caught.value).startswith(where), str(caught.value)
+
+
 RULE_SOURCES = {
     r["name"]: r.get("patterns", []) + r.get("all", [])
     for r in tomllib.loads(

@@ -620,6 +620,9 @@ class RuleFile(BaseModel):
     model: Literal["trading-desk"] | None = None
     """A learned decision model that backs the rules (see ``model.py``): a message no
     rule matches is a hard event when the model finds a decision in it."""
+    extends: Literal["default"] | None = None
+    """``"default"``: the file adds its definitions, rules, guards and replies to the
+    shipped ones (see :func:`_extended`) instead of replacing them."""
 
 
 class RulesError(Exception):
@@ -1762,7 +1765,9 @@ def _patterns(
 
 
 def _compile(spec: RuleFile, source: str, check_each: bool = True) -> RuleSet:
-    canonical = json.dumps(spec.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    # (a file that extends the shipped rules is compiled merged: what it says is all there)
+    fields = spec.model_dump(mode="json", exclude={"extends"})
+    canonical = json.dumps(fields, sort_keys=True, separators=(",", ":"))
     raw_define = spec.define
     spec = spec.model_copy(update={"define": {k: _factored(v) for k, v in spec.define.items()}})
     rules: list[HardEventRule] = []
@@ -1852,14 +1857,51 @@ def parse_rules(text: str, source: str, check_each: bool = True) -> RuleSet:
             for e in exc.errors(include_input=False, include_url=False)
         )
         raise RulesError(f"{source}: {problems}") from None
+    if spec.extends == "default":
+        return _extended(spec, source, check_each)
     return _compile(spec, source, check_each)
+
+
+def _default_spec() -> RuleFile:
+    text = resources.files("channel_memory.worker").joinpath("default_rules.toml").read_text()
+    return RuleFile.model_validate(tomllib.loads(text))
+
+
+def _extended(spec: RuleFile, source: str, check_each: bool) -> RuleSet:
+    """The shipped rules with a file's own added: its definitions beside theirs (a name
+    they define is refused, as it would change their patterns), its rules after theirs
+    (a clause both match takes the shipped rule's type), its guards and replies with
+    theirs; the shipped case rule and model hold (a file that sets others is refused).
+    The file's own patterns are checked first, so an error names its own tables."""
+    base = _default_spec()
+    if "ignore_case" in spec.model_fields_set and spec.ignore_case != base.ignore_case:
+        raise RulesError(
+            f"{source}: ignore_case: a file that extends the shipped rules reads its "
+            f"patterns as they do (ignore_case = {str(base.ignore_case).lower()})"
+        )
+    if spec.model is not None and spec.model != base.model:
+        raise RulesError(f"{source}: model: the shipped rules' model ({base.model}) holds")
+    taken = sorted(set(spec.define) & set(base.define))
+    if taken:
+        raise RulesError(f"{source}: define.{taken[0]}: the shipped rules define it")
+    define = {**base.define, **spec.define}
+    own = spec.model_copy(update={"define": define, "ignore_case": base.ignore_case})
+    _compile(own.model_copy(update={"model": None, "extends": None}), source, check_each)
+    merged = base.model_copy(
+        update={
+            "define": define,
+            "rule": [*base.rule, *spec.rule],
+            "ignore": [*base.ignore, *spec.ignore],
+            "reply": [*base.reply, *spec.reply],
+        }
+    )
+    return _compile(merged, source, check_each=False)
 
 
 @functools.cache
 def default_rules() -> RuleSet:
     """The shipped rules (compiled once: a ``RuleSet`` is immutable)."""
-    text = resources.files("channel_memory.worker").joinpath("default_rules.toml").read_text()
-    return parse_rules(text, "default rules", check_each=False)
+    return _compile(_default_spec(), "default rules", check_each=False)
 
 
 def load_rules(path: Path | str | None) -> RuleSet:
