@@ -130,7 +130,7 @@ def check_cli(readme: str, root: argparse.ArgumentParser) -> Mismatch:
             documented.add(command)
         rest = " ".join(tokens)
         documented |= {f"{command} {o}".strip() for o in re.findall(r"--[a-z][a-z-]*", rest)}
-        if [t for t in re.sub(r"\[[^]]*\]", "", rest).split() if not t.startswith("--")]:
+        if [t for t in re.sub(r"\[--[^]]*\]", "", rest).split() if not t.startswith("--")]:
             documented.add(f"{command} POSITIONAL")
     return _diff(cli_surface(root), documented)
 
