@@ -97,3 +97,24 @@ def test_a_longer_newer_change_takes_the_place_and_the_room_left() -> None:
     other = replace(longer, text=longer.text.replace("USDJPY", "EURUSD"))
     by_score = _budgets([OLDER, other, *OTHERS])
     assert not any(shown & {"s1", "s2"} == {"s2"} for shown, _ in by_score)
+
+
+def test_only_a_change_of_the_same_level_on_the_same_instrument_replaces() -> None:
+    # a review with fresh eyes: a macro release or a record's words are no instrument, and
+    # a target is not the stop it follows
+    cases = [
+        ("raising USDJPY stop to 151.60 before NFP", "stop EURUSD moved to 1.0850 before NFP"),
+        ("REPLACE | CLZ6 STP 69.10 -> 68.20 | ACK", "REPLACE | NQZ6 STP 21050 -> 21100 | ACK"),
+        ("raising USDJPY stop to 151.60", "USDJPY target moved to 155.00"),
+    ]
+    for old, new in cases:
+        seen = _budgets([replace(OLDER, text=old), replace(NEWER, text=new), *OTHERS])
+        assert any(shown & {"s1", "s2"} == {"s1"} for shown, _ in seen), (old, new)
+    # a pair written with a slash, or against text without spaces, is the same instrument
+    for old, new in (
+        ("raising USD/JPY stop to 151.60", "stop USDJPY moved to 152.00"),
+        ("USDJPYの損切りを151.60に引き上げ", "USDJPY損切り152.00に変更"),
+    ):
+        seen = _budgets([replace(OLDER, text=old), replace(NEWER, text=new), *OTHERS])
+        one = [shown for shown, _ in seen if len(shown & {"s1", "s2"}) == 1]
+        assert one and all("s2" in shown for shown in one), (old, new)

@@ -922,17 +922,22 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
     return max(0, left)
 
 
-_NAME = re.compile(r"(?<![\w/])[A-Z][A-Z0-9]{2,}(?![\w/])")
-"""A name in capitals ("USDJPY", "NVDA", "TSX60"): what two stop changes both name."""
+_NAME = re.compile(r"(?<![A-Za-z0-9/])([A-Z][A-Z0-9]{2,}|[A-Z]{3}/[A-Z]{3})(?![A-Za-z0-9/])")
+"""A name in capitals ("USDJPY", "USD/JPY", "NVDA", "TSX60"), also against text without
+spaces ("USDJPYの損切り"): what two stop changes both name."""
 # fmt: off
 _NOT_NAMES = frozenset({
     "STOP", "STOPS", "TARGET", "TARGETS", "MOVED", "MOVE", "SET", "NEW", "OLD", "FILL",
     "FILLED", "BUY", "SELL", "LONG", "SHORT", "UPDATE", "ALERT", "RISK", "LIMIT", "ORDER",
     "BOT", "DESK", "EOD", "SOD", "OMS", "EMS", "UTC", "GMT", "CET", "EST", "NYC", "LDN", "AND",
     "THE", "FOR", "NOT", "ALL", "NOW", "ASAP", "FYI", "PNL", "CARD", "TRADE", "IDEA", "STATUS",
-    "ACTIVE", "TICKET",
+    "ACTIVE", "TICKET", "STP", "LMT", "MKT", "ACK", "NAK", "REPLACE", "CANCEL", "AMEND", "GTC",
+    "DAY", "IOC", "CPI", "PPI", "NFP", "GDP", "PMI", "FOMC", "FED", "ECB", "BOE", "BOJ", "SNB",
+    "RBA", "OPEC", "EIA", "IMF",
 })
 # fmt: on
+_STOP_WORD = re.compile(r"\b(?:stop|stops|sl|stp|stop[- ]loss)\b", re.IGNORECASE)
+_TARGET_WORD = re.compile(r"\b(?:target|targets|tgt|tp\d?|take[- ]profit)\b", re.IGNORECASE)
 
 
 STOP_CHANGE = "stop_or_target_change"
@@ -946,7 +951,23 @@ def _channel(item: FeedItem) -> str:
 
 
 def _names(item: FeedItem) -> frozenset[str]:
-    return frozenset(_NAME.findall(item.text)) - _NOT_NAMES
+    return frozenset(n.replace("/", "") for n in _NAME.findall(item.text)) - _NOT_NAMES
+
+
+def _levels(item: FeedItem) -> frozenset[str]:
+    """Which levels a change names, as far as English words say: a stop, a target (none:
+    written otherwise, "Stopp", "損切り", and read as either)."""
+    found = set()
+    if _STOP_WORD.search(item.text):
+        found.add("stop")
+    if _TARGET_WORD.search(item.text):
+        found.add("target")
+    return frozenset(found)
+
+
+def _same_level(a: FeedItem, b: FeedItem) -> bool:
+    first, second = _levels(a), _levels(b)
+    return not first or not second or bool(first & second)
 
 
 def _in_force(
@@ -958,10 +979,12 @@ def _in_force(
 ) -> int:
     """Shows the stop or target change in force rather than one it replaced: a chosen
     change gives its place to the newest unchosen change of the same channel that names an
-    instrument it names (a name in capitals both give), is more likely a decision than not,
-    is no echo (a status record repeating an order's levels) and fits in the room the older
-    one took and what the selection left (whole if it can be, else cut). As many hard
-    events are shown; only which of two changes of one stop is shown moves (ADR 0061)."""
+    instrument it names (a name in capitals both give, not a record's word nor a macro
+    release's), changes the same level (a stop for a stop, a target for a target, as far
+    as English words say), is more likely a decision than not, is no echo (a status record
+    repeating an order's levels) and fits in the room the older one took and what the
+    selection left (whole if it can be, else cut). As many hard events are shown; only
+    which of two changes of one stop is shown moves (ADR 0061)."""
     full, cut = sizes
     stops = [i for i in items if i.event_type == STOP_CHANGE]
     if len(stops) < 2:
@@ -980,6 +1003,7 @@ def _in_force(
             and i.last_us > older.last_us
             and i.score >= IN_FORCE_SCORE
             and names & _names(i)
+            and _same_level(older, i)
             and i.key not in echoes
             and cut[i.key] <= room
         ]
@@ -991,30 +1015,6 @@ def _in_force(
         chosen.cut.discard(older.key)
         if not whole:
             chosen.cut.add(latest.key)
-        shown.discard(older.key)
-        shown.add(latest.key)
-        chosen.hard[n] = latest
-    return left
-    shown = {i.key for i in chosen.hard}
-    for n, older in enumerate(chosen.hard):
-        if older.event_type != STOP_CHANGE:
-            continue
-        names = _names(older)
-        newer = [
-            i
-            for i in stops
-            if i.key not in shown
-            and _channel(i) == _channel(older)
-            and i.last_us > older.last_us
-            and i.score >= IN_FORCE_SCORE
-            and names & _names(i)
-            and i.key not in echoes
-            and cut[i.key] <= cut[older.key]
-        ]
-        if not newer:
-            continue
-        latest = max(newer, key=lambda i: (i.last_us, i.key))
-        left += cut[older.key] - cut[latest.key]
         shown.discard(older.key)
         shown.add(latest.key)
         chosen.hard[n] = latest
