@@ -3938,6 +3938,21 @@ KNI = "proposal: buy 1.5mm KNI shares in the Laurentian deal at 2.15, flip a thi
             KNI,
             None,
         ),
+        (
+            "200 lots, not 20 and that's final, we need the size for the roll",
+            "proposal: buy 20 lots LME nickel 3M",
+            None,
+        ),
+        (
+            "500k, not 1,000k. I don't want more than that in one name before the print",
+            "proposal: buy 1,000k shares of XYZ at the open",
+            "trade_approval",
+        ),
+        (
+            "1mm, not 1.5. that was the size yesterday, the card is old",
+            KNI,
+            None,
+        ),
     ],
 )
 def test_the_thirty_sixth_rounds_desk_speech_and_its_look_alikes(
@@ -3957,6 +3972,7 @@ def test_the_thirty_sixth_rounds_desk_speech_and_its_look_alikes(
         ("100 ymm5 bid at 96.15 is in, GTC", None, "trade_confirmation"),
         ("no — wait for the auction result, revisit after 11:00", PROPOSAL, "trade_approval"),
         ("no — wait for the auction result, revisit after 11:00 if it clears?", PROPOSAL, None),
+        ("no, wait for CPI if it's hot, then revisit", PROPOSAL, None),
     ],
 )
 def test_a_heartbeats_order_count_is_ordinary_and_a_waiting_rejection_stands(

@@ -95,7 +95,7 @@ def _about(text: str) -> Any:
     return Field(description=text)
 
 
-_SINCE = "A duration like 24h or 7d, or an RFC 3339 time (default: everything retained)."
+_SINCE = "A Go duration like 24h or 168h, or an RFC 3339 time (default: everything retained)."
 _AUTHOR = "Part of an author's name or id."
 _LIMIT = "Most results on a page (default tools.default_limit, at most tools.max_limit)."
 _CURSOR = "The next_cursor of the page before, for the next page."

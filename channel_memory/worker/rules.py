@@ -163,7 +163,8 @@ _NAMED_VERDICT = re.compile(r"\s{1,3}(?:on|to|for)\s{1,3}\S.*$", re.IGNORECASE)
 """What a verdict names after it ("no on 0871", "yes to the Bund idea")."""
 _REVISIT = re.compile(
     r"[\s,.;:\u2014\u2013-]{0,4}"
-    r"(?:wait (?:for|till|until) [^\n,.;?]{1,40}[,;]\s{0,3}(?:then\s{1,3})?)?"
+    r"(?:wait (?:for|till|until) (?:(?!\b(?:if|unless|when|whether)\b)[^\n,.;?]){1,40}[,;]"
+    r"\s{0,3}(?:then\s{1,3})?)?"
     r"(?:(?:let[\x27\u2019]s|we[\x27\u2019]ll|we will|will|happy to|"
     r"can|ask me to)\s{1,3})?(?:revisit|re-?pitch|bring it back|ask (?:me )?again|"
     r"come back to (?:it|me)|put it (?:back )?up again|put it back up|try again)\b"
@@ -264,10 +265,11 @@ _SIZE_WORD = re.compile(r"\d{1,6}(?:[.,]\d{1,3})?(?:k|m|mm|bn|lots?|x)", re.IGNO
 ("ok 40k, not 60"); a bare number may be a card's ("reject 2419" under card #2418 is none)."""
 _SIZE_UNIT = r"\d{1,6}(?:[.,]\d{1,3})?\s?(?:k|m|mm|bn|lots?|contracts?|shares?|x)"
 _GRANTED_LESS = re.compile(
-    rf"^[^\w]{{0,3}}({_SIZE_UNIT}\s{{0,2}},?\s{{1,3}}not\s{{1,3}}(?:the\s{{1,3}})?"
-    rf"(\d{{1,6}}(?:[.,]\d{{1,3}})?)(?:\s?(?:k|m|mm|bn|lots?|contracts?|shares?|x))?)"
+    r"^[^\w]{0,3}((\d{1,6}(?:[.,]\d{1,3})?)\s?(k|mm|m|bn|lots?|contracts?|shares?|x)"
+    r"\s{0,2},?\s{1,3}not\s{1,3}(?:the\s{1,3})?"
+    r"(\d{1,6}(?:[.,]\d{1,3})?)(?:\s?(k|mm|m|bn|lots?|contracts?|shares?|x))?)"
     r"(?=\s{0,3}(?:[.;!\u2014\u2013]|-\s|$))(?![^?\n]{0,80}\?)"
-    r"(?!\s{0,3}[.;!\u2014\u2013-]?\s{0,3}(?:that[\x27\u2019]?s|that is|it[\x27\u2019]s|"
+    r"(?!\s{0,3}[.;!\u2014\u2013-]?\s{0,3}(?:that[\x27\u2019]?s|that is|that was|it[\x27\u2019]s|"
     r"the card|the ticket|check|typo|fat|the screen|the headline|per\b))",
     re.IGNORECASE,
 )
@@ -275,6 +277,28 @@ _GRANTED_LESS = re.compile(
 not 1.5. I don't want more than …" under a proposal for 1.5mm: the parent writes the size
 replaced); not a question ("10k, not 10m — typo?") nor a correction ("10k, not 10m. the
 card had a fat-finger …", "2 lots, not 20. that's what the LME shows")."""
+_UNITS = {"k": 1e3, "m": 1e6, "mm": 1e6, "bn": 1e9}
+
+
+def _amount(number: str, unit: str | None) -> float:
+    """A size's amount: "1,5" and "1.5" are one and a half, "1,500" fifteen hundred."""
+    if re.fullmatch(r"\d{1,3}[.,]\d{3}", number):
+        value = float(number[:-4] + number[-3:])
+    else:
+        value = float(number.replace(",", "."))
+    return value * _UNITS.get((unit or "").lower(), 1.0)
+
+
+def _grants_less(less: re.Match[str], parent_lowered: str) -> bool:
+    """Whether a ``_GRANTED_LESS`` verdict replaces a size the parent writes with a smaller
+    one ("1mm, not 1.5" under a proposal for 1.5mm; not "200 lots, not 20")."""
+    if not re.search(rf"(?<![\w.,]){re.escape(less.group(4))}(?![\d]|[.,]\d)", parent_lowered):
+        return False
+    granted_unit, replaced_unit = less.group(3), less.group(5)
+    granted = _amount(less.group(2), granted_unit)
+    return granted < _amount(less.group(4), replaced_unit or granted_unit)
+
+
 _SIZE_FOR = re.compile(
     rf"(.{{1,30}}?\s{_SIZE_UNIT})\s{{1,3}}for\s{{1,3}}(?:the\s{{1,3}})?([\w\-]{{2,20}})",
     re.IGNORECASE,
@@ -1230,13 +1254,12 @@ class RuleSet:
         ):
             text = text[label.end() :]
         less = _GRANTED_LESS.match(text)
-        if less is not None and re.search(
-            rf"(?<![\w.,]){re.escape(less.group(2))}(?![\d]|[.,]\d)", parent_lowered
-        ):
-            return less.group(1)  # "1mm, not 1.5. I don't want more than …"
         found = _VERDICT.match(text)
         assent = _ASSENT_BUT.match(text)
-        if assent is not None and (found is None or found.end(1) > assent.end(1)):
+        if less is not None and _grants_less(less, parent_lowered):
+            # "1mm, not 1.5. I don't want more than …": its reasons are read as a go's are
+            verdict, reasons_at, sized = less.group(1), less.end(1), False
+        elif assent is not None and (found is None or found.end(1) > assent.end(1)):
             # "ok pero max 412 and …": the assent before "but" is the verdict
             if not self._whole_verdict(assent.group(1)):
                 return None
