@@ -238,6 +238,19 @@ def test_bad_parameters_are_422(
     assert response.json()["error"]["details"][0]["field"] == field
 
 
+def test_an_as_of_without_its_offset_is_told_what_it_needs(
+    desk: tuple[LiveServer, httpx.Client],
+) -> None:
+    # a new user's trial: ingest and the tools say a time needs its offset; the feed said
+    # only "must be an RFC 3339 time"
+    _, client = desk
+    response = feed(client, as_of="2026-05-21T12:00:00")
+    assert response.status_code == 422
+    [detail] = response.json()["error"]["details"]
+    assert detail["field"] == "as_of" and "offset (Z or ±hh:mm)" in detail["message"]
+    assert "2026-05-21T12:00:00" not in response.text
+
+
 def test_channels_given_more_than_once_are_all_read_and_other_repeats_are_422(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:

@@ -108,12 +108,16 @@ def _since(value: str) -> str:
     return value
 
 
+AS_OF_RULE = "must be an RFC 3339 time with its offset (Z or ±hh:mm)"
+"""What a bad ``as_of`` is told, as ingest and the tools tell a time without its offset."""
+
+
 def _as_of(value: str | None) -> str | None:
     if value is not None:
         try:
             parse_rfc3339(value)
         except TimeFormatError:
-            raise _problem("must be an RFC 3339 time") from None
+            raise _problem(AS_OF_RULE) from None
     return value
 
 
@@ -239,7 +243,7 @@ _TYPE_MESSAGES = {
     "context_kind": "must be raw_window+digest or raw_window",
     "format": "must be text or json",
     "since": "must be a Go duration such as 24h or 90m",
-    "as_of": "must be an RFC 3339 time",
+    "as_of": AS_OF_RULE,
     "trigger": "must be a source handle, channel/message",
     "unconsumed": "must be all or only",
     "limit": "must be an integer from 0 to 1000",
