@@ -1460,7 +1460,10 @@ def test_rules_test_without_a_file_shows_what_the_current_rules_match(
     )
     assert "messages scanned: 3" in out
     assert "matches: position_change 1" in out
-    assert "  * floor/1 position_change: We're out of the USDJPY position." in out
+    assert (
+        "  * floor/1 position_change (rule position_change): We're out of the USDJPY position."
+        in out
+    )
     assert "floor/2" not in out and "floor/3" not in out
 
 
@@ -1475,7 +1478,10 @@ def test_rules_test_shows_the_line_a_rule_matched_not_the_messages_start(
         message_event("1", preamble + "\nWe're out of the USDJPY position."),
         message_event("2", "Flat USDJPY into NFP, no new risk until 14:00."),
     )
-    assert "  * floor/1 position_change: … We're out of the USDJPY position." in out
+    assert (
+        "  * floor/1 position_change (rule position_change): … We're out of the USDJPY position."
+        in out
+    )
     assert "Morning notes" not in out
     # a decision at the message's start is shown from there, unmarked
     assert "  * floor/2 " in out and ": Flat USDJPY into NFP" in out
@@ -1492,7 +1498,7 @@ def test_rules_test_reads_a_replys_parent_with_its_bridge_tags(
         message_event("3", "should we move the copper stop up?", created_at="2026-05-21T16:02:00Z"),
         message_event("4", "yes", reply_to="3", created_at="2026-05-21T16:03:00Z"),
     )
-    assert "  * floor/2 trade_approval: yes" in out
+    assert "  * floor/2 trade_approval (rule approval_by_reply): yes" in out
     assert "floor/4" not in out
 
 

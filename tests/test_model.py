@@ -487,7 +487,7 @@ def test_rules_test_marks_what_only_the_model_found(
         message_event("1", "sold 5k AAPL 189.40"),
         message_event("2", "On est flat sur le Bund."),
     )
-    assert "  * floor/1 trade_fill: sold 5k AAPL 189.40" in out
+    assert "  * floor/1 trade_fill (rule trade_fill): sold 5k AAPL 189.40" in out
     assert "  * floor/2 position_change (model): On est flat sur le Bund." in out
 
 

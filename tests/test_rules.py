@@ -224,9 +224,13 @@ def test_rules_test_command_shows_what_would_change(
     assert "messages scanned: 3" in out
     assert "would match: incident_declared 1" in out
     assert (
-        "would start matching: 1\n  + floor/1 incident_declared: Declaring a SEV1 incident" in out
+        "would start matching: 1\n  + floor/1 incident_declared (rule incident): Declaring a SEV1"
+        in out
     )
-    assert "would stop matching: 1\n  - floor/2 stop_or_target_change: stop moved to 408" in out
+    assert (
+        "would stop matching: 1\n  - floor/2 stop_or_target_change (rule stop_or_target): stop "
+        "moved to 408" in out
+    )
 
 
 EXTENDING = """

@@ -25,6 +25,14 @@ def _typed(decision: Decision | None) -> str:
     )
 
 
+def _named(decision: Decision | None) -> str:
+    """A decision as a report line names it: its event type and the rule that found it
+    ("stop_or_target_change (rule stop_or_target)"), or ``(model)``."""
+    if decision is None or isinstance(decision, ModelDecision):
+        return _typed(decision)
+    return f"{decision.event_type} (rule {decision.name})"
+
+
 def _verdict(
     rules: RuleSet, version: SourceVersion, parent: SourceVersion | None
 ) -> Decision | None:
@@ -38,7 +46,8 @@ def _verdict(
 
 
 Change = tuple[SourceVersion, str, str]
-"""A message with its event type under the current and the candidate rules ("" for none)."""
+"""A message with its event type and rule under the current and the candidate rules ("" for
+none)."""
 
 
 @dataclass(slots=True)
@@ -65,20 +74,22 @@ class RulesReport:
         """Count one message; ``parent`` is the message it replies to (as the worker
         reads it: see ``derive.parent_id``), if any."""
         self.scanned += 1
-        new = _typed(_verdict(self.candidate, version, parent))
+        found = _verdict(self.candidate, version, parent)
+        new = _typed(found)
         if new:
             self.matched[new] = self.matched.get(new, 0) + 1
         if self.same_rules:
             if new and len(self.examples) < self.limit:
-                self.examples.append((version, new, new))
+                self.examples.append((version, _named(found), _named(found)))
             return
-        old = _typed(_verdict(self.current, version, parent))
+        before = _verdict(self.current, version, parent)
+        old = _typed(before)
         if old == new:
             return
         kind = "gained" if not old else "lost" if not new else "retyped"
         self.counts[kind] += 1
         if len(self.changes[kind]) < self.limit:
-            self.changes[kind].append((version, old, new))
+            self.changes[kind].append((version, _named(before), _named(found)))
 
     def render(self) -> str:
         matched = ", ".join(f"{k} {v}" for k, v in sorted(self.matched.items())) or "nothing"
