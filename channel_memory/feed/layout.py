@@ -965,8 +965,7 @@ def _levels(item: FeedItem) -> frozenset[str]:
     return frozenset(found)
 
 
-def _same_level(a: FeedItem, b: FeedItem) -> bool:
-    first, second = _levels(a), _levels(b)
+def _same_level(first: frozenset[str], second: frozenset[str]) -> bool:
     return not first or not second or bool(first & second)
 
 
@@ -989,11 +988,13 @@ def _in_force(
     stops = [i for i in items if i.event_type == STOP_CHANGE]
     if len(stops) < 2:
         return left
+    # each change read once: the layout is fitted by several attempts, each selecting anew
+    names = {i.key: _names(i) for i in stops}
+    levels = {i.key: _levels(i) for i in stops}
     shown = {i.key for i in chosen.hard}
     for n, older in enumerate(chosen.hard):
         if older.event_type != STOP_CHANGE:
             continue
-        names = _names(older)
         room = (cut if older.key in chosen.cut else full)[older.key] + left
         newer = [
             i
@@ -1002,8 +1003,8 @@ def _in_force(
             and _channel(i) == _channel(older)
             and i.last_us > older.last_us
             and i.score >= IN_FORCE_SCORE
-            and names & _names(i)
-            and _same_level(older, i)
+            and names[older.key] & names[i.key]
+            and _same_level(levels[older.key], levels[i.key])
             and i.key not in echoes
             and cut[i.key] <= room
         ]

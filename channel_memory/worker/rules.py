@@ -263,11 +263,13 @@ def _whole_by(patterns: Sequence[Pattern], words: str) -> bool:
 _SIZE_WORD = re.compile(r"\d{1,6}(?:[.,]\d{1,3})?(?:k|m|mm|bn|lots?|x)", re.IGNORECASE)
 """A size with its unit ("40k", "1.5mm", "20 lots" is two words): granted beside a verdict
 ("ok 40k, not 60"); a bare number may be a card's ("reject 2419" under card #2418 is none)."""
-_SIZE_UNIT = r"\d{1,6}(?:[.,]\d{1,3})?\s?(?:k|m|mm|bn|lots?|contracts?|shares?|x)"
+_AMOUNT = r"\d{1,6}(?:[.,]\d{1,3})?"
+_UNIT = r"k|mm|m|bn|lots?|contracts?|shares?|x"
+_SIZE_UNIT = rf"{_AMOUNT}\s?(?:{_UNIT})"
+"""A size with its unit, a space between them or none ("3mm", "20 lots")."""
 _GRANTED_LESS = re.compile(
-    r"^[^\w]{0,3}((\d{1,6}(?:[.,]\d{1,3})?)\s?(k|mm|m|bn|lots?|contracts?|shares?|x)"
-    r"\s{0,2},?\s{1,3}not\s{1,3}(?:the\s{1,3})?"
-    r"(\d{1,6}(?:[.,]\d{1,3})?)(?:\s?(k|mm|m|bn|lots?|contracts?|shares?|x))?)"
+    rf"^[^\w]{{0,3}}(({_AMOUNT})\s?({_UNIT})\s{{0,2}},?\s{{1,3}}not\s{{1,3}}(?:the\s{{1,3}})?"
+    rf"({_AMOUNT})(?:\s?({_UNIT}))?)"
     r"(?=\s{0,3}(?:[.;!\u2014\u2013]|-\s|$))(?![^?\n]{0,80}\?)"
     r"(?!\s{0,3}[.;!\u2014\u2013-]?\s{0,3}(?:that[\x27\u2019]?s|that is|that was|it[\x27\u2019]s|"
     r"the card|the ticket|check|typo|fat|the screen|the headline|per\b))",
@@ -1885,7 +1887,9 @@ def parse_rules(text: str, source: str, check_each: bool = True) -> RuleSet:
     return _compile(spec, source, check_each)
 
 
+@functools.cache
 def _default_spec() -> RuleFile:
+    """The shipped rules file, read once (a ``RuleFile`` is frozen)."""
     text = resources.files("channel_memory.worker").joinpath("default_rules.toml").read_text()
     return RuleFile.model_validate(tomllib.loads(text))
 
