@@ -1096,6 +1096,21 @@ MEASURED_DESKS = [
     ("desk_heldout191.jsonl", 240, 66, 64, (30, 41, 50)),
     ("desk_heldout192.jsonl", 238, 66, 60, (29, 37, 48)),
     ("desk_heldout193.jsonl", 239, 66, 63, (38, 46, 53)),
+    # Held out: written for the thirty-seventh round from the same brief (a Singapore/
+    # Rotterdam marine-fuel desk; a New York Treasury basis and repo financing desk; a Hong
+    # Kong/Singapore prime-brokerage securities-lending desk, English with Cantonese), asked
+    # for at its start; measured on arrival on the code before it (37ad9a9): 175 of 198; 79,
+    # 102, 133. Never read.
+    ("desk_heldout194.jsonl", 240, 66, 60, (30, 39, 52)),
+    ("desk_heldout195.jsonl", 234, 66, 63, (28, 37, 46)),
+    ("desk_heldout196.jsonl", 239, 66, 52, (21, 26, 35)),
+    # Development desks of the thirty-seventh round: a Houston/Austin ERCOT power and
+    # renewables desk, a Tokyo retail-FX broker's dealing desk (English with Japanese), a
+    # Kyiv/Warsaw desk (English with Ukrainian and Polish); measured on arrival on 37ad9a9
+    # (62, 65 and 58; 35 / 44 / 50, 31 / 44 / 52, 36 / 46 / 54); their misses read.
+    ("desk_heldout197.jsonl", 240, 66, 62, (35, 44, 50)),
+    ("desk_heldout198.jsonl", 238, 66, 65, (31, 44, 52)),
+    ("desk_heldout199.jsonl", 240, 65, 58, (36, 46, 54)),
 ]
 
 
@@ -1288,6 +1303,11 @@ LABELLED_DESKS = [
     ("desk_heldout191.jsonl", 240, 66),
     ("desk_heldout192.jsonl", 238, 66),
     ("desk_heldout193.jsonl", 239, 66),
+    ("desk_heldout195.jsonl", 234, 66),
+    ("desk_heldout196.jsonl", 239, 66),
+    ("desk_heldout197.jsonl", 240, 66),
+    ("desk_heldout198.jsonl", 238, 66),
+    ("desk_heldout199.jsonl", 240, 65),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
@@ -1298,15 +1318,15 @@ LABELLED_DESKS = [
     # (likewise), one of desk_heldout129 (likewise), one of desk_heldout134 (likewise),
     # one of desk_heldout140 (likewise), one of desk_heldout153 and one of desk_heldout154
     # (likewise), one of desk_heldout164, one of desk_heldout172 and one of desk_heldout176
-    # (likewise), one of each of
+    # (likewise), one of desk_heldout194 (likewise), one of each of
     # the development desks desk_heldout109, 125, 127, 131, 132, 150, 157, 161 and 173, and
     # three of desk_heldout137 and of desk_heldout143
 ]
 
 
-@pytest.mark.parametrize("number", range(113, 194))
+@pytest.mark.parametrize("number", range(113, 200))
 def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
-    # desk_heldout113 to 193 were written from bench/data/WRITING_BRIEF.md, their writers
+    # desk_heldout113 to 199 were written from bench/data/WRITING_BRIEF.md, their writers
     # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
