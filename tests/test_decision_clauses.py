@@ -154,7 +154,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.0781, 0.0156, 0.6333, 0.6943, 0.6846, 0.0281, 0.0082, 0.9796]
+PINNED_WRAP_SCORES = [0.0765, 0.0155, 0.6383, 0.699, 0.6894, 0.028, 0.0081, 0.9802]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 

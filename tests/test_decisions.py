@@ -3985,3 +3985,168 @@ def test_a_heartbeats_order_count_is_ordinary_and_a_waiting_rejection_stands(
     text: str, parent: str | None, event_type: str | None
 ) -> None:
     assert _rules_read(text, parent) == event_type
+
+
+# From the last round's trial: an assent that puts the decision off is no verdict however
+# short ("ok. let me think about it first"), and a desk's entries blocked by "nobody adds
+# to …" or "no more … adds" until an event, for the day or in a book (ADR 0062)
+@pytest.mark.parametrize(
+    ("text", "parent", "event_type"),
+    [
+        ("ok. let me think about it first", PROPOSAL, None),
+        ("ok. still on the phone, back in 5", PROPOSAL, None),
+        ("sure, give me a sec", PROPOSAL, None),
+        ("ok, brb", PROPOSAL, None),
+        ("k, in a meeting, later", PROPOSAL, None),
+        ("ok", PROPOSAL, "trade_approval"),
+        ("ok. go", PROPOSAL, "trade_approval"),
+        ("yes, let me know the fill", PROPOSAL, "trade_approval"),
+        ("ok, on the phone with the broker, go ahead", PROPOSAL, "trade_approval"),
+        ("Reminder: nobody adds to rates risk before the CPI print tomorrow", None, "risk_limit"),
+        ("noted, no more energy adds today", None, "risk_limit"),
+        ("nobody adds to GBP before BoE", None, "risk_limit"),
+        ("no more adds to the crude book", None, "risk_limit"),
+        ("did anybody add to rates before CPI?", None, None),
+        ("nobody adds value to the meeting", None, None),
+        ("no more adds from me, I'm out for lunch", None, None),
+        ("no more adds today?", None, None),
+        ("nobody adds to rates before CPI?", None, None),
+        ("if it breaks 1.09 no more adds today", None, None),
+        ("And no more secondary adds in consumer today without a word, please.", None, None),
+    ],
+)
+def test_a_put_off_assent_decides_nothing_and_adds_blocked_are_limits(
+    text: str, parent: str | None, event_type: str | None
+) -> None:
+    assert _rules_read(text, parent) == event_type
+
+
+# The thirty-seventh round's development desks (an ERCOT power desk, a retail-FX dealing
+# desk, a Kyiv/Warsaw desk): their missed forms, and look-alikes of each (ADR 0062)
+@pytest.mark.parametrize(
+    ("text", "parent", "event_type"),
+    [
+        (
+            "Before you size it — I'm setting the DART virtual gross limit for OD 07/16 at 400 MW"
+            " (down from 600). If we get two normal evenings I'll put it back.",
+            None,
+            "risk_limit",
+        ),
+        ("I'm setting the speed limit to 30", None, None),
+        ("we're setting the position limit at 5k?", None, None),
+        (
+            "I'm blocking new entries in UA corporates for the rest of the day: no new buys in"
+            " any UA corp name, sells and hedges fine",
+            None,
+            "risk_limit",
+        ),
+        ("agreed. take half off now, rest on a bounce or by tomorrow.", None, "position_change"),
+        ("take half off the price for the long table", None, None),
+        (
+            "flattening the Aug W-N, offering all 50 MW on the screen before the scheduler",
+            None,
+            "position_change",
+        ),
+        ("flattening the Aug schedule?", None, None),
+        (
+            "running it on TWAP 45min over the ECN aggregator, not the bank streams",
+            None,
+            "route_decision",
+        ),
+        ("we ran it on TWAP last time", None, None),
+        ("running it on VWAP basis?", None, None),
+        (
+            "screen shows 87.50 offer for 250k only. going via Marlow voice in London, they've"
+            " been crossing warrants all week",
+            None,
+            "route_decision",
+        ),
+        (
+            "their onboarding is with the London entity, so this goes through the London book,"
+            " not NY — I'll quote it as agent",
+            None,
+            "route_decision",
+        ),
+        (
+            "not putting it on the platforms — 3mm would show up as a list on every screen."
+            " working it by hand, calling Dunaj in Vienna first",
+            None,
+            "route_decision",
+        ),
+        (
+            "not going to the electronic platform, bids are shrinking there every minute."
+            " calling Vistula BM, they've got a pension fund",
+            None,
+            "route_decision",
+        ),
+        ("not going to the platform party tonight", None, None),
+        ("35B: another 2.5mm at 48.125 to Dunaj's real money. 2mm left to do.", None, "trade_fill"),
+        ("another 5k at 10 to go", None, None),
+        (
+            "not dumb but no. HE14–17 North is where the battery charges from, selling it doubles"
+            " us up — send me the shape vs hedge chart and we'll talk Thursday",
+            PROPOSAL,
+            "trade_approval",
+        ),
+        ("not bad but no, too big for a Friday.", PROPOSAL, "trade_approval"),
+        ("thanks but no, I'm good", PROPOSAL, None),
+        ("not dumb but no. we did that last year", "lunch at the new place?", None),
+        # a review with fresh eyes: look-alikes of each form
+        ("nobody opens in the office before 9 on Saturdays", None, None),
+        ("no more adds to the guest book please, it's full", None, None),
+        ("no more YouTube adds before the video, premium is worth it", None, None),
+        ("the marathon site is blocking new entries for the rest of the week", None, None),
+        ("I'm setting a loss limit on the poker app to $200", None, None),
+        ("I'm setting the delta limit on the thermostat to 2 degrees", None, None),
+        ("take half off at the hem, it's dragging", None, None),
+        ("I'm taking a quarter off at Stanford to intern", None, None),
+        ("flattening the Dec PSD, then export to PNG", None, None),
+        ("running the script on the algo server, it keeps timing out", None, None),
+        ("going via Google Voice for the international calls", None, None),
+        ("this goes through the Chase account, not Amex", None, None),
+        ("not going to the platform, train's cancelled, call me when you land", None, None),
+        ("another 5k at 10 to Oxfam this year, matched by the firm", None, None),
+        ("another 10k at 5 to the finish line, legs are dead", None, None),
+        ("rumour: another 500mm at 3.1 to a SWF", None, None),
+        ("running it on TWAP was a mistake last time", None, None),
+        ("not bad but no, still on the phone with Klaus", PROPOSAL, None),
+        ("not bad but nope, not my call — ask the PM", PROPOSAL, None),
+        # and the review's genuine forms an assent put off must not swallow
+        ("ok, in a meeting — do half", PROPOSAL, "trade_approval"),
+        ("sure, one sec — yes, go", PROPOSAL, "trade_approval"),
+        ("yep, on a call but go 50k", PROPOSAL, "trade_approval"),
+        ("ok, hold on the size — do 100 not 300", PROPOSAL, "trade_approval"),
+        ("taking some off into this. selling 50 of the Dec long at 64.00", None, "position_change"),
+        ("agreed — no more US tech adds today, for anyone", None, "risk_limit"),
+        (
+            "not putting this on the ECN, the screen is 3 pips wide at this hour and everyone"
+            " sees the size.",
+            None,
+            "route_decision",
+        ),
+    ],
+)
+def test_the_thirty_seventh_rounds_desk_speech_and_its_look_alikes(
+    text: str, parent: str | None, event_type: str | None
+) -> None:
+    assert _rules_read(text, parent) == event_type
+
+
+# This round's new user's trial: a rejection that is not to be before an event and revisits
+# after it stands; a market moving ("gold dumping") is no position changed (ADR 0062)
+@pytest.mark.parametrize(
+    ("text", "parent", "event_type"),
+    [
+        ("no. not ahead of payrolls, revisit after 8:30", PROPOSAL, "trade_approval"),
+        ("no. not ahead of payrolls, revisit after 8:30?", PROPOSAL, None),
+        ("no, not before the auction, revisit if it clears", PROPOSAL, None),
+        ("strong print, gold dumping", None, None),
+        ("brent ripping again", None, None),
+        ("gold dumping, we sold 5 GCZ5 at 2,401", None, "trade_fill"),
+        ("we're dumping gold", None, "position_change"),
+    ],
+)
+def test_the_thirty_seventh_rounds_trial_verdicts_and_moves(
+    text: str, parent: str | None, event_type: str | None
+) -> None:
+    assert _rules_read(text, parent) == event_type

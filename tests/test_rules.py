@@ -247,7 +247,7 @@ patterns = ['\\b(?:{heartbeat})\\b']
 name = "energy_adds_banned"
 event_type = "risk_limit"
 score = 0.9
-patterns = ['\\bno more energy adds\\b']
+patterns = ['\\benergy adds parked\\b']
 """
 
 
@@ -260,9 +260,9 @@ def test_a_file_that_extends_the_shipped_rules_adds_to_them(tmp_path: Path) -> N
     assert len(rules.guards) == len(shipped.guards) + 1
     assert len(rules.replies) == len(shipped.replies) and rules.model is not None
     assert rules.fingerprint != shipped.fingerprint
-    typed = rules.decide("noted, no more energy adds today")
+    typed = rules.decide("noted, energy adds parked")
     assert typed is not None and typed.event_type == "risk_limit"
-    assert shipped.decide("noted, no more energy adds today") is None
+    assert shipped.decide("noted, energy adds parked") is None
     # the shipped rules still read what they read; the new guard vetoes its own clause
     for text in ("sold 5k AAPL 189.40", "stop moved to 408 on NVDA"):
         mine, theirs = rules.decide(text), shipped.decide(text)

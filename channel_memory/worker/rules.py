@@ -163,7 +163,8 @@ _NAMED_VERDICT = re.compile(r"\s{1,3}(?:on|to|for)\s{1,3}\S.*$", re.IGNORECASE)
 """What a verdict names after it ("no on 0871", "yes to the Bund idea")."""
 _REVISIT = re.compile(
     r"[\s,.;:\u2014\u2013-]{0,4}"
-    r"(?:wait (?:for|till|until) (?:(?!\b(?:if|unless|when|whether)\b)[^\n,.;?]){1,40}[,;]"
+    r"(?:(?:wait (?:for|till|until)|not (?:before|ahead of|into|until|till|through|over)) "
+    r"(?:(?!\b(?:if|unless|when|whether)\b)[^\n,.;?]){1,40}[,;]"
     r"\s{0,3}(?:then\s{1,3})?)?"
     r"(?:(?:let[\x27\u2019]s|we[\x27\u2019]ll|we will|will|happy to|"
     r"can|ask me to)\s{1,3})?(?:revisit|re-?pitch|bring it back|ask (?:me )?again|"
@@ -172,7 +173,8 @@ _REVISIT = re.compile(
     re.IGNORECASE,
 )
 """A rejection's reasons that put the trade off to later ("no. revisit post auction", "no,
-we'll revisit after the auction", "no — wait for the auction result, revisit after 11:00"),
+we'll revisit after the auction", "no — wait for the auction result, revisit after 11:00",
+"no. not ahead of payrolls, revisit after 8:30"),
 with no question or condition after: the rejection stands (a plan anywhere else in a
 verdict's reasons voids it; "no. revisit after the auction if spreads widen" decides
 nothing)."""
@@ -210,12 +212,14 @@ _APPRAISAL = re.compile(
     r"(?:(?:very|really|pretty|quite)\s{1,3})?(?:good|nice|great|fair|fine|cool|interesting|"
     r"tempting|solid|clever|neat|smart|lovely|decent)(?:\s{1,3}(?:eye|call|idea|spot|catch|"
     r"try|one|work|point|thought|thinking|find|pitch|trade|setup|card))?|fair enough|"
-    r"(?:i\s{1,3})?(?:like|love|see|get)\s{1,3}(?:it|the idea|the logic)",
+    r"(?:i\s{1,3})?(?:like|love|see|get)\s{1,3}(?:it|the idea|the logic)|"
+    r"not\s{1,3}(?:a\s{1,3})?(?:bad|dumb|stupid|crazy|silly|mad|terrible)(?:\s{1,3}(?:idea|call|"
+    r"thought|trade|pitch))?",
     re.IGNORECASE,
 )
 """What a rejection after "but" may follow: an appraisal of the proposal ("good eye but
-no"), not a report ("asked Klaus but no, still on the phone") nor a courtesy ("thanks but
-no, I'm good" is about the coffee)."""
+no", "not dumb but no"), not a report ("asked Klaus but no, still on the phone") nor a
+courtesy ("thanks but no, I'm good" is about the coffee)."""
 _ASSENTED = re.compile(
     r"(?:ok|okay|yes|yep|yeah|yup|sure)\s{1,3}"
     r"(?:go(?:\s{1,3}ahead)?|send it|do it|approved)",
