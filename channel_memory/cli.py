@@ -18,7 +18,7 @@ from channel_memory.ingest.service import IngestRejected, ingest, native_command
 from channel_memory.kernel.config import ConfigError, Settings, load_settings
 from channel_memory.kernel.timefmt import format_rfc3339
 from channel_memory.store import Store
-from channel_memory.store.database import redacted
+from channel_memory.store.database import is_postgres_url, redacted
 from channel_memory.worker.rules import RulesError, load_rules
 from channel_memory.worker.runner import derive_hook, derive_settings
 
@@ -130,6 +130,10 @@ def _ingest(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     path = Path(args.file)
+    if not path.exists():
+        raise ConfigError(f"ingest file not found: {path}")
+    if not path.is_file():  # it is read twice: a pipe would be empty the second time
+        raise ConfigError(f"ingest file is not a regular file (save the stream first): {path}")
     limits = settings.ingest
     # Pass 1: check every line, so a bad line anywhere writes nothing at all.
     errors = 0
@@ -237,6 +241,9 @@ def _rules_test(args: argparse.Namespace) -> int:
     from channel_memory.worker.rules_report import compare_rules
 
     settings = _settings(args)
+    if not is_postgres_url(settings.db) and not Path(settings.db).is_file():
+        # reading rules against a database that is not there would create an empty one
+        raise ConfigError(f"database not found: {settings.db}")
     current = load_rules(settings.worker.rules_file)
     # without a file: what the current rules (configured or default) match
     candidate = load_rules(args.file) if args.file is not None else None

@@ -72,6 +72,23 @@ def test_ingest_with_a_bad_line_imports_nothing(tmp_path: Path) -> None:
     assert not db.exists() or query(db, "SELECT count(*) FROM source_messages") == [(0,)]
 
 
+def test_a_missing_file_or_database_is_named_not_created(tmp_path: Path) -> None:
+    # a new user's trial: ingest of a missing file printed a traceback, and `rules test`
+    # on a mistyped database created an empty one and reported that nothing matched
+    missing = tmp_path / "nofile.jsonl"
+    result = run_cli("ingest", "--db", str(tmp_path / "cm.db"), str(missing))
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"channel-memory: ingest file not found: {missing}"
+    result = run_cli("ingest", "--db", str(tmp_path / "cm.db"), str(tmp_path))
+    assert result.returncode == 2
+    assert "ingest file is not a regular file (save the stream first)" in result.stderr
+    db = tmp_path / "typo.db"
+    result = run_cli("rules", "test", "--db", str(db))
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"channel-memory: database not found: {db}"
+    assert not db.exists()
+
+
 def test_serve_refuses_a_public_address_without_tokens(tmp_path: Path) -> None:
     env = {"CHANNEL_MEMORY_TOKEN": ""}
     result = run_cli("serve", "--db", str(tmp_path / "x.db"), "--host", "0.0.0.0", env=env)

@@ -259,6 +259,12 @@ async def test_input_schemas_carry_each_arguments_description_and_bounds(tmp_pat
         "channels", "since", "max_chars", "limit", "context_kind", "trigger", "unconsumed",
     }  # fmt: skip
     assert feed["properties"]["unconsumed"]["enum"] == ["all", "only"]
+    # the tool takes no as_of: no description names it (the HTTP model's say "not with as_of")
+    for field, spec in feed["properties"].items():
+        assert "as_of" not in spec["description"], field
+    assert feed["properties"]["trigger"]["description"].endswith("channel must be among channels.")
+    # a new user's trial: "comma-separated in a query string" read as a string accepted
+    assert feed["properties"]["channels"]["description"] == "Channel ids (1 to 32)."
 
 
 async def test_round_trip_reads_and_refusals(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from channel_memory.kernel.timefmt import (
     format_rfc3339,
     parse_go_duration,
     parse_rfc3339,
+    parse_since,
 )
 
 
@@ -76,3 +77,11 @@ def test_go_duration_format_parses_back(micros: int) -> None:
 @given(st.integers(min_value=-(10**16), max_value=4 * 10**16))
 def test_rfc3339_format_parses_back(micros: int) -> None:
     assert parse_rfc3339(format_rfc3339(micros)) == micros
+
+
+def test_a_since_without_its_offset_is_told_it_needs_one() -> None:
+    # a new user's trial: the tools' since "2026-12-05T20:00:00" was told only "a Go
+    # duration or an RFC 3339 time", as the feed's as_of is told its offset
+    with pytest.raises(TimeFormatError, match="with its seconds and offset, such as 2026-"):
+        parse_since("2026-12-05T20:00:00", 0)
+    assert parse_since("2026-12-05T20:00:00Z", 0) == parse_rfc3339("2026-12-05T20:00:00Z")

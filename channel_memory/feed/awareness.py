@@ -165,8 +165,8 @@ class FeedParameters(TextModel):
         AfterValidator(_channels),
         Field(
             description=(
-                f"Channel ids, comma-separated in a query string or the parameter repeated "
-                f"(1 to {MAX_CHANNELS})."
+                f"Channel ids (1 to {MAX_CHANNELS}); in a query string, comma-separated or "
+                f"the parameter repeated."
             ),
             json_schema_extra={"items": {"type": "string", "pattern": ID_PATTERN}},
         ),

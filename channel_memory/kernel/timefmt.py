@@ -155,4 +155,7 @@ def parse_since(value: str | None, now_us: int, default: str = "24h") -> int:
     try:
         return max(0, parse_rfc3339(text))
     except TimeFormatError:
-        raise TimeFormatError("must be a Go duration (24h, 90m) or an RFC 3339 time") from None
+        raise TimeFormatError(
+            "must be a Go duration (24h, 90m) or an RFC 3339 time with its seconds and offset,"
+            " such as 2026-12-05T20:00:00Z"
+        ) from None

@@ -418,7 +418,7 @@ def published_schema(model: type[BaseModel], names: Sequence[str]) -> dict[str, 
         raise RuntimeError(f"{model.__name__} has no field {missing[0]}")
     schema: dict[str, Any] = {
         "type": "object",
-        "properties": {n: properties[n] for n in names},
+        "properties": {n: _without_others(properties[n], names) for n in names},
         "additionalProperties": False,
     }
     required = [n for n in full.get("required", []) if n in names]
@@ -427,6 +427,25 @@ def published_schema(model: type[BaseModel], names: Sequence[str]) -> dict[str, 
     if "$defs" in full:
         schema["$defs"] = full["$defs"]
     return schema
+
+
+_NOT_WITH = re.compile(r"\s\(not with (\w+)\)|[;,]\s{1,2}not with (\w+)")
+"""A description's "not with as_of" naming another argument (the HTTP model's)."""
+_QUERY_STRING = re.compile(r";\s{1,2}in a query string[^.;]*")
+"""A description's note on how a query string writes the argument (the HTTP model's)."""
+
+
+def _without_others(prop: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
+    """A property's schema without its description's mentions of an argument the tool does
+    not take (the feed's "not with as_of" in a tool that takes no ``as_of``) or of how a
+    query string writes it (a tool's arguments are JSON)."""
+    description = prop.get("description")
+    if not isinstance(description, str):
+        return prop
+    kept = _NOT_WITH.sub(
+        lambda m: m.group(0) if (m.group(1) or m.group(2)) in names else "", description
+    )
+    return {**prop, "description": _QUERY_STRING.sub("", kept)}
 
 
 PrincipalFor = Callable[[str | None], Principal]
