@@ -106,6 +106,10 @@ def test_only_a_change_of_the_same_level_on_the_same_instrument_replaces() -> No
         ("raising USDJPY stop to 151.60 before NFP", "stop EURUSD moved to 1.0850 before NFP"),
         ("REPLACE | CLZ6 STP 69.10 -> 68.20 | ACK", "REPLACE | NQZ6 STP 21050 -> 21100 | ACK"),
         ("raising USDJPY stop to 151.60", "USDJPY target moved to 155.00"),
+        ("raising ES stop to 6,410", "NQ stop moved to 21,050"),
+        ("OK, raising stop to 6,410", "OK stop moved to 6,425"),
+        ("raising ES stop to 6,410 before 8:30 CT", "NQ stop moved to 21,050 after 8:30 CT"),
+        ("raising ES stop to 6,410 before 8:30 CST", "NQ stop moved to 21,050 after 8:30 CST"),
     ]
     for old, new in cases:
         seen = _budgets([replace(OLDER, text=old), replace(NEWER, text=new), *OTHERS])
@@ -114,6 +118,8 @@ def test_only_a_change_of_the_same_level_on_the_same_instrument_replaces() -> No
     for old, new in (
         ("raising USD/JPY stop to 151.60", "stop USDJPY moved to 152.00"),
         ("USDJPYの損切りを151.60に引き上げ", "USDJPY損切り152.00に変更"),
+        # a future's two-letter root is its name (a new user's trial: "ES")
+        ("raising ES stop to 6,410", "ES stop moved to 6,425"),
     ):
         seen = _budgets([replace(OLDER, text=old), replace(NEWER, text=new), *OTHERS])
         one = [shown for shown, _ in seen if len(shown & {"s1", "s2"}) == 1]

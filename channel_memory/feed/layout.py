@@ -922,9 +922,15 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
     return max(0, left)
 
 
-_NAME = re.compile(r"(?<![A-Za-z0-9/])([A-Z][A-Z0-9]{2,}|[A-Z]{3}/[A-Z]{3})(?![A-Za-z0-9/])")
-"""A name in capitals ("USDJPY", "USD/JPY", "NVDA", "TSX60"), also against text without
-spaces ("USDJPYの損切り"): what two stop changes both name."""
+_ROOTS = "ES|NQ|YM|CL|GC|HG|ZN|ZB|ZF|ZT|ZC|ZS|ZW|ZL|ZM|RB|KC|SB|BZ|VX|FV"
+"""Futures' two-letter roots (CME, ICE) that are no everyday word in capitals: "ES" is an
+instrument where "OK", "CT" (Central Time), "TY" or "HE" (hour ending) is not."""
+_NAME = re.compile(
+    r"(?<![A-Za-z0-9/])([A-Z][A-Z0-9]{2,}|[A-Z]{3}/[A-Z]{3}|" + _ROOTS + r")(?![A-Za-z0-9/])"
+)
+"""A name in capitals ("USDJPY", "USD/JPY", "NVDA", "TSX60", a future's two-letter root
+"ES"), also against text without spaces ("USDJPYの損切り"): what two stop changes both
+name."""
 # fmt: off
 _NOT_NAMES = frozenset({
     "STOP", "STOPS", "TARGET", "TARGETS", "MOVED", "MOVE", "SET", "NEW", "OLD", "FILL",
@@ -933,7 +939,7 @@ _NOT_NAMES = frozenset({
     "THE", "FOR", "NOT", "ALL", "NOW", "ASAP", "FYI", "PNL", "CARD", "TRADE", "IDEA", "STATUS",
     "ACTIVE", "TICKET", "STP", "LMT", "MKT", "ACK", "NAK", "REPLACE", "CANCEL", "AMEND", "GTC",
     "DAY", "IOC", "CPI", "PPI", "NFP", "GDP", "PMI", "FOMC", "FED", "ECB", "BOE", "BOJ", "SNB",
-    "RBA", "OPEC", "EIA", "IMF",
+    "RBA", "OPEC", "EIA", "IMF", "CST", "CDT", "EDT", "BST", "JST", "HKT", "SGT", "AEST",
 })
 # fmt: on
 _STOP_WORD = re.compile(r"\b(?:stop|stops|sl|stp|stop[- ]loss)\b", re.IGNORECASE)
