@@ -149,6 +149,15 @@ def _unconsumed(value: str, info: ValidationInfo) -> str:
     return value
 
 
+HTTP_ONLY_NOTES = {
+    "channels": "; in a query string, comma-separated or the parameter repeated",
+    "trigger": "; not with as_of",
+    "unconsumed": " (not with as_of)",
+}
+"""What the feed's parameter descriptions say of the HTTP query string and of ``as_of``,
+written once: the MCP tool, which takes JSON and no ``as_of``, publishes them without."""
+
+
 class FeedParameters(TextModel):
     """The feed's parameters: the one definition the HTTP query string, the MCP tool and
     the OpenAPI document share. Query-string values arrive as text and typed values as
@@ -164,10 +173,7 @@ class FeedParameters(TextModel):
         BeforeValidator(_channel_list),
         AfterValidator(_channels),
         Field(
-            description=(
-                f"Channel ids (1 to {MAX_CHANNELS}); in a query string, comma-separated or "
-                f"the parameter repeated."
-            ),
+            description=f"Channel ids (1 to {MAX_CHANNELS}){HTTP_ONLY_NOTES['channels']}.",
             json_schema_extra={"items": {"type": "string", "pattern": ID_PATTERN}},
         ),
     ]
@@ -217,8 +223,8 @@ class FeedParameters(TextModel):
         AfterValidator(_trigger),
         Field(
             description="The handle (channel/message) of the message that woke the agent: "
-            "shown first, complete, outside max_chars; its channel must be among channels; "
-            "not with as_of.",
+            "shown first, complete, outside max_chars; its channel must be among channels"
+            f"{HTTP_ONLY_NOTES['trigger']}.",
             json_schema_extra={"pattern": _HANDLE.pattern},
         ),
     ] = None
@@ -227,8 +233,8 @@ class FeedParameters(TextModel):
         BeforeValidator(_or_default("all")),
         AfterValidator(_unconsumed),
         Field(
-            description="all, or only: serve only what this consumer has not consumed "
-            "(not with as_of)."
+            description="all, or only: serve only what this consumer has not consumed"
+            f"{HTTP_ONLY_NOTES['unconsumed']}."
         ),
     ] = "all"
 

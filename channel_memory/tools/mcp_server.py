@@ -34,6 +34,7 @@ from pydantic import BaseModel, Field, StrictBool, StrictInt, ValidationError
 from channel_memory import __version__
 from channel_memory.feed import reads
 from channel_memory.feed.awareness import (
+    HTTP_ONLY_NOTES,
     FeedParameters,
     feed_op,
     feed_parameters,
@@ -400,17 +401,22 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
     ):
         tool = server._tool_manager.get_tool(name)
         assert tool is not None
-        tool.parameters = published_schema(model, list(tool.parameters["properties"]))
+        notes = HTTP_ONLY_NOTES if model is FeedParameters else {}
+        tool.parameters = published_schema(model, list(tool.parameters["properties"]), notes)
     expand = server._tool_manager.get_tool("expand_digest_block")
     assert expand is not None
     expand.parameters = {**expand.parameters, "additionalProperties": False}
     return server
 
 
-def published_schema(model: type[BaseModel], names: Sequence[str]) -> dict[str, Any]:
+def published_schema(
+    model: type[BaseModel], names: Sequence[str], notes: Mapping[str, str] = {}
+) -> dict[str, Any]:
     """A tool's input schema: the HTTP request model's own, with its bounds and
     descriptions, on the arguments the tool takes (the tool validates its arguments with
-    that model, so the schema says what is accepted); any other argument is refused."""
+    that model, so the schema says what is accepted); any other argument is refused.
+    ``notes`` are the parts of descriptions that hold over HTTP only (a query string's
+    spelling, an argument the tool does not take): left out."""
     full = model.model_json_schema()
     properties = full["properties"]
     missing = [n for n in names if n not in properties]
@@ -418,7 +424,7 @@ def published_schema(model: type[BaseModel], names: Sequence[str]) -> dict[str, 
         raise RuntimeError(f"{model.__name__} has no field {missing[0]}")
     schema: dict[str, Any] = {
         "type": "object",
-        "properties": {n: _without_others(properties[n], names) for n in names},
+        "properties": {n: _without(properties[n], notes.get(n)) for n in names},
         "additionalProperties": False,
     }
     required = [n for n in full.get("required", []) if n in names]
@@ -429,23 +435,14 @@ def published_schema(model: type[BaseModel], names: Sequence[str]) -> dict[str, 
     return schema
 
 
-_NOT_WITH = re.compile(r"\s\(not with (\w+)\)|[;,]\s{1,2}not with (\w+)")
-"""A description's "not with as_of" naming another argument (the HTTP model's)."""
-_QUERY_STRING = re.compile(r";\s{1,2}in a query string[^.;]*")
-"""A description's note on how a query string writes the argument (the HTTP model's)."""
-
-
-def _without_others(prop: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
-    """A property's schema without its description's mentions of an argument the tool does
-    not take (the feed's "not with as_of" in a tool that takes no ``as_of``) or of how a
-    query string writes it (a tool's arguments are JSON)."""
-    description = prop.get("description")
-    if not isinstance(description, str):
+def _without(prop: dict[str, Any], note: str | None) -> dict[str, Any]:
+    """A property's schema without ``note`` in its description (which must hold it)."""
+    if note is None:
         return prop
-    kept = _NOT_WITH.sub(
-        lambda m: m.group(0) if (m.group(1) or m.group(2)) in names else "", description
-    )
-    return {**prop, "description": _QUERY_STRING.sub("", kept)}
+    description = prop["description"]
+    if note not in description:
+        raise RuntimeError(f"a description lost its note {note!r}")
+    return {**prop, "description": description.replace(note, "", 1)}
 
 
 PrincipalFor = Callable[[str | None], Principal]
