@@ -17,7 +17,7 @@ from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import IngestRejected, ingest, native_commands
 from channel_memory.kernel.config import ConfigError, Settings, load_settings
 from channel_memory.kernel.timefmt import format_rfc3339
-from channel_memory.store import Store
+from channel_memory.store import DatabaseUnavailable, Store
 from channel_memory.store.database import is_postgres_url, redacted
 from channel_memory.worker.rules import RulesError, load_rules
 from channel_memory.worker.runner import derive_hook, derive_settings
@@ -93,6 +93,9 @@ def _serve(args: argparse.Namespace) -> int:
     # Built here with N processes too, though each process builds its own: a bad rules
     # file then fails here, as it does with one process, not in every process started.
     app = create_app(settings)
+    # the database is opened once before listening, so an unreachable server or a schema
+    # from a newer version is named here (exit 2), not in a traceback from every process
+    asyncio.run(_check_opens(settings.db))
     sock, url = listening_socket(args.host, args.port)
     routes = tuple(http_routes())
     several = args.workers > 1
@@ -112,6 +115,11 @@ def _serve(args: argparse.Namespace) -> int:
     tune_gc()
     uvicorn.Server(config).run(sockets=[sock])
     return 0
+
+
+async def _check_opens(target: str | Path) -> None:
+    store = await Store.open(target)
+    await store.close()
 
 
 def _read_lines(path: Path) -> Iterator[tuple[int, str]]:
@@ -452,7 +460,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         logs.configure(getattr(args, "log_level", "info"), routes)
     try:
         code: int = args.run(args)
-    except (ConfigError, RulesError) as exc:
+    except (ConfigError, RulesError, DatabaseUnavailable) as exc:
         print(f"channel-memory: {exc}", file=sys.stderr)
         return 2
     return code

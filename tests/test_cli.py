@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from channel_memory import __version__
 from channel_memory.cli import main
 from tests.conftest import message_event, query
+from tests.pgcluster import free_port
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -87,6 +89,30 @@ def test_a_missing_file_or_database_is_named_not_created(tmp_path: Path) -> None
     assert result.returncode == 2
     assert result.stderr.strip() == f"channel-memory: database not found: {db}"
     assert not db.exists()
+
+
+@pytest.mark.parametrize("command", [["serve"], ["worker", "--once"], ["mcp"], ["rules", "test"]])
+def test_a_database_that_cannot_be_opened_is_named_without_a_traceback(
+    tmp_path: Path, command: list[str]
+) -> None:
+    # a new user's trial: an unreachable PostgreSQL server (or a schema from a newer
+    # version) printed a traceback from every command, from uvicorn's startup under serve
+    url = f"postgresql://memory:s3cret@127.0.0.1:{free_port()}/cm"
+    result = run_cli(*command, "--db", url)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert "s3cret" not in result.stderr + result.stdout
+    assert result.stderr.startswith(
+        "channel-memory: cannot connect to the database at postgresql://memory:***@127.0.0.1:"
+    )
+    assert "ConnectionRefusedError" in result.stderr
+    newer = tmp_path / "newer.db"
+    with sqlite3.connect(newer) as conn:
+        conn.execute("PRAGMA user_version = 999")
+    result = run_cli(*command, "--db", str(newer))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert result.stderr.startswith("channel-memory: database schema version 999 is newer than")
 
 
 def test_serve_refuses_a_public_address_without_tokens(tmp_path: Path) -> None:

@@ -54,14 +54,14 @@ class Served:
     """A ``channel-memory serve`` subprocess on 127.0.0.1 (the OS picks the port), its
     stderr read line by line as JSON as it comes."""
 
-    def __init__(self, db: Path, *flags: str) -> None:
+    def __init__(self, db: Path, *flags: str, env: dict[str, str] | None = None) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "channel_memory", "serve", "--db", str(db), "--port", "0",
              *flags],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env={**{k: v for k, v in os.environ.items() if k not in UNSET}, **ENV},
+            env={**{k: v for k, v in os.environ.items() if k not in UNSET}, **ENV, **(env or {})},
         )  # fmt: skip
         assert self.process.stdout is not None and self.process.stderr is not None
         self.banner = self.process.stdout.readline()
@@ -101,8 +101,8 @@ class Served:
 
 
 @contextmanager
-def serving(db: Path, *flags: str) -> Iterator[Served]:
-    served = Served(db, *flags)
+def serving(db: Path, *flags: str, env: dict[str, str] | None = None) -> Iterator[Served]:
+    served = Served(db, *flags, env=env)
     try:
         yield served
     finally:
@@ -332,11 +332,51 @@ def test_the_inspector_refuses_several_processes(
     assert not (tmp_path / "i.db").exists()  # refused before anything was opened
 
 
+SERVER_PROCESSES_CANNOT_OPEN = """
+import multiprocessing
+
+from channel_memory.store import database
+
+_open = database.Store.open.__func__
+
+
+async def _refused(cls, target, *, readers=4):
+    # only in the server processes the supervisor spawns: the parent's check passes, as
+    # when the database goes away between the parent's start and its processes'
+    if multiprocessing.parent_process() is not None:
+        raise database.DatabaseUnreachable("cannot connect to the database (injected)")
+    return await _open(cls, target, readers=readers)
+
+
+database.Store.open = classmethod(_refused)
+"""
+
+
 def test_a_process_that_cannot_start_stops_them_all(tmp_path: Path) -> None:
-    blocker = tmp_path / "a-file"
-    blocker.write_text("not a folder")
-    with serving(blocker / "x.db", "--workers", "2") as served:
+    faults = tmp_path / "faults"
+    faults.mkdir()
+    (faults / "sitecustomize.py").write_text(SERVER_PROCESSES_CANNOT_OPEN)
+    path = os.pathsep.join(p for p in (str(faults), os.environ.get("PYTHONPATH")) if p)
+    with serving(tmp_path / "x.db", "--workers", "2", env={"PYTHONPATH": path}) as served:
         assert served.stop(None) == 3  # uvicorn's startup failure, as with one process
     assert "Application startup failed. Exiting." in {line.get("message") for line in
                                                       served.logged()}  # fmt: skip
     assert all(gone(pid) for pid in served.messages(STARTED))
+    assert served.messages(STARTED)  # processes were started, and failed in their startup
+
+
+def test_a_database_that_cannot_be_opened_is_refused_before_any_process_starts(
+    tmp_path: Path,
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    code = subprocess.run(
+        [sys.executable, "-m", "channel_memory", "serve", "--db", str(blocker / "x.db"),
+         "--port", "0", "--workers", "2"],
+        capture_output=True, text=True, timeout=120, check=False,
+        env={**{k: v for k, v in os.environ.items() if k not in UNSET}, **ENV},
+    )  # fmt: skip
+    assert code.returncode == 2
+    assert code.stdout == ""  # nothing listened
+    assert code.stderr.startswith(f"channel-memory: cannot open the database at {blocker}")
+    assert "Traceback" not in code.stderr

@@ -5,6 +5,8 @@ One interface, two backends: SQLite (a path) and PostgreSQL (a ``postgresql://``
 
 from channel_memory.store.connection import Connection
 from channel_memory.store.database import (
+    DatabaseUnavailable,
+    DatabaseUnreachable,
     DeriveHook,
     SchemaTooNew,
     StorageError,
@@ -17,6 +19,8 @@ from channel_memory.store.database import (
 
 __all__ = [
     "Connection",
+    "DatabaseUnavailable",
+    "DatabaseUnreachable",
     "DeriveHook",
     "SchemaTooNew",
     "StorageError",

@@ -81,7 +81,15 @@ class StorageLocked(StorageError):
     message = "the database is locked by another process; retry shortly"
 
 
-class SchemaTooNew(Exception):
+class DatabaseUnavailable(Exception):
+    """The database cannot be opened; the message names why (never a password)."""
+
+
+class DatabaseUnreachable(DatabaseUnavailable):
+    """The PostgreSQL server cannot be reached, or refuses the connection."""
+
+
+class SchemaTooNew(DatabaseUnavailable):
     """The database was written by a newer channel-memory than this one."""
 
 

@@ -22,6 +22,7 @@ import aiosqlite
 
 from channel_memory.store.connection import Connection, Params, Result, Row
 from channel_memory.store.database import (
+    DatabaseUnavailable,
     SchemaTooNew,
     StorageError,
     StorageFull,
@@ -315,6 +316,13 @@ async def _checkpoint(conn: Connection) -> bool:
     return int(busy) == 0
 
 
+def _unavailable(path: Path, exc: BaseException) -> DatabaseUnavailable:
+    # an OS or SQLite error names a path or a state (not a folder, not a database file),
+    # never stored content
+    reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return DatabaseUnavailable(f"cannot open the database at {path} ({reason})")
+
+
 class SqliteStore(Store):
     """A channel-memory database in one SQLite file."""
 
@@ -331,11 +339,17 @@ class SqliteStore(Store):
     @classmethod
     async def connect(cls, path: Path, *, readers: int = 4) -> SqliteStore:
         """Open (creating or upgrading) the database at ``path``."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        writer = await aiosqlite.connect(path, isolation_level=None)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            writer = await aiosqlite.connect(path, isolation_level=None)
+        except (OSError, sqlite3.Error) as exc:
+            raise _unavailable(path, exc) from exc
         try:
             await _configure(writer, writer=True)
             await upgrade(writer)
+        except (OSError, sqlite3.Error) as exc:
+            await writer.close()
+            raise _unavailable(path, exc) from exc
         except BaseException:
             await writer.close()
             raise

@@ -29,6 +29,7 @@ from asyncpg.pool import PoolConnectionProxy
 
 from channel_memory.store.connection import Connection, Params, Row
 from channel_memory.store.database import (
+    DatabaseUnreachable,
     SchemaTooNew,
     StorageError,
     StorageFull,
@@ -208,7 +209,15 @@ class PostgresStore(Store):
         """Connect to the database at ``url``, creating or migrating its schema."""
         # statements are prepared per connection and reused; a transaction pooler in
         # front (pgbouncer in transaction mode) needs statement_cache_size=0 in the URL
-        writer = await asyncpg.create_pool(url, min_size=1, max_size=1, init=_init)
+        try:
+            writer = await asyncpg.create_pool(url, min_size=1, max_size=1, init=_init)
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            # the server's own words (a refused password, a database that does not exist)
+            # name no stored content; the URL is shown without its password
+            reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            raise DatabaseUnreachable(
+                f"cannot connect to the database at {redacted(url)} ({reason})"
+            ) from exc
         try:
             async with writer.acquire() as raw:
                 await upgrade(raw)
