@@ -93,6 +93,30 @@ def test_a_short_reply_to_a_proposal_is_a_hard_event_that_answers_it(
     assert "answers" not in block_of(client, "1")
 
 
+def test_a_reply_through_the_peer_ingest_route_answers_its_proposal(
+    desk: tuple[LiveServer, httpx.Client],
+) -> None:
+    # a new user's trial: the peer-compatible /ingest carried no reply_to, so "yes" sent
+    # through it was an acknowledgement, and an author_kind there was dropped
+    server, client = desk
+
+    def peer(message_id: str, content: str, minute: int, **extra: str) -> dict[str, Any]:
+        message = {"id": message_id, "author_name": "risk", "created_at": at(minute)}
+        return {"channel_id": "floor", "message": {**message, "content": content, **extra}}
+
+    for body in (
+        peer("1", PROPOSAL, 0, author_kind="bot"),
+        peer("2", "yes", 1, reply_to="1", thread_id=""),
+    ):
+        response = client.post("/ingest", json=body)
+        assert response.status_code == 202, response.text
+    server.drain()
+    block = block_of(client, "2")
+    assert (block["kind"], block["event_type"], block["answers"]) == APPROVES_THE_PROPOSAL
+    assert query(server.settings.db, "SELECT origin, author_kind FROM source_messages WHERE "
+                 "message_id = '1'") == [("app", "bot")]  # fmt: skip
+
+
 REASONED_NO = (
     "no. not selling dollar-yen fifteen minutes before Tokyo CPI with a deputy governor "
     "speaking at 01:30. if the inputs still hold afterwards it'll regenerate."

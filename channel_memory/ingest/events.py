@@ -242,6 +242,11 @@ class PeerMessage(LenientModel):
     deleted: bool = False
     content: str = Field(default="", validate_default=True)
     content_hash: Annotated[ContentHash | None, Optional] = None
+    # beyond the peer's wire, as the native message has them: a reply to a proposal is
+    # read as its verdict only when the reply says what it answers
+    author_kind: Annotated[str | None, Field(min_length=1, max_length=64), Optional] = None
+    reply_to: Annotated[Id | None, Optional] = None
+    thread_id: Annotated[Id | None, Optional] = None
 
     _content = field_validator("content")(content_only_empty_when_deleted)
 
@@ -292,10 +297,12 @@ class PeerIngestRequest(LenientModel):
             deleted=m.deleted,
             author_id=m.author_id,
             author_name=m.author_name,
-            author_kind=None,
-            origin="human",
+            author_kind=m.author_kind,
+            origin=origin_for(m.author_kind, None),
             created_us=now_us if m.created_at is None else m.created_at,
             edited_us=m.edited_at,
+            reply_to=m.reply_to,
+            thread_id=m.thread_id,
             meta=tuple(sorted(meta.items())),
         )
 
