@@ -110,6 +110,9 @@ def test_only_a_change_of_the_same_level_on_the_same_instrument_replaces() -> No
         ("OK, raising stop to 6,410", "OK stop moved to 6,425"),
         ("raising ES stop to 6,410 before 8:30 CT", "NQ stop moved to 21,050 after 8:30 CT"),
         ("raising ES stop to 6,410 before 8:30 CST", "NQ stop moved to 21,050 after 8:30 CST"),
+        ("raising ESZ6 stop to 6,410", "NQZ6 stop moved to 21,050"),
+        ("raising ES/NQ spread stop to 3.10", "NQ stop moved to 21,050"),
+        ("raising USD/JPY stop to 151.60", "JPY stop moved to 152.00"),
     ]
     for old, new in cases:
         seen = _budgets([replace(OLDER, text=old), replace(NEWER, text=new), *OTHERS])
@@ -120,6 +123,10 @@ def test_only_a_change_of_the_same_level_on_the_same_instrument_replaces() -> No
         ("USDJPYの損切りを151.60に引き上げ", "USDJPY損切り152.00に変更"),
         # a future's two-letter root is its name (a new user's trial: "ES")
         ("raising ES stop to 6,410", "ES stop moved to 6,425"),
+        # as a trading platform writes it, and a contract of that root (a review)
+        ("raising /ES stop to 6,410", "ES stop moved to 6,425"),
+        ("raising ESZ6 stop to 6,410", "ES stop moved to 6,425"),
+        ("stop on all 30 CLZ5 moved to 61.10", "/CL stop up to 61.90 on all 30"),
     ):
         seen = _budgets([replace(OLDER, text=old), replace(NEWER, text=new), *OTHERS])
         one = [shown for shown, _ in seen if len(shown & {"s1", "s2"}) == 1]

@@ -926,11 +926,15 @@ _ROOTS = "ES|NQ|YM|CL|GC|HG|ZN|ZB|ZF|ZT|ZC|ZS|ZW|ZL|ZM|RB|KC|SB|BZ|VX|FV"
 """Futures' two-letter roots (CME, ICE) that are no everyday word in capitals: "ES" is an
 instrument where "OK", "CT" (Central Time), "TY" or "HE" (hour ending) is not."""
 _NAME = re.compile(
-    r"(?<![A-Za-z0-9/])([A-Z][A-Z0-9]{2,}|[A-Z]{3}/[A-Z]{3}|" + _ROOTS + r")(?![A-Za-z0-9/])"
+    r"(?:(?<![A-Za-z0-9/])|(?<=/)(?<![A-Za-z0-9]/))"
+    r"([A-Z][A-Z0-9]{2,}|[A-Z]{3}/[A-Z]{3}|" + _ROOTS + r")(?![A-Za-z0-9/])"
 )
 """A name in capitals ("USDJPY", "USD/JPY", "NVDA", "TSX60", a future's two-letter root
-"ES"), also against text without spaces ("USDJPYの損切り"): what two stop changes both
-name."""
+"ES", as a trading platform writes it too: "/ES"), also against text without spaces
+("USDJPYの損切り"): what two stop changes both name."""
+_CONTRACT = re.compile(r"([A-Z]{2,3})[FGHJKMNQUVXZ][0-9]{1,2}")
+"""A future's contract ("ESZ6", "CLF27"): it names its root too, so a stop on "ES" and one
+on "ESZ6" are on one instrument."""
 # fmt: off
 _NOT_NAMES = frozenset({
     "STOP", "STOPS", "TARGET", "TARGETS", "MOVED", "MOVE", "SET", "NEW", "OLD", "FILL",
@@ -957,7 +961,13 @@ def _channel(item: FeedItem) -> str:
 
 
 def _names(item: FeedItem) -> frozenset[str]:
-    return frozenset(n.replace("/", "") for n in _NAME.findall(item.text)) - _NOT_NAMES
+    found = set()
+    for name in _NAME.findall(item.text):
+        found.add(name.replace("/", ""))
+        contract = _CONTRACT.fullmatch(name)
+        if contract is not None:
+            found.add(contract.group(1))
+    return frozenset(found) - _NOT_NAMES
 
 
 def _levels(item: FeedItem) -> frozenset[str]:
