@@ -26,7 +26,7 @@ from channel_memory.worker.rules import (
     load_rules,
     parse_rules,
 )
-from tests.conftest import LiveServer, message_event, query
+from tests.conftest import LiveServer, ingest_ok, message_event, query
 
 OPS_RULES = """
 [[rule]]
@@ -119,6 +119,45 @@ def test_custom_rules_for_another_domain(tmp_path: Path) -> None:
     assert rules.first_match("stop moved to 408") is None
     tagged = parse_rules('[[rule]]\nname="t"\nevent_type="t"\ntags=["deploy"]\n', "inline")
     assert tagged.first_match("anything", tags=["deploy"])
+
+
+def test_rules_test_names_the_guard_that_holds_a_new_rule_back(
+    make_server: Callable[..., LiveServer], tmp_path: Path
+) -> None:
+    # a new user's trial: a rule of an extending file that a shipped guard voided (a
+    # question, a condition) showed as nothing gained, with no reason
+    server = make_server(worker={"enabled": False})
+    with server.client() as client:
+        ingest_ok(
+            client,
+            message_event("1", "noted, energy adds parked"),
+            message_event("2", "energy adds parked until the print?"),
+            message_event("3", "if CPI is hot, energy adds parked"),
+            message_event("4", "lunch?"),
+        )
+    server.__exit__()
+    rules = tmp_path / "desk.toml"
+    rules.write_text(EXTENDING)
+    result = subprocess.run(
+        [sys.executable, "-m", "channel_memory", "rules", "test", str(rules),
+         "--db", str(server.settings.db)],
+        capture_output=True, text=True, timeout=120, env={**os.environ}, check=True,
+    )  # fmt: skip
+    out = result.stdout
+    assert "would start matching: 1\n  + floor/1 risk_limit (rule energy_adds_banned)" in out
+    assert out.endswith(
+        "held back by a guard (the clause reads as ordinary): 2\n"
+        "  ! floor/2 rule energy_adds_banned (guard question): energy adds parked until the "
+        "print?\n"
+        "  ! floor/3 rule energy_adds_banned (guard conditional): if CPI is hot, energy adds "
+        "parked\n"
+    )
+    # the shipped rules against themselves hold nothing back of their own
+    bare = subprocess.run(
+        [sys.executable, "-m", "channel_memory", "rules", "test", "--db", str(server.settings.db)],
+        capture_output=True, text=True, timeout=120, env={**os.environ}, check=True,
+    )  # fmt: skip
+    assert "held back" not in bare.stdout
 
 
 @pytest.mark.parametrize(

@@ -37,7 +37,7 @@ import re
 import threading
 import tomllib
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -1581,6 +1581,23 @@ class RuleSet:
             for start, end in self._open_spans(content)[0]
             if self.model.probability(content[start:end]) >= threshold
         ]
+
+    def held_back(self, content: str, names: Collection[str]) -> list[tuple[str, str]]:
+        """For ``rules test``: each rule named in ``names`` whose pattern matches a clause
+        of ``content`` that a guard makes ordinary, with the first such guard: why a rule
+        written for a message does not match it (``(rule, guard)``, the rules in order)."""
+        view = self.view(content)
+        out = []
+        for rule in self.rules:
+            if rule.name not in names or not view.opens(rule):
+                continue
+            for index in view._shaped(rule):
+                if view.guarded(index):
+                    c = view.clauses[index]
+                    guard = next(g for g in self.guards if g.applies(c.text, c.lowered))
+                    out.append((rule.name, guard.name))
+                    break
+        return out
 
     def decision_spans(self, content: str) -> list[tuple[int, int]]:
         """The decision-bearing clauses of ``content`` as ``(start, end)`` character spans,

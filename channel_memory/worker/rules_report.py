@@ -65,10 +65,21 @@ class RulesReport:
     )
     counts: dict[str, int] = field(default_factory=lambda: {"gained": 0, "lost": 0, "retyped": 0})
     examples: list[Change] = field(default_factory=list)
+    held: int = 0
+    """Messages a rule of the candidate's own (one the current rules have no rule of that
+    name for) matches only in clauses a guard makes ordinary, with nothing decided."""
+    held_examples: list[tuple[SourceVersion, str]] = field(default_factory=list)
 
     @property
     def same_rules(self) -> bool:
         return self.current is self.candidate
+
+    own_rules: frozenset[str] = field(init=False)
+    """The candidate's rules the current rules have no rule of the same name for."""
+
+    def __post_init__(self) -> None:
+        current = {rule.name for rule in self.current.rules}
+        self.own_rules = frozenset(r.name for r in self.candidate.rules if r.name not in current)
 
     def add(self, version: SourceVersion, parent: SourceVersion | None = None) -> None:
         """Count one message; ``parent`` is the message it replies to (as the worker
@@ -82,6 +93,13 @@ class RulesReport:
             if new and len(self.examples) < self.limit:
                 self.examples.append((version, _named(found), _named(found)))
             return
+        if not new and self.own_rules:
+            held = self.candidate.held_back(version.content, self.own_rules)
+            if held:
+                self.held += 1
+                if len(self.held_examples) < self.limit:
+                    why = "; ".join(f"rule {rule} (guard {guard})" for rule, guard in held)
+                    self.held_examples.append((version, why))
         before = _verdict(self.current, version, parent)
         old = _typed(before)
         if old == new:
@@ -120,7 +138,21 @@ class RulesReport:
                 types = " -> ".join(t for t in (old, new) if t)
                 rules = self.current if kind == "lost" else self.candidate
                 lines.append(f"  {mark} {version.key.handle} {types}: {_line(version, rules)}")
+        if self.held:
+            # a rule written for a message that a shipped guard makes ordinary (a question,
+            # a condition, a plan …) otherwise shows as nothing gained, with no reason
+            lines.append(f"held back by a guard (the clause reads as ordinary): {self.held}")
+            lines += [
+                f"  ! {version.key.handle} {why}: {_start(version)}"
+                for version, why in self.held_examples
+            ]
         return "\n".join(lines)
+
+
+def _start(version: SourceVersion) -> str:
+    """The message's start as a report line."""
+    text = " ".join(version.content.split())
+    return text if len(text) <= KEY_LINE_CHARS else text[: KEY_LINE_CHARS - 1] + "…"
 
 
 def _line(version: SourceVersion, rules: RuleSet) -> str:
