@@ -96,7 +96,14 @@ def _serve(args: argparse.Namespace) -> int:
     # the database is opened once before listening, so an unreachable server or a schema
     # from a newer version is named here (exit 2), not in a traceback from every process
     asyncio.run(_check_opens(settings.db))
-    sock, url = listening_socket(args.host, args.port)
+    try:
+        sock, url = listening_socket(args.host, args.port)
+    except OSError as exc:  # the port taken, an address not this host's, a privileged port
+        print(
+            f"channel-memory: cannot listen on {args.host}:{args.port} ({exc.strerror or exc})",
+            file=sys.stderr,
+        )
+        return 2
     routes = tuple(http_routes())
     several = args.workers > 1
     if several:
@@ -117,8 +124,18 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _check_opens(target: str | Path) -> None:
+async def _open(target: str | Path) -> Store:
+    """The database ``target`` names, opened; one that is not there is created, and said
+    so (a mistyped path would otherwise fill a database nothing else reads)."""
+    created = not is_postgres_url(target) and not await asyncio.to_thread(Path(target).exists)
     store = await Store.open(target)
+    if created:
+        print(f"channel-memory: created a new database at {target}", file=sys.stderr)
+    return store
+
+
+async def _check_opens(target: str | Path) -> None:
+    store = await _open(target)
     await store.close()
 
 
@@ -161,7 +178,7 @@ def _ingest(args: argparse.Namespace) -> int:
     counts = dict.fromkeys(("inserted", "duplicates", "ignored_forgotten", "ignored_expired"), 0)
 
     async def run() -> None:
-        store = await Store.open(settings.db)
+        store = await _open(settings.db)
         try:
             with tqdm(total=len(numbers), unit="event", desc="ingest", disable=None) as bar:
                 lines = [line for _, line in _read_lines(path)]
@@ -215,7 +232,7 @@ def _worker(args: argparse.Namespace) -> int:
     derivation = derive_settings(settings)
 
     async def run() -> int:
-        store = await Store.open(settings.db)
+        store = await _open(settings.db)
         worker: Worker | None = None
         try:
             worker = Worker(store, settings, wall_clock, derive_with=derivation)
@@ -257,7 +274,7 @@ def _rules_test(args: argparse.Namespace) -> int:
     candidate = load_rules(args.file) if args.file is not None else None
 
     async def run() -> int:
-        store = await Store.open(settings.db)
+        store = await _open(settings.db)
         try:
             report = await compare_rules(store, current, candidate, limit=args.limit)
         finally:
@@ -296,7 +313,7 @@ def _mcp(args: argparse.Namespace) -> int:
     derive = derive_hook(derive_settings(settings))
 
     async def run() -> int:
-        store = await Store.open(settings.db)
+        store = await _open(settings.db)
         try:
             ctx = AppContext(store, settings, tokens, wall_clock, derive, lambda: None, Telemetry())
             await build(ctx, principal).run_stdio_async()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -113,6 +114,38 @@ def test_a_database_that_cannot_be_opened_is_named_without_a_traceback(
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert result.stderr.startswith("channel-memory: database schema version 999 is newer than")
+
+
+def test_a_port_already_in_use_is_named_without_a_traceback(tmp_path: Path) -> None:
+    # a new user's trial: serve on a taken port printed uvicorn's and Python's traceback
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run_cli("serve", "--db", str(tmp_path / "cm.db"), "--port", str(port))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert f"channel-memory: cannot listen on 127.0.0.1:{port} (Address already in use)" in (
+        result.stderr
+    )
+
+
+def test_a_database_a_command_creates_is_said_so(tmp_path: Path) -> None:
+    # a new user's trial: a mistyped --db under ingest or worker made a new database and
+    # said nothing, so a backlog went where the server never reads
+    db = tmp_path / "typo" / "cm.db"
+    source = tmp_path / "events.jsonl"
+    source.write_text(json.dumps(message_event("1", "fine")) + "\n")
+    env = {"CHANNEL_MEMORY_RETENTION__DAYS": "100000"}
+    first = run_cli("ingest", "--db", str(db), str(source), env=env)
+    assert first.returncode == 0, first.stderr
+    assert first.stderr.strip() == f"channel-memory: created a new database at {db}"
+    again = run_cli("worker", "--once", "--db", str(db))
+    assert again.returncode == 0, again.stderr
+    assert "created a new database" not in again.stderr  # it was there
+    other = tmp_path / "other.db"
+    fresh = run_cli("worker", "--once", "--db", str(other))
+    assert fresh.returncode == 0 and f"created a new database at {other}" in fresh.stderr
 
 
 def test_serve_refuses_a_public_address_without_tokens(tmp_path: Path) -> None:
