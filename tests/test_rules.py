@@ -134,10 +134,17 @@ def test_rules_test_names_the_guard_that_holds_a_new_rule_back(
             message_event("2", "energy adds parked until the print?"),
             message_event("3", "if CPI is hot, energy adds parked"),
             message_event("4", "lunch?"),
+            message_event("5", "OMS | STOP AMEND | CLZ5 SELL 160 STP 71.90 (was 71.40)"),
         )
     server.__exit__()
     rules = tmp_path / "desk.toml"
-    rules.write_text(EXTENDING)
+    # and a rule for a message a shipped rule reads first (a new user's trial: an OMS stop
+    # amendment typed a proposal, and a rule of one's own to type it changed nothing)
+    rules.write_text(
+        EXTENDING
+        + '\n[[rule]]\nname = "oms_stop_amend"\nevent_type = "stop_or_target_change"\n'
+        + "patterns = ['\\bSTOP AMEND\\b']\n"
+    )
     result = subprocess.run(
         [sys.executable, "-m", "channel_memory", "rules", "test", str(rules),
          "--db", str(server.settings.db)],
@@ -145,6 +152,10 @@ def test_rules_test_names_the_guard_that_holds_a_new_rule_back(
     )  # fmt: skip
     out = result.stdout
     assert "would start matching: 1\n  + floor/1 risk_limit (rule energy_adds_banned)" in out
+    assert (
+        "taken by another rule first: 1\n  ~ floor/5 rule oms_stop_amend (taken by "
+        "trade_proposal (rule trade_spec)): OMS | STOP AMEND" in out
+    )
     assert out.endswith(
         "held back by a guard (the clause reads as ordinary): 2\n"
         "  ! floor/2 rule energy_adds_banned (guard question): energy adds parked until the "
@@ -324,6 +335,15 @@ def test_a_file_that_extends_the_shipped_rules_adds_to_them(tmp_path: Path) -> N
         ('extends = "default"\nignore_case = false\n', "x.toml: ignore_case"),
         ('extends = "default"\n[define]\ninst = "x"\n', "x.toml: define.inst"),
         ('extends = "other"\n', "x.toml: extends"),
+        (
+            'extends = "default"\n[[rule]]\nname = "trade_spec"\nevent_type = "x"\n'
+            'patterns = ["abc"]\n',
+            "x.toml: rule.0.name: the shipped rules have a rule named 'trade_spec'",
+        ),
+        (
+            'extends = "default"\n[[ignore]]\nname = "question"\npatterns = ["abc"]\n',
+            "x.toml: ignore.0.name",
+        ),
         (
             'extends = "default"\n[[rule]]\nname = "r"\nevent_type = "x"\npatterns = ["(a"]\n',
             "x.toml: rule.0.patterns",

@@ -1582,6 +1582,16 @@ class RuleSet:
             if self.model.probability(content[start:end]) >= threshold
         ]
 
+    def matching(self, content: str, names: Collection[str]) -> list[str]:
+        """For ``rules test``: the rules named in ``names`` that match a clause of
+        ``content`` (no guard, none of their ``unless``), in order."""
+        view = self.view(content)
+        return [
+            rule.name
+            for rule in self.rules
+            if rule.name in names and view.opens(rule) and view.matches(rule)
+        ]
+
     def held_back(self, content: str, names: Collection[str]) -> list[tuple[str, str]]:
         """For ``rules test``: each rule named in ``names`` whose pattern matches a clause
         of ``content`` that a guard makes ordinary, with the first such guard: why a rule
@@ -1932,6 +1942,18 @@ def _extended(spec: RuleFile, source: str, check_each: bool) -> RuleSet:
     taken = sorted(set(spec.define) & set(base.define))
     if taken:
         raise RulesError(f"{source}: define.{taken[0]}: the shipped rules define it")
+    for table, mine, shipped in (
+        ("rule", [r.name for r in spec.rule], {r.name for r in base.rule}),
+        ("ignore", [g.name for g in spec.ignore], {g.name for g in base.ignore}),
+        ("reply", [r.name for r in spec.reply], {r.name for r in base.reply}),
+    ):
+        for n, name in enumerate(mine):
+            if name in shipped:
+                # a report naming "(rule trade_spec)" would not say whose rule it was
+                raise RulesError(
+                    f"{source}: {table}.{n}.name: the shipped rules have a {table} named "
+                    f"{name!r}; give yours another name"
+                )
     define = {**base.define, **spec.define}
     own = spec.model_copy(update={"define": define, "ignore_case": base.ignore_case})
     _compile(own.model_copy(update={"model": None, "extends": None}), source, check_each)

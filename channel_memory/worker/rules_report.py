@@ -10,7 +10,7 @@ from channel_memory.store import Store, sources
 from channel_memory.worker.classify import parent_rule
 from channel_memory.worker.derive import parent_id
 from channel_memory.worker.render import KEY_LINE_CHARS
-from channel_memory.worker.rules import Decision, ModelDecision, RuleSet
+from channel_memory.worker.rules import Decision, HardEventRule, ModelDecision, RuleSet
 
 
 def _typed(decision: Decision | None) -> str:
@@ -69,6 +69,10 @@ class RulesReport:
     """Messages a rule of the candidate's own (one the current rules have no rule of that
     name for) matches only in clauses a guard makes ordinary, with nothing decided."""
     held_examples: list[tuple[SourceVersion, str]] = field(default_factory=list)
+    taken: int = 0
+    """Messages a rule of the candidate's own matches where another rule decides first (a
+    shipped rule takes a clause both match, the first clause a rule matches decides)."""
+    taken_examples: list[tuple[SourceVersion, str]] = field(default_factory=list)
 
     @property
     def same_rules(self) -> bool:
@@ -100,6 +104,15 @@ class RulesReport:
                 if len(self.held_examples) < self.limit:
                     why = "; ".join(f"rule {rule} (guard {guard})" for rule, guard in held)
                     self.held_examples.append((version, why))
+        elif (
+            isinstance(found, HardEventRule) and found.name not in self.own_rules and self.own_rules
+        ):
+            mine = self.candidate.matching(version.content, self.own_rules)
+            if mine:
+                self.taken += 1
+                if len(self.taken_examples) < self.limit:
+                    why = f"rule {', '.join(mine)} (taken by {_named(found)})"
+                    self.taken_examples.append((version, why))
         before = _verdict(self.current, version, parent)
         old = _typed(before)
         if old == new:
@@ -138,6 +151,14 @@ class RulesReport:
                 types = " -> ".join(t for t in (old, new) if t)
                 rules = self.current if kind == "lost" else self.candidate
                 lines.append(f"  {mark} {version.key.handle} {types}: {_line(version, rules)}")
+        if self.taken:
+            # the first rule of the set to match decides: a rule added after the shipped
+            # ones never retypes a message they already read
+            lines.append(f"taken by another rule first: {self.taken}")
+            lines += [
+                f"  ~ {version.key.handle} {why}: {_start(version)}"
+                for version, why in self.taken_examples
+            ]
         if self.held:
             # a rule written for a message that a shipped guard makes ordinary (a question,
             # a condition, a plan …) otherwise shows as nothing gained, with no reason
