@@ -431,7 +431,7 @@ def test_a_trigger_by_a_name_spelled_like_an_alias_is_quoted() -> None:
     trigger = Trigger(
         handle="floor/t1", created_us=parse_rfc3339(at(19)), author="MOj3",
         trust="unverified", role="user", new=True, text="who moved my stop?",
-        version=("floor", "t1", "h"), in_window=False, message_object={},
+        version=("floor", "t1", "h"), in_window=False, reply_to=None, message_object={},
     )  # fmt: skip
     window = replace(_window([]), hard=margo[::-1], hard_total=6, available=6, trigger=trigger)
     body = render(window, 100_000, "text").content

@@ -105,6 +105,24 @@ def test_a_long_trigger_arrives_whole_while_the_rest_holds_max_chars(desk: LiveS
     assert "trigger=" not in plain.split("\n", 1)[0]
 
 
+def test_a_trigger_that_replies_says_what_it_answers(desk: LiveServer) -> None:
+    # a new user's trial: a trigger "go" answering a proposal showed no re: on its line,
+    # though every reply in the digest does
+    with desk.client(INGEST) as client:
+        ingest_ok(
+            client,
+            message_event("p1", "proposal: buy 20 CLZ5 at 72.10, stop 71.40", created_at=at(50)),
+            message_event("go1", "go", created_at=at(51), author="risk", reply_to="p1"),
+        )
+    desk.drain()
+    response = feed(desk, trigger="floor/go1")
+    assert response.status_code == 200, response.text
+    trigger_line = response.text.split("[trigger]\n", 1)[1].split("\n", 1)[0]
+    assert trigger_line.startswith(f"[{at(51)[:-1]}") and " floor/go1 re:p1 " in trigger_line
+    answered = feed(desk, trigger="floor/p1").text.split("[trigger]\n", 1)[1]
+    assert " re:" not in answered.split("\n", 1)[0]  # a message that replies to nothing
+
+
 def test_a_trigger_over_the_limit_is_refused_never_cut(
     make_server: Callable[..., LiveServer],
 ) -> None:

@@ -488,6 +488,7 @@ def trigger_view(
         text=version.content,
         version=_version_of(version),
         in_window=counted,
+        reply_to=version.reply_to,
         message_object={**message, "new": new},
     )
 

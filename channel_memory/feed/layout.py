@@ -184,6 +184,8 @@ class Trigger:
     version: tuple[str, str, str]
     in_window: bool
     """A current message of the window: it counts as shown, never as omitted."""
+    reply_to: str | None
+    """The message id it replies to (of its channel), if any: ``re:`` on its line."""
     message_object: dict[str, Any]
     """Its JSON form (a source message object with origin, trust, role and new)."""
 
@@ -1090,11 +1092,15 @@ def complete_versions(c: Candidates, chosen: Selection) -> tuple[tuple[str, str,
 
 
 def trigger_text(trigger: Trigger, style: Style | None = None) -> str:
-    """The ``[trigger]`` section: one metadata line (full time, handle, author by name —
+    """The ``[trigger]`` section: one metadata line (full time, handle, ``re:`` and the
+    message it replies to, author by name —
     quoted when spelled like one of the candidates' aliases — trust, role, ``new``), then
     the whole content as quoted data."""
     name = style.name_token(trigger.author) if style else author_token(trigger.author)
-    parts = [format_rfc3339(trigger.created_us), trigger.handle, name]
+    parts = [format_rfc3339(trigger.created_us), trigger.handle]
+    if trigger.reply_to:
+        parts.append("re:" + trigger.reply_to)  # a "go" says what it answers (an id: no quotes)
+    parts.append(name)
     parts += [trigger.trust, trigger.role] + (["new"] if trigger.new else [])
     return "[trigger]\n[" + " ".join(parts) + "]\n" + quoted(trigger.text)
 
