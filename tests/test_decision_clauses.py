@@ -154,7 +154,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.0765, 0.0155, 0.6383, 0.699, 0.6894, 0.028, 0.0081, 0.9802]
+PINNED_WRAP_SCORES = [0.077, 0.0158, 0.6418, 0.7022, 0.693, 0.0284, 0.0082, 0.9801]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 
@@ -263,10 +263,10 @@ def test_a_signal_cards_side_is_its_proposal_with_the_instrument_above_it() -> N
     record = "[OMS] FILL | side=BUY | qty 100 | px 12.50"
     found = RULES.decide(record)
     assert found is not None
-    # never a card's proposal: the model's type, a fill (a confirmation since the type
-    # classifier learnt the Chinese, Japanese and Korean sets' decisions, ADR 0043)
+    # never a card's proposal: a fill by its header, the system that sent it read past (by
+    # the model's type, a confirmation, before the thirty-eighth round: ADRs 0043, 0063)
     assert found.event_type != "trade_proposal"
-    assert found.event_type == "trade_confirmation"
+    assert found.event_type == "trade_fill"
 
 
 @pytest.mark.parametrize("model", [True, False])

@@ -4150,3 +4150,385 @@ def test_the_thirty_seventh_rounds_trial_verdicts_and_moves(
     text: str, parent: str | None, event_type: str | None
 ) -> None:
     assert _rules_read(text, parent) == event_type
+
+
+# The thirty-eighth round's development desks (an LME base-metals desk, a livestock and
+# dairy desk, an Andean desk) and the development desks' missed approvals: a go in so many
+# words keeps its reasons, whatever they say; nothing new in a market without the writer's
+# say is a limit; a record read past the system that sent it; and look-alikes of each (ADR
+# 0063)
+@pytest.mark.parametrize(
+    ("text", "parent", "event_type"),
+    [
+        (
+            "ok go. keep the total under 35mm and don't leave a naked leg over lunch — I want"
+            " both legs done by 12 local, and tell Ruth when the first leg is done",
+            PROPOSAL,
+            "trade_approval",
+        ),
+        (
+            "approved — now, not at the fix, the class is a third unhedged until it's on and"
+            " cable has moved 40 pips since breakfast. Aubrac is fine, Siobhán please book it",
+            PROPOSAL,
+            "trade_approval",
+        ),
+        ("go. keep it small, I'm in the car and can't watch it", PROPOSAL, "trade_approval"),
+        # an assent alone still waits on what follows it; a go taken back is none
+        ("ok. let me think about it first", PROPOSAL, None),
+        (
+            "yep go, just not today. with the Fed tomorrow and the auction at 1pm I'd rather wait"
+            " and see where the curve settles before we add any duration at all",
+            PROPOSAL,
+            None,
+        ),
+        ("ok go. keep the total under 35mm", "lunch at the new place?", None),
+        (
+            "signing off, block lifted. But you're at 98%, so from here nothing new in cattle,"
+            " prop or card, without asking me first.",
+            None,
+            "risk_limit",
+        ),
+        ("Nothing new in TRY until we're back under.", None, "risk_limit"),
+        ("nothing new in rates without asking me first", None, "risk_limit"),
+        ("nothing new in the numbers until we're back from lunch", None, None),
+        ("nothing new in banks from me. the PKO sale was an exit", None, None),
+        ("nothing new in the minutes, without asking me I'd say it's a hold", None, None),
+        ("nothing new in the guest list without asking me first", None, None),
+        # a new user's trial: a record with the system it comes from before its header
+        ("OMS | FILL | CLZ5 BUY 40 @ 72.05 | id 88121", None, "trade_fill"),
+        ("OMS | FILL | HOZ5 SELL 20 @ 2.4150 | venue ICE_DIRECT", None, "trade_fill"),
+        ("[EMS] ORDER ACK | CLZ5 BUY 40 LMT 72.00 | id 88120", None, "trade_confirmation"),
+        ("Note: fill the form by Friday", None, None),
+        ("TODO | fill in the expense report", None, None),
+        ("ops: fill the gaps in the sheet before you go", None, None),
+    ],
+)
+def test_the_thirty_eighth_rounds_desk_speech_and_its_look_alikes(
+    text: str, parent: str | None, event_type: str | None
+) -> None:
+    assert _rules_read(text, parent) == event_type
+
+
+REVIEW_PITCH = "pitch: long 300 SOL @ 142, stop 131"
+
+
+# The review with fresh eyes of the thirty-eighth round's forms: the look-alikes its first
+# forms read as decisions (53 by the rules alone; the narrowed forms leave one, "My dad's
+# rule on the ranch: nothing new in cattle without asking me first") and the genuine
+# phrasings they newly catch (ADR 0063)
+@pytest.mark.parametrize(
+    ("text", "parent", "event_type"),
+    [
+        (
+            "approved — who told you that? I haven't even looked at it",
+            REVIEW_PITCH,
+            None,
+        ),
+        (
+            "approved, says who? Klaus is out till Monday",
+            REVIEW_PITCH,
+            None,
+        ),
+        (
+            "approved — by whom? not by me",
+            REVIEW_PITCH,
+            None,
+        ),
+        (
+            "go ahead — and who signs it when it blows through 131? not me",
+            REVIEW_PITCH,
+            None,
+        ),
+        (
+            "granted, if you think SOL holds 131. I don't, so no",
+            REVIEW_PITCH,
+            None,
+        ),
+        (
+            "go ahead, explain why 300 and not 100? I'm listening but not sold",
+            REVIEW_PITCH,
+            None,
+        ),
+        (
+            "approved — the holiday request, not this. this one can wait till I'm back",
+            REVIEW_PITCH,
+            None,
+        ),
+        (
+            "Nothing new in cattle until we're back under 180 — it's all chop in that range",
+            None,
+            None,
+        ),
+        (
+            "nothing new in oil until we're back under 70, the range is the whole story",
+            None,
+            None,
+        ),
+        (
+            "chart says nothing new in SOL until we're back under 150, it's a range",
+            None,
+            None,
+        ),
+        (
+            "Nothing new in TRY until we're back under — that's what the sell-side note says",
+            None,
+            None,
+        ),
+        (
+            "FT piece: nothing new in EM until we're back under 4% on the 10y, "
+            "argues the strategist",
+            None,
+            None,
+        ),
+        (
+            "nothing new in semis until we're back under 30x forward, that's all "
+            "the sell side keeps writing",
+            None,
+            None,
+        ),
+        (
+            "anything on lira? nothing new in TRY, until we're back under 32 nobody cares",
+            None,
+            None,
+        ),
+        (
+            "nothing new in gold until we're back under 2300, same story as last week",
+            None,
+            None,
+        ),
+        (
+            "I'm not saying nothing new in TRY until we're back under, just be careful",
+            None,
+            None,
+        ),
+        (
+            "Reto's rule at his old shop was nothing new in TRY until we're back "
+            "under, and they missed the whole rally",
+            None,
+            None,
+        ),
+        (
+            "Back in 2018 it was 'nothing new in TRY until we're back under 6' for months",
+            None,
+            None,
+        ),
+        (
+            "the 'nothing new in rates without asking me first' line was from 2022, it's long gone",
+            None,
+            None,
+        ),
+        (
+            "Told the kids nothing new in cards without asking me first, the "
+            "Pokémon spend is insane",
+            None,
+            None,
+        ),
+        (
+            "nothing new in dairy without asking me first, you know I'm off lactose",
+            None,
+            None,
+        ),
+        (
+            "nothing new in power tools without asking me first, the garage is full",
+            None,
+            None,
+        ),
+        (
+            "Nothing new in the book without asking me first, the publisher has the proofs",
+            None,
+            None,
+        ),
+        (
+            "Nothing new in AWS without asking me first, the cloud bill doubled",
+            None,
+            None,
+        ),
+        (
+            "nothing new in PROD without asking me first — deploy freeze till the release",
+            None,
+            None,
+        ),
+        (
+            "Nothing new in JIRA without checking with me, the board is a mess",
+            None,
+            None,
+        ),
+        (
+            "Nothing new in HR without asking me first — all hiring goes through me",
+            None,
+            None,
+        ),
+        (
+            "nothing new in grains without asking me first, the pantry's full of quinoa",
+            None,
+            None,
+        ),
+        (
+            "nothing new in livestock without asking me first, the farm already has 40 goats",
+            None,
+            None,
+        ),
+        (
+            "nothing new in tech until we're back under budget — no more iPads for the office",
+            None,
+            None,
+        ),
+        (
+            "nothing new in energy drinks without asking me first, the fridge is full of them",
+            None,
+            None,
+        ),
+        (
+            "nothing new in the cattle channel without asking me first, it's for alerts only",
+            None,
+            None,
+        ),
+        (
+            "Nothing new in the ags newsletter until we're back under 500 subscribers",
+            None,
+            None,
+        ),
+        (
+            "nothing new in the FX chat without running it by me, too much noise lately",
+            None,
+            None,
+        ),
+        (
+            "send it, let me think about the size first",
+            REVIEW_PITCH,
+            None,
+        ),
+        (
+            "go for it, once Reto's back from lunch. ask him",
+            REVIEW_PITCH,
+            None,
+        ),
+        (
+            "yes go ahead, what's the rush? let's wait for CPI",
+            REVIEW_PITCH,
+            None,
+        ),
+        (
+            "do it, what could go wrong? everything. no",
+            REVIEW_PITCH,
+            None,
+        ),
+        (
+            "go ahead — let me know if Reto signs, then we'll talk",
+            REVIEW_PITCH,
+            None,
+        ),
+        (
+            "yeah go — let me think about it over lunch actually",
+            REVIEW_PITCH,
+            None,
+        ),
+        (
+            "send it — to compliance first, let's see if they even allow SOL",
+            REVIEW_PITCH,
+            None,
+        ),
+        (
+            "granted, if SOL holds 131 through the unlock this works, and the "
+            "carry's decent. but I don't think it holds, and the alt bucket is "
+            "almost full anyway, so it's a no from me",
+            REVIEW_PITCH,
+            None,
+        ),
+        (
+            "approved — that's what Jonas thinks I'll say, he told you that at "
+            "lunch right? I haven't looked at it yet and I won't until after the "
+            "risk meeting. park it till then",
+            REVIEW_PITCH,
+            None,
+        ),
+        (
+            "go — if it were my call. it's not; crypto sits with Reto since the "
+            "reorg, so ask him. I'd probably say yes but it doesn't matter what "
+            "I'd say, it's his book and his limit",
+            REVIEW_PITCH,
+            None,
+        ),
+        (
+            "go ahead, what's the worst that could happen? oh right, last Tuesday",
+            REVIEW_PITCH,
+            None,
+        ),
+        (
+            "send it, why not? it's only Reto's money. no",
+            REVIEW_PITCH,
+            None,
+        ),
+        (
+            "go for it, let me guess — you already sent it? that's not how this works",
+            REVIEW_PITCH,
+            None,
+        ),
+        (
+            "green light, let's see what risk says first",
+            REVIEW_PITCH,
+            None,
+        ),
+        (
+            "yes approved, let me check it's the same ticket first — which one is this?",
+            REVIEW_PITCH,
+            None,
+        ),
+        (
+            "granted, what's the downside if it gaps? that's my worry. no",
+            REVIEW_PITCH,
+            None,
+        ),
+        (
+            "go, if you're buying lunch",
+            REVIEW_PITCH,
+            None,
+        ),
+        (
+            "approved, was it? then why is it still pending in the system?",
+            "the SOL long was approved yesterday, right? long 300 @ 142",
+            None,
+        ),
+        (
+            "Nothing new in TRY until we're back under",
+            None,
+            "risk_limit",
+        ),
+        (
+            "nothing new in EM FX without checking with me",
+            None,
+            "risk_limit",
+        ),
+        (
+            "nothing new in semis without running it by me",
+            None,
+            "risk_limit",
+        ),
+        (
+            "Nothing new in lira until we're back under.",
+            None,
+            "risk_limit",
+        ),
+        (
+            "ok go, keep it under 35mm total and no naked leg over lunch",
+            "proposal: buy 20mm USDJPY 1y RR, 35mm total with the existing, leg in before lunch?",
+            "trade_approval",
+        ),
+        (
+            "go ahead, keep the stop at 131 hard in the system",
+            REVIEW_PITCH,
+            "trade_approval",
+        ),
+        (
+            "ok go. keep the total under 35mm and don't leave a naked leg over "
+            "lunch — if the second leg isn't done by 12, flatten the first and "
+            "we'll try again in the afternoon",
+            "proposal: buy 20mm USDJPY 1y RR, 35mm total with the existing, leg in before lunch?",
+            "trade_approval",
+        ),
+    ],
+)
+def test_the_thirty_eighth_rounds_review_cases(
+    text: str, parent: str | None, event_type: str | None
+) -> None:
+    assert _rules_read(text, parent) == event_type

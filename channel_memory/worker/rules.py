@@ -122,6 +122,21 @@ _FIRM_REJECTION = re.compile(
 """A verdict that cannot be a deferral, alone or with who gave it ("Abgelehnt von Risk."):
 its reasons are its reasons, whatever they say ("pass. … if it comes and goes, ask me
 again"; "no, let me think" is no such verdict)."""
+_FIRM_APPROVAL = re.compile(
+    r"\W{0,3}(?:(?:ok|okay|yes|yep|yeah)[\s,]{1,3})?(?:go|go ahead|go for it|approved|do it|"
+    r"send it|green light|genehmigt|aprobado|aprobada|approuvé|approuvée|approvato|"
+    r"approvata)\W{0,3}$",
+    re.IGNORECASE,
+)
+"""A verdict that gives the go in so many words ("ok go.", "approved —")…"""
+_HOW_TO_DO_IT = re.compile(
+    r"[\s,.;:!\u2014\u2013-]{0,4}(?:keep|don[\x27\u2019]t|do not|now\b|only|max|cap|leave|"
+    r"work|take|half|same stop|stop\b)(?![^.!?;\n]{0,160}\?)",
+    re.IGNORECASE,
+)
+"""…whose reasons open by saying how to do it, with no question in that sentence ("ok go.
+keep the total under 35mm …", "approved — now, not at the fix, …"): they keep it a go,
+whatever a guard makes of them; not "go ahead, let me think", "approved, says who?"."""
 _REJECTING = re.compile(
     rf"\W{{0,3}}(?:{_FIRM_WORDS}|no|nah|nope|nay|negative|not (?:now|yet|tonight)|nein|non|"
     r"niet|reject|decline|deny)\W{0,3}$",
@@ -1296,6 +1311,12 @@ class RuleSet:
             or (_REFUSING.match(text, reasons_at) is not None and _PUT_OFF.match(verdict) is None)
         ):
             return verdict.strip()  # "no for now, revisit post auction", "no. not adding …"
+        if (
+            not rejecting
+            and _FIRM_APPROVAL.match(verdict) is not None
+            and _HOW_TO_DO_IT.match(text, reasons_at) is not None
+        ):
+            return verdict.strip()  # "ok go. keep the total under 35mm …"
         guards = tuple(g for g in self.guards if g.reasons or not rejecting)
         reasons = _View(text[reasons_at:], guards, self.gates)
         if reasons.clauses and reasons.guarded(0):
