@@ -4201,6 +4201,10 @@ def test_the_thirty_seventh_rounds_trial_verdicts_and_moves(
         ("Note: fill the form by Friday", None, None),
         ("TODO | fill in the expense report", None, None),
         ("ops: fill the gaps in the sheet before you go", None, None),
+        # a stop placed on a position is its change, not a trade proposed with its stop
+        ("Stop on USDJPY short set at 151.90.", None, "stop_or_target_change"),
+        ("Stop on the ES long now at 6,410", None, "stop_or_target_change"),
+        ("buy 100 EURUSD at 1.0850, stop on the long at 1.0800", None, "trade_proposal"),
     ],
 )
 def test_the_thirty_eighth_rounds_desk_speech_and_its_look_alikes(
