@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import ipaddress
 import json
+import logging
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -93,9 +94,6 @@ def _serve(args: argparse.Namespace) -> int:
     # Built here with N processes too, though each process builds its own: a bad rules
     # file then fails here, as it does with one process, not in every process started.
     app = create_app(settings)
-    # the database is opened once before listening, so an unreachable server or a schema
-    # from a newer version is named here (exit 2), not in a traceback from every process
-    asyncio.run(_check_opens(settings.db))
     try:
         sock, url = listening_socket(args.host, args.port)
     except OSError as exc:  # the port taken, an address not this host's, a privileged port
@@ -110,6 +108,13 @@ def _serve(args: argparse.Namespace) -> int:
         from channel_memory.http import logs
 
         logs.configure(args.log_level, routes, pid=True)  # processes share stderr
+    # the database is opened once before serving, so an unreachable server or a schema
+    # from a newer version is named here (exit 2), not in a traceback from every process
+    try:
+        asyncio.run(_check_opens(settings.db))
+    except BaseException:
+        sock.close()
+        raise
     processes = f", {args.workers} server processes" if several else ""
     where = redacted(settings.db)  # never a URL's password
     print(f"channel-memory {__version__} listening on {url} (db: {where}{processes})")
@@ -124,18 +129,32 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _open(target: str | Path) -> Store:
+async def _open(target: str | Path, *, logged: bool = False) -> Store:
     """The database ``target`` names, opened; one that is not there is created, and said
-    so (a mistyped path would otherwise fill a database nothing else reads)."""
-    created = not is_postgres_url(target) and not await asyncio.to_thread(Path(target).exists)
+    so (a mistyped path would otherwise fill a database nothing else reads): a JSON log
+    line from a command that logs so (``logged``), else a line on stderr."""
+    created = not is_postgres_url(target) and not await asyncio.to_thread(_exists, target)
     store = await Store.open(target)
     if created:
-        print(f"channel-memory: created a new database at {target}", file=sys.stderr)
+        where = await asyncio.to_thread(Path(target).resolve)
+        if logged:
+            logging.getLogger("channel_memory").warning("created a new database at %s", where)
+        else:
+            print(f"channel-memory: created a new database at {where}", file=sys.stderr)
     return store
 
 
+def _exists(target: str | Path) -> bool:
+    """Whether a path is there (one that cannot be looked at counts as there: opening it
+    says why it cannot be used)."""
+    try:
+        return Path(target).exists()
+    except OSError:
+        return True
+
+
 async def _check_opens(target: str | Path) -> None:
-    store = await _open(target)
+    store = await _open(target, logged=True)
     await store.close()
 
 
@@ -232,7 +251,7 @@ def _worker(args: argparse.Namespace) -> int:
     derivation = derive_settings(settings)
 
     async def run() -> int:
-        store = await _open(settings.db)
+        store = await _open(settings.db, logged=True)
         worker: Worker | None = None
         try:
             worker = Worker(store, settings, wall_clock, derive_with=derivation)
@@ -286,7 +305,6 @@ def _rules_test(args: argparse.Namespace) -> int:
 
 
 def _mcp(args: argparse.Namespace) -> int:
-    import logging
     import os
 
     from channel_memory.http.api import AppContext
@@ -313,7 +331,7 @@ def _mcp(args: argparse.Namespace) -> int:
     derive = derive_hook(derive_settings(settings))
 
     async def run() -> int:
-        store = await _open(settings.db)
+        store = await _open(settings.db, logged=True)
         try:
             ctx = AppContext(store, settings, tokens, wall_clock, derive, lambda: None, Telemetry())
             await build(ctx, principal).run_stdio_async()

@@ -116,6 +116,21 @@ def test_a_database_that_cannot_be_opened_is_named_without_a_traceback(
     assert result.stderr.startswith("channel-memory: database schema version 999 is newer than")
 
 
+def test_copy_from_a_source_that_cannot_be_reached_is_refused_at_its_start(
+    tmp_path: Path,
+) -> None:
+    # a review: an unreachable PostgreSQL source said "copy stopped: …; the chunks already
+    # copied are kept", as if it had stopped part way
+    dest = tmp_path / "dest.db"
+    url = f"postgresql://memory:s3cret@127.0.0.1:{free_port()}/cm"
+    result = run_cli("copy", url, str(dest))
+    assert result.returncode == 2
+    assert result.stderr.startswith(
+        "channel-memory: copy refused: cannot connect to the source postgresql://memory:***@"
+    )
+    assert "s3cret" not in result.stderr and not dest.exists()
+
+
 def test_a_port_already_in_use_is_named_without_a_traceback(tmp_path: Path) -> None:
     # a new user's trial: serve on a taken port printed uvicorn's and Python's traceback
     with socket.socket() as taken:

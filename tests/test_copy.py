@@ -338,11 +338,17 @@ def test_a_destination_that_is_not_empty_is_refused_and_left_alone(
             copy(other, partial)
     finally:
         pg_cluster.drop_database(partial)
-    # a database that cannot be reached: the failure's type, never a database's message
+    # a database that cannot be reached is refused at the start, as every command refuses
+    # one: the server's words (which name no stored content), never a password
     err = io.StringIO()
     missing_db = pg_url.rsplit("/", 1)[0] + "/no_such_database"
-    assert copy_command(str(source), missing_db, out=out, err=err) == 1
-    assert err.getvalue().startswith("channel-memory: copy stopped: InvalidCatalogNameError;")
+    assert copy_command(str(source), missing_db, out=out, err=err) == 2
+    assert err.getvalue().startswith(
+        "channel-memory: copy refused: cannot connect to the database at postgresql://"
+    )
+    assert 'InvalidCatalogNameError: database "no_such_database" does not exist' in (
+        err.getvalue()
+    )
     assert copy_command(str(source), str(tmp_path / "new.db"), chunk_rows=0, err=err) == 2
     with pytest.raises(CopyRefused, match="the same database"):
         copy(source, str(source))

@@ -111,6 +111,11 @@ def test_only_a_change_of_the_same_level_on_the_same_instrument_replaces() -> No
         ("raising ES stop to 6,410 before 8:30 CT", "NQ stop moved to 21,050 after 8:30 CT"),
         ("raising ES stop to 6,410 before 8:30 CST", "NQ stop moved to 21,050 after 8:30 CST"),
         ("raising ESZ6 stop to 6,410", "NQZ6 stop moved to 21,050"),
+        # two months of one future are two instruments (a review: a spread's legs, a roll)
+        ("raising CLZ5 stop to 61.10", "CLF6 stop moved to 61.90"),
+        ("raising ESZ6 stop to 6,410", "ESH7 stop moved to 6,480"),
+        # and ordinary capitals with a month's letter and a digit are no contract
+        ("raising USDX5 stop to 1.10", "USD stop moved to 1.12"),
         ("raising ES/NQ spread stop to 3.10", "NQ stop moved to 21,050"),
         ("raising USD/JPY stop to 151.60", "JPY stop moved to 152.00"),
     ]

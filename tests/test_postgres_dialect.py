@@ -262,6 +262,16 @@ def test_a_urls_password_never_reaches_the_output(pg_url: str, tmp_path: Path) -
     assert redacted("postgresql://memory:s3cr3t@db:5432/cm") == "postgresql://memory:***@db:5432/cm"
     assert redacted("postgresql://memory@db/cm") == "postgresql://memory@db/cm"
     assert redacted(tmp_path / "cm.db") == str(tmp_path / "cm.db")
+    # a review: a password in the query string, or with an "@" in it, leaked
+    assert redacted("postgresql://db:5432/cm?password=s3cr3t&user=m") == (
+        "postgresql://db:5432/cm?password=***&user=m"
+    )
+    assert (
+        redacted("postgresql://memory:s3c@r3t@db:5432/cm") == "postgresql://memory:***@db:5432/cm"
+    )
+    assert redacted("POSTGRES://m:s3cr3t@db/cm?user=a@b&password=x") == (
+        "POSTGRES://m:***@db/cm?user=a@b&password=***"
+    )
     with_password = pg_url.replace("postgres@", "postgres:s3cr3t-pw@")  # trust: any password
     process = subprocess.Popen(
         [sys.executable, "-m", "channel_memory", "serve", "--port", "0", "--db", with_password],
@@ -411,3 +421,27 @@ def test_raw_text_is_cut_as_the_terms_module_cuts_it(pg_url: str, text: str) -> 
             await conn.close()
 
     assert asyncio.run(run()) == (sorted(set(index_terms(text))), doc_length(text))
+
+
+def test_a_user_who_may_not_create_the_schema_is_refused_in_one_line(pg_url: str) -> None:
+    # a review: a role without CREATE on schema public (PostgreSQL 15's default for one
+    # that does not own the database) gave a traceback at every command's start
+    async def make_role() -> None:
+        conn = await asyncpg.connect(pg_url)
+        try:
+            await conn.execute("DROP ROLE IF EXISTS cm_reader")
+            await conn.execute("CREATE ROLE cm_reader LOGIN")
+            await conn.execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC")
+        finally:
+            await conn.close()
+
+    asyncio.run(make_role())
+    url = pg_url.replace("postgres@", "cm_reader:s3cr3t@")
+    result = subprocess.run(
+        [sys.executable, "-m", "channel_memory", "worker", "--once", "--db", url],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr and "s3cr3t" not in result.stderr
+    assert result.stderr.startswith("channel-memory: cannot open the database at postgresql://")
+    assert "InsufficientPrivilegeError" in result.stderr

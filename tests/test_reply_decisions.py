@@ -107,12 +107,17 @@ def test_a_reply_through_the_peer_ingest_route_answers_its_proposal(
     for body in (
         peer("1", PROPOSAL, 0, author_kind="bot"),
         peer("2", "yes", 1, reply_to="1", thread_id=""),
+        peer("3", "denied, too correlated", 2, thread_id="1"),  # in the proposal's thread
     ):
         response = client.post("/ingest", json=body)
         assert response.status_code == 202, response.text
     server.drain()
     block = block_of(client, "2")
     assert (block["kind"], block["event_type"], block["answers"]) == APPROVES_THE_PROPOSAL
+    threaded = block_of(client, "3")
+    assert (threaded["kind"], threaded["event_type"], threaded["answers"]) == (
+        APPROVES_THE_PROPOSAL
+    )
     assert query(server.settings.db, "SELECT origin, author_kind FROM source_messages WHERE "
                  "message_id = '1'") == [("app", "bot")]  # fmt: skip
 

@@ -121,6 +121,15 @@ def test_a_trigger_that_replies_says_what_it_answers(desk: LiveServer) -> None:
     assert trigger_line.startswith(f"[{at(51)[:-1]}") and " floor/go1 re:p1 " in trigger_line
     answered = feed(desk, trigger="floor/p1").text.split("[trigger]\n", 1)[1]
     assert " re:" not in answered.split("\n", 1)[0]  # a message that replies to nothing
+    # a reply in a thread answers the thread's root (a review)
+    with desk.client(INGEST) as client:
+        ingest_ok(
+            client,
+            message_event("go2", "go", created_at=at(52), author="risk", thread_id="p1"),
+        )
+    desk.drain()
+    threaded = feed(desk, trigger="floor/go2").text.split("[trigger]\n", 1)[1]
+    assert " floor/go2 re:p1 " in threaded.split("\n", 1)[0]
 
 
 def test_a_trigger_over_the_limit_is_refused_never_cut(

@@ -488,7 +488,11 @@ def trigger_view(
         text=version.content,
         version=_version_of(version),
         in_window=counted,
-        reply_to=version.reply_to,
+        # a reply's target, else its thread's root (a thread reply answers the root)
+        reply_to=next(
+            (t for t in (version.reply_to, version.thread_id) if t and t != version.key.message_id),
+            None,
+        ),
         message_object={**message, "new": new},
     )
 

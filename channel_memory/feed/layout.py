@@ -934,9 +934,12 @@ _NAME = re.compile(
 """A name in capitals ("USDJPY", "USD/JPY", "NVDA", "TSX60", a future's two-letter root
 "ES", as a trading platform writes it too: "/ES"), also against text without spaces
 ("USDJPYの損切り"): what two stop changes both name."""
-_CONTRACT = re.compile(r"([A-Z]{2,3})[FGHJKMNQUVXZ][0-9]{1,2}")
-"""A future's contract ("ESZ6", "CLF27"): it names its root too, so a stop on "ES" and one
-on "ESZ6" are on one instrument."""
+_CONTRACT = re.compile(r"(" + _ROOTS + r")[FGHJKMNQUVXZ][0-9]{1,2}")
+"""A future's contract of one of those roots ("ESZ6", "CLF27"): a stop on it and one on its
+root alone ("ES", "/ES") are on one instrument; two months of a root are two ("CLZ5" and
+"CLF6", a spread's legs or a roll)."""
+_ROOT_OF = "~"
+"""Marks a contract's root among an item's names: it links only to the root named alone."""
 # fmt: off
 _NOT_NAMES = frozenset({
     "STOP", "STOPS", "TARGET", "TARGETS", "MOVED", "MOVE", "SET", "NEW", "OLD", "FILL",
@@ -963,13 +966,26 @@ def _channel(item: FeedItem) -> str:
 
 
 def _names(item: FeedItem) -> frozenset[str]:
+    """The names in capitals ``item`` gives, and ``~ROOT`` for each contract of a root."""
     found = set()
     for name in _NAME.findall(item.text):
         found.add(name.replace("/", ""))
         contract = _CONTRACT.fullmatch(name)
         if contract is not None:
-            found.add(contract.group(1))
+            found.add(_ROOT_OF + contract.group(1))
     return frozenset(found) - _NOT_NAMES
+
+
+def _same_instrument(first: frozenset[str], second: frozenset[str]) -> bool:
+    """Whether two changes name one instrument: a name both give, or a contract's root
+    that the other names alone."""
+    if any(not n.startswith(_ROOT_OF) for n in first & second):
+        return True
+    return any(
+        n.startswith(_ROOT_OF) and n[len(_ROOT_OF) :] in other
+        for one, other in ((first, second), (second, first))
+        for n in one
+    )
 
 
 def _levels(item: FeedItem) -> frozenset[str]:
@@ -1021,7 +1037,7 @@ def _in_force(
             and _channel(i) == _channel(older)
             and i.last_us > older.last_us
             and i.score >= IN_FORCE_SCORE
-            and names[older.key] & names[i.key]
+            and _same_instrument(names[older.key], names[i.key])
             and _same_level(levels[older.key], levels[i.key])
             and i.key not in echoes
             and cut[i.key] <= room

@@ -245,6 +245,9 @@ class Settings(BaseSettings):
         text = str(value)
         if text.lower().startswith(("postgresql://", "postgres://")):
             return text
+        if text == ":memory:" or text.lower().startswith("file:"):
+            # every connection of the store would open a database of its own
+            raise ValueError("give an SQLite file's path (an in-memory database is not one)")
         return Path(value)
 
     token: str | None = None

@@ -38,6 +38,7 @@ from channel_memory.kernel.timefmt import Clock, wall_clock
 from channel_memory.store import dirty
 from channel_memory.store.connection import Connection
 from channel_memory.store.database import (
+    DatabaseUnavailable,
     SchemaTooNew,
     StorageError,
     Store,
@@ -414,7 +415,12 @@ class PostgresSource:
         from channel_memory.store.postgres.database import schema_sql
         from channel_memory.store.postgres.database import schema_version as pg_version
 
-        raw = await asyncpg.connect(url)
+        try:
+            raw = await asyncpg.connect(url)
+        except (OSError, ValueError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            # refused at the start, as every command refuses a database it cannot reach
+            reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            raise CopyRefused(f"cannot connect to the source {redacted(url)} ({reason})") from exc
         try:
             transaction = raw.transaction(isolation="repeatable_read", readonly=True)
             await transaction.start()
@@ -698,7 +704,9 @@ def copy_command(
     )
     try:
         verification = asyncio.run(copy_store(source, dest, chunk_rows=chunk_rows, progress=bar))
-    except CopyRefused as exc:
+    except (CopyRefused, DatabaseUnavailable) as exc:
+        # a destination that cannot be reached or opened is refused at the start, as every
+        # command refuses one (the server's words name no stored content)
         bar.close()
         print(f"channel-memory: copy refused: {exc}", file=err)
         return 2

@@ -42,9 +42,25 @@ def is_postgres_url(target: str | Path) -> bool:
 
 
 def redacted(target: str | Path) -> str:
-    """``target`` as logs may show it: a URL without its password."""
+    """``target`` as logs may show it: a URL without its password, wherever it is written
+    (``user:pass@``, a password with an ``@`` in it, ``?password=``)."""
     text = str(target)
-    return re.sub(r"^(postgres(?:ql)?://[^:/@]*):[^@/]*@", r"\1:***@", text, flags=re.I)
+    if not is_postgres_url(text):
+        return text
+    scheme, rest = text.split("://", 1)
+    # the host part ends at the first "/", "?" or "#" after the last "@" before any query
+    last_at = re.split(r"[?#]", rest, maxsplit=1)[0].rfind("@")
+    cut = len(rest)
+    for mark in "/?#":
+        at = rest.find(mark, last_at + 1)
+        if at != -1:
+            cut = min(cut, at)
+    netloc, tail = rest[:cut], rest[cut:]
+    userinfo, at_sign, host = netloc.rpartition("@")
+    if at_sign and ":" in userinfo:
+        netloc = userinfo.split(":", 1)[0] + ":***@" + host
+    tail = re.sub(r"(?i)([?&]password=)[^&#]*", r"\1***", tail)
+    return f"{scheme}://{netloc}{tail}"
 
 
 class WriterBusy(Exception):

@@ -29,6 +29,7 @@ from asyncpg.pool import PoolConnectionProxy
 
 from channel_memory.store.connection import Connection, Params, Row
 from channel_memory.store.database import (
+    DatabaseUnavailable,
     DatabaseUnreachable,
     SchemaTooNew,
     StorageError,
@@ -148,6 +149,11 @@ def storage_error(exc: BaseException) -> StorageError | None:
     return None
 
 
+def _reason(exc: BaseException) -> str:
+    """An error's type and the server's or the driver's words, for a one-line refusal."""
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
 async def _init(raw: Raw) -> None:
     await raw.execute(f"SET lock_timeout = {LOCK_TIMEOUT_MS}")
     # a replica that hangs inside a transaction must not hold the write lock for good
@@ -211,12 +217,12 @@ class PostgresStore(Store):
         # front (pgbouncer in transaction mode) needs statement_cache_size=0 in the URL
         try:
             writer = await asyncpg.create_pool(url, min_size=1, max_size=1, init=_init)
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        except (OSError, ValueError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             # the server's own words (a refused password, a database that does not exist)
-            # name no stored content; the URL is shown without its password
-            reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            # and a URL's parse error name no stored content; the URL is shown without its
+            # password
             raise DatabaseUnreachable(
-                f"cannot connect to the database at {redacted(url)} ({reason})"
+                f"cannot connect to the database at {redacted(url)} ({_reason(exc)})"
             ) from exc
         try:
             async with writer.acquire() as raw:
@@ -224,6 +230,12 @@ class PostgresStore(Store):
             reader_pool = await asyncpg.create_pool(
                 url, min_size=1, max_size=max(1, readers), init=_init
             )
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            # a user without the right to create the schema, too many connections …
+            await writer.close()
+            raise DatabaseUnavailable(
+                f"cannot open the database at {redacted(url)} ({_reason(exc)})"
+            ) from exc
         except BaseException:
             await writer.close()
             raise
