@@ -346,9 +346,7 @@ def test_a_destination_that_is_not_empty_is_refused_and_left_alone(
     assert err.getvalue().startswith(
         "channel-memory: copy refused: cannot connect to the database at postgresql://"
     )
-    assert 'InvalidCatalogNameError: database "no_such_database" does not exist' in (
-        err.getvalue()
-    )
+    assert 'InvalidCatalogNameError: database "no_such_database" does not exist' in (err.getvalue())
     assert copy_command(str(source), str(tmp_path / "new.db"), chunk_rows=0, err=err) == 2
     with pytest.raises(CopyRefused, match="the same database"):
         copy(source, str(source))
