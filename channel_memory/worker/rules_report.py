@@ -73,13 +73,12 @@ class RulesReport:
     """Messages a rule of the candidate's own matches where another rule decides first (a
     shipped rule takes a clause both match, the first clause a rule matches decides)."""
     taken_examples: list[tuple[SourceVersion, str]] = field(default_factory=list)
+    own_rules: frozenset[str] = field(init=False)
+    """The candidate's rules the current rules have no rule of the same name for."""
 
     @property
     def same_rules(self) -> bool:
         return self.current is self.candidate
-
-    own_rules: frozenset[str] = field(init=False)
-    """The candidate's rules the current rules have no rule of the same name for."""
 
     def __post_init__(self) -> None:
         current = {rule.name for rule in self.current.rules}
