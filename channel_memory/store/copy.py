@@ -42,6 +42,7 @@ from channel_memory.store.database import (
     SchemaTooNew,
     StorageError,
     Store,
+    failure_reason,
     is_postgres_url,
     redacted,
     schema_version,
@@ -419,8 +420,9 @@ class PostgresSource:
             raw = await asyncpg.connect(url)
         except (OSError, ValueError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             # refused at the start, as every command refuses a database it cannot reach
-            reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            raise CopyRefused(f"cannot connect to the source {redacted(url)} ({reason})") from exc
+            raise CopyRefused(
+                f"cannot connect to the source {redacted(url)} ({failure_reason(exc)})"
+            ) from exc
         try:
             transaction = raw.transaction(isolation="repeatable_read", readonly=True)
             await transaction.start()

@@ -63,6 +63,13 @@ def redacted(target: str | Path) -> str:
     return f"{scheme}://{netloc}{tail}"
 
 
+def failure_reason(exc: BaseException) -> str:
+    """Why a database could not be opened, for a one-line refusal: the error's type and the
+    words of the OS, SQLite, the server or the driver (a path, a state, a database's name;
+    never stored content)."""
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
 class WriterBusy(Exception):
     """The single writer stayed busy longer than the caller was willing to wait."""
 

@@ -30,6 +30,7 @@ from channel_memory.store.database import (
     StorageReadOnly,
     Store,
     WriterBusy,
+    failure_reason,
     migrations,
     schema_version,
 )
@@ -317,10 +318,7 @@ async def _checkpoint(conn: Connection) -> bool:
 
 
 def _unavailable(path: Path, exc: BaseException) -> DatabaseUnavailable:
-    # an OS or SQLite error names a path or a state (not a folder, not a database file),
-    # never stored content
-    reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    return DatabaseUnavailable(f"cannot open the database at {path} ({reason})")
+    return DatabaseUnavailable(f"cannot open the database at {path} ({failure_reason(exc)})")
 
 
 class SqliteStore(Store):

@@ -38,6 +38,7 @@ from channel_memory.store.database import (
     StorageReadOnly,
     Store,
     WriterBusy,
+    failure_reason,
     migrations,
     redacted,
 )
@@ -149,11 +150,6 @@ def storage_error(exc: BaseException) -> StorageError | None:
     return None
 
 
-def _reason(exc: BaseException) -> str:
-    """An error's type and the server's or the driver's words, for a one-line refusal."""
-    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-
-
 async def _init(raw: Raw) -> None:
     await raw.execute(f"SET lock_timeout = {LOCK_TIMEOUT_MS}")
     # a replica that hangs inside a transaction must not hold the write lock for good
@@ -222,7 +218,7 @@ class PostgresStore(Store):
             # and a URL's parse error name no stored content; the URL is shown without its
             # password
             raise DatabaseUnreachable(
-                f"cannot connect to the database at {redacted(url)} ({_reason(exc)})"
+                f"cannot connect to the database at {redacted(url)} ({failure_reason(exc)})"
             ) from exc
         try:
             async with writer.acquire() as raw:
@@ -234,7 +230,7 @@ class PostgresStore(Store):
             # a user without the right to create the schema, too many connections …
             await writer.close()
             raise DatabaseUnavailable(
-                f"cannot open the database at {redacted(url)} ({_reason(exc)})"
+                f"cannot open the database at {redacted(url)} ({failure_reason(exc)})"
             ) from exc
         except BaseException:
             await writer.close()
