@@ -155,7 +155,7 @@ class RulesReport:
             # ones never retypes a message they already read
             lines.append(f"taken by another rule first: {self.taken}")
             lines += [
-                f"  ~ {version.key.handle} {why}: {_start(version)}"
+                f"  ~ {version.key.handle} {why}: {_line(version)}"
                 for version, why in self.taken_examples
             ]
         if self.held:
@@ -163,25 +163,20 @@ class RulesReport:
             # a condition, a plan …) otherwise shows as nothing gained, with no reason
             lines.append(f"held back by a guard (the clause reads as ordinary): {self.held}")
             lines += [
-                f"  ! {version.key.handle} {why}: {_start(version)}"
+                f"  ! {version.key.handle} {why}: {_line(version)}"
                 for version, why in self.held_examples
             ]
         return "\n".join(lines)
 
 
-def _start(version: SourceVersion) -> str:
-    """The message's start as a report line."""
-    text = " ".join(version.content.split())
-    return text if len(text) <= KEY_LINE_CHARS else text[: KEY_LINE_CHARS - 1] + "…"
-
-
-def _line(version: SourceVersion, rules: RuleSet) -> str:
+def _line(version: SourceVersion, rules: RuleSet | None = None) -> str:
     """The message as a report line: from the first clause ``rules`` match (marked ``…``
     when it is not the message's start), so a decision in the middle of a long message is
     what the line shows; the message's start when no rule matched a clause (a reply's
-    verdict, a decision only the model found)."""
+    verdict, a decision only the model found) or no ``rules`` are given (a rule held back
+    or taken by another: what it matched is not a decision clause)."""
     content = version.content
-    spans = rules.decision_spans(content)
+    spans = rules.decision_spans(content) if rules is not None else []
     start = spans[0][0] if spans else 0
     text = " ".join(content[start:].split())
     if start > 0 and content[:start].strip():
