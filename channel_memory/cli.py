@@ -21,7 +21,7 @@ from channel_memory.kernel.timefmt import format_rfc3339
 from channel_memory.store import DatabaseUnavailable, Store
 from channel_memory.store.database import is_postgres_url, redacted
 from channel_memory.worker.rules import RulesError, load_rules
-from channel_memory.worker.runner import derive_hook, derive_settings
+from channel_memory.worker.runner import derive_hook, derive_settings, lazy_derive_hook
 
 
 def is_loopback(host: str) -> bool:
@@ -328,7 +328,8 @@ def _mcp(args: argparse.Namespace) -> int:
             exc.code,
         )
         return 2
-    derive = derive_hook(derive_settings(settings))
+    # the MCP tools only read: rules and their model are loaded if a derivation ever asks
+    derive = lazy_derive_hook(settings)
 
     async def run() -> int:
         store = await _open(settings.db, logged=True)

@@ -35,7 +35,8 @@ from channel_memory.tools.budget import compact
 from channel_memory.tools.mcp_budget import TEXT_MARK, bound_result
 from channel_memory.tools.mcp_server import ToolFailure, refusal_of, render
 from channel_memory.tools.retrieval import SearchRequest
-from channel_memory.worker.runner import Worker
+from channel_memory.worker.rules import RulesError
+from channel_memory.worker.runner import Worker, lazy_derive_hook
 from tests.conftest import message_event
 
 pytestmark = pytest.mark.anyio
@@ -440,6 +441,35 @@ async def test_the_all_scopes_token_alone_serves(tmp_path: Path) -> None:
             "search_channel_context", {"channels": ["ops"], "query": "secret"}
         )
         assert [h["source_handle"] for h in found.structured_content["hits"]] == ["ops/s"]
+
+
+async def test_it_reads_without_loading_the_rules_it_never_derives_with(tmp_path: Path) -> None:
+    # the MCP tools only read: the rules and their model (a second or more to load) are left
+    # until a derivation asks for them, so a rules file that cannot load does not stop it
+    db = tmp_path / "mcp.db"
+    await _seed(db)
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[[rule]]\nname = 'x'\nevent_type = 'x'\npatterns = ['(']\n")
+    env = _env(CHANNEL_MEMORY_TOKEN=EVERYTHING, CHANNEL_MEMORY_WORKER__RULES_FILE=str(broken))
+    async with _session(["--db", str(db)], env) as session:
+        await session.initialize()
+        found = await session.call_tool(
+            "search_channel_context", {"channels": ["ops"], "query": "secret"}
+        )
+        assert [h["source_handle"] for h in found.structured_content["hits"]] == ["ops/s"]
+
+
+async def test_a_lazy_derive_hook_loads_the_rules_at_its_first_call(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[[rule]]\nname = 'x'\nevent_type = 'x'\npatterns = ['(']\n")
+    hook = lazy_derive_hook(Settings(db=tmp_path / "x.db", worker={"rules_file": str(broken)}))
+    store = await Store.open(tmp_path / "x.db")
+    try:
+        async with store.write() as conn:
+            with pytest.raises(RulesError):
+                await hook(conn, [], 0)
+    finally:
+        await store.close()
 
 
 async def test_with_no_token_configured_it_acts_for_everyone_as_http_on_loopback(

@@ -58,6 +58,20 @@ def derive_hook(settings: DeriveSettings, analyses: Analyses | None = None) -> D
     return hook
 
 
+def lazy_derive_hook(settings: Settings) -> DeriveHook:
+    """:func:`derive_hook` whose rules (and their model) are loaded on its first call, not
+    when it is made: for a process that may never derive (the MCP server reads only), so
+    that it does not spend a second or more loading them at its start."""
+    made: list[DeriveHook] = []
+
+    async def hook(conn: Connection, keys: Sequence[MessageKey], now_us: int) -> object:
+        if not made:
+            made.append(derive_hook(derive_settings(settings)))
+        return await made[0](conn, keys, now_us)
+
+    return hook
+
+
 class Worker:
     def __init__(
         self,
