@@ -88,6 +88,24 @@ def test_a_rarer_word_outranks_a_common_one(desk: tuple[LiveServer, httpx.Client
     assert set(found) == {f"m{i}" for i in range(8)}  # any word matches
 
 
+def test_an_answer_outranks_the_question_that_repeats_the_words(
+    desk: tuple[LiveServer, httpx.Client],
+) -> None:
+    server, client = desk
+    push(
+        server,
+        *messages(
+            "approved the copper trade, 200 lots",  # m0: the answer, oldest
+            "who approved the copper trade?",  # m1: the same words, asked
+            *[f"the weekly report number {n}" for n in range(2, 8)],
+        ),
+    )
+    found = ids(search(client, "approved the copper trade?"))
+    assert found[:2] == ["m0", "m1"]  # a question still matches, after the answer
+    # a question nothing answers ranks as any message does
+    assert ids(search(client, "who approved"))[0] == "m1"
+
+
 def test_more_matched_words_outrank_fewer(desk: tuple[LiveServer, httpx.Client]) -> None:
     server, client = desk
     push(
