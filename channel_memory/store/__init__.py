@@ -13,6 +13,7 @@ from channel_memory.store.database import (
     StorageFull,
     StorageLocked,
     StorageReadOnly,
+    StorageUnavailable,
     Store,
     WriterBusy,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "StorageFull",
     "StorageLocked",
     "StorageReadOnly",
+    "StorageUnavailable",
     "Store",
     "WriterBusy",
 ]

@@ -82,6 +82,13 @@ class StorageError(Exception):
     message = "the database could not be written; nothing was written"
 
 
+class StorageUnavailable(StorageError):
+    """The database server cannot be reached (stopped, restarting, the connection lost)."""
+
+    code = "storage_unavailable"
+    message = "the database cannot be reached; nothing was written, retry shortly"
+
+
 class StorageFull(StorageError):
     """The disk (or the database's ``max_page_count``) is full."""
 

@@ -216,7 +216,12 @@ class Worker:
                         if await self.drain_holding() and not self._wake.is_set():
                             self._idle.set()
                 except Exception as exc:  # keep the loop alive; never log content
-                    log.error("worker run failed: %s", type(exc).__name__)
+                    cause = exc.__cause__
+                    log.error(
+                        "worker run failed: %s%s",
+                        type(exc).__name__,
+                        f" ({type(cause).__name__})" if cause is not None else "",
+                    )
                 await _first_of(self._wake, stop, within=self.settings.worker.poll_interval)
         finally:
             async with self.store.write() as conn:

@@ -36,6 +36,7 @@ from channel_memory.store.database import (
     StorageFull,
     StorageLocked,
     StorageReadOnly,
+    StorageUnavailable,
     Store,
     WriterBusy,
     failure_reason,
@@ -144,9 +145,10 @@ def storage_error(exc: BaseException) -> StorageError | None:
         | asyncpg.exceptions.TooManyConnectionsError
         | asyncpg.exceptions.AdminShutdownError
         | asyncpg.exceptions.InterfaceError
-        | ConnectionError,
+        | ConnectionError
+        | OSError,
     ):
-        return StorageError()
+        return StorageUnavailable()
     return None
 
 
@@ -296,8 +298,14 @@ class PostgresStore(Store):
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[Connection]:
-        async with (
-            self._readers.acquire() as raw,
-            raw.transaction(isolation="repeatable_read", readonly=True),
-        ):
-            yield PostgresConnection(raw)
+        try:
+            async with (
+                self._readers.acquire() as raw,
+                raw.transaction(isolation="repeatable_read", readonly=True),
+            ):
+                yield PostgresConnection(raw)
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            typed = storage_error(exc)
+            if typed is None:
+                raise
+            raise typed from exc

@@ -1,0 +1,54 @@
+"""A PostgreSQL server that goes away under a running server: every request that needs
+the database answers 503 ``storage_unavailable`` with ``Retry-After`` (not a 500), nothing
+is written, and the liveness probe stays up."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from tests.conftest import LiveServer, message_event
+from tests.pgcluster import PgCluster
+
+TOKEN = "admin-token-0123456789ab"
+
+
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)  # its own server, once
+def test_a_server_whose_database_went_away_answers_503_and_says_why(
+    backend: str,
+    pg_cluster: PgCluster,
+    make_server: Callable[..., LiveServer],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    cluster = PgCluster(pg_cluster.bindir).start()
+    try:
+        url = cluster.create_database()
+        server = make_server(
+            db=url, tokens=[{"token": TOKEN, "scopes": ["admin"], "agent_id": "ops"}]
+        )
+        with server.client(TOKEN) as client:
+            batch = {"events": [message_event("m1", "bought 5k AAPL 189.40")]}
+            assert client.post("/v1/ingest", json=batch).status_code == 200
+            assert client.get("/ready").status_code == 200
+        cluster.stop()
+        with server.client(TOKEN) as client:
+            answers = {
+                "ready": client.get("/ready"),
+                "feed": client.get("/channel-awareness", params={"channels": "floor"}),
+                "search": client.post(
+                    "/v1/tools/search_channel_context",
+                    json={"channels": ["floor"], "query": "AAPL"},
+                ),
+                "ingest": client.post(
+                    "/v1/ingest", json={"events": [message_event("m2", "sold 5k AAPL")]}
+                ),
+            }
+            for name, answer in answers.items():
+                assert answer.status_code == 503, (name, answer.status_code, answer.text)
+                assert answer.json()["error"]["code"] == "storage_unavailable", name
+                assert answer.headers["Retry-After"] == "1", name
+            assert client.get("/health").status_code == 200
+        assert "storage error storage_unavailable" in caplog.text
+    finally:
+        cluster.stop()
