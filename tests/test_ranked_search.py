@@ -227,6 +227,20 @@ def test_an_excerpt_shows_the_line_holding_the_most_query_words() -> None:
     assert plan.strip() in one
 
 
+@pytest.mark.parametrize("before", ["Recap… ", "Café notes: ", "ﬁxings, ½ day, № 3: ", "plain: "])
+def test_an_excerpt_shows_a_quoted_phrase_whatever_the_text_before_it(before: str) -> None:
+    # folding may change the text's length ("…" is "...", "ﬁ" is "fi"): a quoted phrase is
+    # still shown where it stands (a new user's trial: the report's first lines instead)
+    text = (
+        before
+        + "desk notes and more notes. " * 12
+        + "Then the stop moved to 1.0850. "
+        + ("tail chatter. " * 12)
+    )
+    shown = search_index.excerpt(text, search_index.parse_query('"stop moved"'), 240)
+    assert "stop moved to 1.0850" in shown
+
+
 def test_pages_hold_every_hit_exactly_once_in_ranking_order(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:

@@ -356,6 +356,22 @@ def bm25(
     return score
 
 
+def _folded_with_origins(text: str) -> tuple[str, list[int]]:
+    """``text`` folded as :func:`fold` folds it, with the index in ``text`` each folded
+    character comes from: folding may change the length ("…" is "...", "ﬁ" is "fi"), so
+    a phrase found in the folded text is placed where it stands in the text itself."""
+    if text.isascii():
+        return text.lower(), list(range(len(text)))
+    folded: list[str] = []
+    origin: list[int] = []
+    for at, char in enumerate(text):
+        piece = fold(char)
+        folded.append(piece)
+        origin += [at] * len(piece)
+    origin.append(len(text))
+    return "".join(folded), origin
+
+
 def excerpt(text: str, units: Sequence[Unit], size: int) -> str:
     """At most ``size`` characters of ``text`` around its run of matched words holding the
     most different query words (then, when that is more than one, the tightest such run;
@@ -366,12 +382,12 @@ def excerpt(text: str, units: Sequence[Unit], size: int) -> str:
         return text
     targets = {u.stems[0]: n for n, u in enumerate(units) if not u.phrase and not u.stop}
     spots: list[tuple[int, int]] = []  # (where, which unit)
-    lowered = fold(text)
-    folded_same = len(lowered) == len(text)
-    for n, unit in enumerate(units):
-        if unit.phrase and folded_same and not unit.stop:  # a run's particle only weighs
-            pattern = unit.pattern if unit.pattern is not None else _phrase_pattern(unit.words)
-            spots += [(m.start(), n) for m in re.finditer(pattern, lowered)]
+    if any(unit.phrase and not unit.stop for unit in units):  # a run's particle only weighs
+        lowered, origin = _folded_with_origins(text)
+        for n, unit in enumerate(units):
+            if unit.phrase and not unit.stop:
+                pattern = unit.pattern if unit.pattern is not None else _phrase_pattern(unit.words)
+                spots += [(origin[m.start()], n) for m in re.finditer(pattern, lowered)]
     for match in TOKEN.finditer(text):
         found = targets.get(stem(fold(match.group())))
         if found is not None:
