@@ -18,7 +18,7 @@ TOKENS = [
         "scopes": ["read", "ingest"],
         "agent_id": "analyst",
         "channels": ["floor"],
-        "self_author_ids": ["u-me"],
+        "self_author_ids": ["u-me", "u-mybot"],
         "authorized_author_ids": ["u-lead", "u-sam"],
     },
 ]
@@ -27,6 +27,8 @@ EXPECTED = {  # message id: (origin, role, trust with trigger=floor/ask, trust w
     "earlier": ("human", "user", "trigger", "authorized"),
     "sam": ("human", "user", "authorized", "authorized"),
     "me": ("human", "assistant", "self", "self"),
+    # the consumer's own, sent through a bot account: its assistant, as its trust is self
+    "mine": ("app", "assistant", "self", "self"),
     "bot": ("agent", "other", "unverified", "unverified"),
     "app": ("app", "other", "unverified", "unverified"),
     "imp": ("import", "other", "authorized", "authorized"),  # never the trigger's request
@@ -57,6 +59,9 @@ def desk(make_server: Callable[..., LiveServer]) -> Iterator[httpx.Client]:
                 "sys", "channel renamed", created_at=at(7), author="sys", origin="system"
             ),
             message_event("anon", "note from a stranger", created_at=at(8), author="stranger"),
+            message_event(
+                "mine", "note from my bot", created_at=at(8), author="mybot", author_kind="bot"
+            ),
             message_event("ask", "please hedge the book", created_at=at(9), author="lead"),
         )
         server.drain()
@@ -109,5 +114,5 @@ def test_tools_carry_the_role(desk: httpx.Client) -> None:
         "/v1/tools/search_channel_context", json={"channels": ["floor"], "query": "note"}
     ).json()
     assert {h["message_id"]: h["role"] for h in found["hits"]} == {
-        k: roles[k] for k in ("earlier", "sam", "me", "bot", "app", "imp", "anon")
+        k: roles[k] for k in ("earlier", "sam", "me", "mine", "bot", "app", "imp", "anon")
     }

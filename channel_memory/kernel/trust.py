@@ -74,11 +74,16 @@ def block_trust(
 
 
 def role_of(origin: str, author_id: str | None, principal: Principal) -> Role:
-    """One message's role relative to ``principal``: ``user``, ``assistant`` or ``other``."""
-    if origin in _NOT_A_PARTY:
+    """One message's role relative to ``principal``: ``user``, ``assistant`` or ``other``.
+    The consumer's own ``self_author_ids`` are its ``assistant`` whatever kind of author
+    sent them (an agent posting through a bot account, its own messages imported), as
+    their trust is ``self``; only a system message is never a party."""
+    if origin == "system":
         return "other"
     if author_id is not None and author_id in principal.self_author_ids:
         return "assistant"
+    if origin in _NOT_A_PARTY:
+        return "other"
     return "user" if origin == "human" else "other"
 
 
