@@ -366,10 +366,21 @@ def process_count(text: str) -> int:
     return count
 
 
+def _whole_words_only(parser: argparse.ArgumentParser) -> None:
+    """No command takes an abbreviated option: ``--worker 2`` is refused, not read as
+    ``--workers 2`` (argparse's default reads a prefix of an option as the option)."""
+    parser.allow_abbrev = False
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                _whole_words_only(sub)
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(
         prog="channel-memory",
         description="Memory sidecar for LLM agents sharing chat channels.",
+        allow_abbrev=False,
     )
     root.add_argument("--version", action="version", version=f"channel-memory {__version__}")
     commands = root.add_subparsers(dest="command", required=True)
@@ -473,6 +484,7 @@ def parser() -> argparse.ArgumentParser:
         "last chunk committed",
     )
     copier.set_defaults(run=_copy)
+    _whole_words_only(root)
     return root
 
 

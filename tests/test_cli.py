@@ -277,3 +277,21 @@ def test_the_printed_try_line_works_when_pasted(tmp_path: Path, token: str) -> N
     finally:
         process.terminate()
         process.communicate(timeout=30)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["serve", "--worker", "2"],  # --workers
+        ["ingest", "--d", "x.db", "events.jsonl"],  # --db
+        ["copy", "a.db", "b.db", "--chunk", "10"],  # --chunk-rows
+        ["rules", "test", "--conf", "cm.toml"],  # --config
+    ],
+)
+def test_an_abbreviated_option_is_refused_not_read_as_the_whole(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    assert "unrecognized arguments" in capsys.readouterr().err
