@@ -35,7 +35,8 @@ from channel_memory.tools.budget import compact
 from channel_memory.tools.mcp_budget import TEXT_MARK, bound_result
 from channel_memory.tools.mcp_server import ToolFailure, refusal_of, render
 from channel_memory.tools.retrieval import SearchRequest
-from channel_memory.worker.rules import RulesError
+from channel_memory.worker import runner
+from channel_memory.worker.rules import RulesError, RuleSet
 from channel_memory.worker.runner import Worker, lazy_derive_hook
 from tests.conftest import message_event
 
@@ -470,6 +471,29 @@ async def test_a_lazy_derive_hook_loads_the_rules_at_its_first_call(tmp_path: Pa
                 await hook(conn, [], 0)
     finally:
         await store.close()
+
+
+async def test_a_lazy_derive_hook_loads_the_rules_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loads: list[object] = []
+    real = runner.load_rules
+
+    def counted(path: Path | str | None) -> RuleSet:
+        loads.append(path)
+        return real(path)
+
+    monkeypatch.setattr(runner, "load_rules", counted)
+    hook = lazy_derive_hook(Settings(db=tmp_path / "x.db"))
+    assert loads == []
+    store = await Store.open(tmp_path / "x.db")
+    try:
+        for _ in range(2):
+            async with store.write() as conn:
+                await hook(conn, [], 0)
+    finally:
+        await store.close()
+    assert loads == [None]
 
 
 async def test_with_no_token_configured_it_acts_for_everyone_as_http_on_loopback(

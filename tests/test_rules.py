@@ -121,6 +121,91 @@ def test_custom_rules_for_another_domain(tmp_path: Path) -> None:
     assert tagged.first_match("anything", tags=["deploy"])
 
 
+_DASH_RULES = """
+[[rule]]
+name = "rollback"
+event_type = "rollback_decision"
+reasons_after_dash = %s
+patterns = ['^rolling back \\w+(?![^\\n]*pointless)']
+
+[[rule]]
+name = "freeze"
+event_type = "freeze"
+patterns = ['^freezing \\w+']
+
+[[ignore]]
+name = "hedge"
+after_dash = false
+patterns = ['\\bmaybe\\b']
+
+[[ignore]]
+name = "condition"
+patterns = ['\\bif\\b']
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "read", "unread"),
+    [
+        # a hedge in the reasons after a spaced dash: the rule that reads so matches
+        (
+            "rolling back checkout — the canary is 5% worse on p99 and maybe more",
+            "rollback_decision",
+            None,
+        ),
+        ("rolling back checkout -- the canary is 5% worse, maybe more", "rollback_decision", None),
+        # …not a hedge that opens the reasons
+        ("rolling back checkout — maybe, the canary is worse", None, None),
+        # …after any dash, nor a condition anywhere after it, nor the writer's own hedge
+        ("rolling back checkout — the canary is 5% worse — maybe later", None, None),
+        (
+            "rolling back checkout — the canary is 5% worse on p99, and if it holds we stop",
+            None,
+            None,
+        ),
+        ("rolling back checkout — the canary is 5% worse, maybe more, we usually wait", None, None),
+        # the pattern that matches the head must match the whole clause too
+        ("rolling back checkout — the canary is maybe worse, pointless though", None, None),
+        # a rule that does not read so is held as before
+        ("freezing checkout — the canary is maybe 5% worse", None, None),
+        # a hedge before the dash, a guard that holds reasons after it, no dash at all
+        ("rolling back checkout maybe — the canary is worse", None, None),
+        ("rolling back checkout — if the canary is worse", None, None),
+        ("rolling back checkout, the canary is maybe worse", None, None),
+    ],
+)
+def test_a_rule_reads_its_reasons_after_a_dash_apart_when_it_says_so(
+    text: str, read: str | None, unread: str | None
+) -> None:
+    reading = parse_rules(_DASH_RULES % "true", "inline").first_match(text)
+    assert (reading.event_type if reading else None) == read
+    plain = parse_rules(_DASH_RULES % "false", "inline").first_match(text)
+    assert (plain.event_type if plain else None) == unread
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        ("rolling back checkout — the canary is 5% worse on p99 and maybe more", []),
+        ("rolling back checkout maybe — the canary is worse", [("rollback", "hedge")]),
+        (
+            "rolling back checkout — the canary is 5% worse on p99, and if it holds we stop",
+            [("rollback", "condition")],
+        ),
+        (
+            "rolling back checkout — the canary is 5% worse, maybe more, we usually wait",
+            [("rollback", "own_hedge")],
+        ),
+    ],
+)
+def test_rules_test_names_what_holds_a_rule_that_reads_its_reasons_apart(
+    text: str, held: list[tuple[str, str]]
+) -> None:
+    rules = parse_rules(_DASH_RULES % "true", "inline")
+    assert rules.held_back(text, {"rollback"}) == held
+    assert bool(rules.first_match(text)) == (not held)
+
+
 def test_rules_test_names_the_guard_that_holds_a_new_rule_back(
     make_server: Callable[..., LiveServer], tmp_path: Path
 ) -> None:

@@ -354,6 +354,24 @@ _ACTOR = re.compile(
     r"approve|approved|reject|rejected|denied|flatten|take|took|bought|sold|filled|done|go|yes|no)\b",
     re.IGNORECASE,
 )
+_SPACED_DASH = re.compile(r"\s[\u2014\u2013]\s|\s-{1,2}\s")
+"""A dash between spaces: what follows it in a clause is often the reasons for what
+precedes it ("… not on LMEselect — 40 lots at this hour, … the book is maybe 5 deep")."""
+OWN_HEDGE = "own_hedge"
+"""What :meth:`_View.holding` names when the writer's own hedge in a decision's reasons after
+a dash holds it (``_OWN_HEDGE``: not a guard of the rules file, a list of the engine's)."""
+_REASONS_OPENING_WORDS = 4
+"""The words that open a decision's reasons after a dash: a hedge or a habit among them is
+the decision's ("… — maybe, not sure yet", "… — we usually do, I might not today")."""
+_OWN_HEDGE = re.compile(
+    r"(?i)\b(?:not sure|no idea|haven['\u2019]?t (?:decided|made up)|made up my mind|or maybe|"
+    r"used to|back when|that['\u2019]?s (?:how|what)|(?:i|we) (?:usually|typically|tend|might|"
+    r"may|always|often|normally)|(?:maybe|perhaps|probably|possibly|usually|typically|"
+    r"normally) (?:we|i|not)|(?:we|i)['\u2019](?:ll|d) (?:probably|maybe|likely|wait|hold)|"
+    r"hold off|wait (?:till|until))\b"
+)
+"""Reasons after a dash that hedge or recall the writer's own way ("… — that's how my dad
+did it", "… — we usually do, I might not today"): the decision's, not the market's."""
 _TICKER = re.compile(r"(?<![\w.])[A-Z][A-Z0-9]{1,6}(?:[./-][A-Z0-9]{1,6})?(?![\w])")
 _RECORD = re.compile(
     r"\w[=:]\s?[\w.\-+]|\|\s?\w{1,20}\s?[=:]|^[^a-z\n]{0,3}[A-Z][A-Z _/-]{3,}[:|\]]"
@@ -613,6 +631,14 @@ class RuleSpec(BaseModel):
     (``word``; ``stem*``: a word starting so; ``{name}``: for each alternative of a
     definition, the longest whole word of the literal text it starts with, else its
     leading stem). Every match of the rule must contain one."""
+    reasons_after_dash: bool = False
+    """Whether a clause a guard holds still matches when one of the rule's patterns matches
+    both the clause and its head before a spaced dash, no guard holds that head, and every
+    guard that holds the clause is one whose words after the dash say nothing of the
+    decision (``GuardSpec.after_dash`` false) — unless such a guard holds the first four
+    words after a dash, or the writer hedges there in words the engine knows ("not sure",
+    "we usually", "maybe we"): "will do it with Halden on the phone, not on LMEselect — 40
+    lots at this hour, … the book is maybe 5 deep" is a route (``_View.holding``)."""
 
 
 class GuardSpec(BaseModel):
@@ -628,6 +654,11 @@ class GuardSpec(BaseModel):
     about it"): false for a guard that only describes how things stand, as a
     rejection's reasons do ("no. it's still there on Thursday, bring it back then").
     An assent's reasons are read with every guard ("ok, still on the phone")."""
+    after_dash: bool = True
+    """Whether its words only after a spaced dash hold a decision a rule marked
+    ``reasons_after_dash`` finds before it: false for a hedge or a habit, which in the
+    reasons say nothing of the decision ("… not the bank streams — the streams widen on
+    us every time we show size"); a question or a condition there still holds it."""
 
 
 class ReplySpec(BaseModel):
@@ -766,6 +797,8 @@ class Guard:
     unless: tuple[Pattern, ...]
     reasons: bool = True
     """Whether it also holds for the reasons after a reply's verdict (see ``GuardSpec``)."""
+    after_dash: bool = True
+    """Whether it also holds for the reasons after a spaced dash (see ``GuardSpec``)."""
 
     def applies(self, clause: str, lowered: str) -> bool:
         return _any(self.patterns, clause, lowered) and not _any(self.unless, clause, lowered)
@@ -792,6 +825,8 @@ class HardEventRule:
     """The word gate: whole words, and prefixes of a word (empty both: no word gate)."""
     index: int = 0
     """The rule's position in its rule set (its bit in the gate tables)."""
+    reasons_after_dash: bool = False
+    """See ``RuleSpec.reasons_after_dash``."""
 
     def allows(self, author_id: str | None, author_name: str | None) -> bool:
         return not self.authors or (
@@ -1013,11 +1048,50 @@ class _View:
 
     def _matching(self, rule: HardEventRule) -> Iterator[int]:
         for index in self._shaped(rule):
-            if self.guarded(index):
+            if self.guarded(index) and self.holding(rule, index) is not None:
                 continue
             c = self.clauses[index]
             if not _any(rule.unless, c.text, c.lowered):
                 yield index
+
+    def holding(self, rule: HardEventRule, index: int) -> str | None:
+        """What makes clause ``index`` ordinary for ``rule`` (None: nothing): the first guard
+        that holds it, unless the rule reads a decision's reasons after a dash apart
+        (``reasons_after_dash``) and frees it — its head, before a spaced dash, matched by
+        a pattern that matches the whole clause too, held by no guard, and every guard
+        holding the clause one whose words in the reasons say nothing of the decision
+        (``Guard.after_dash`` false), none of them in the first words after any dash, and
+        no hedge of the writer's own there (``_OWN_HEDGE``)."""
+        c = self.clauses[index]
+        holding = [g for g in self._guards if g.applies(c.text, c.lowered)]
+        if not holding:
+            return None
+        if not rule.reasons_after_dash:
+            return holding[0].name
+        dash = _SPACED_DASH.search(c.text)
+        if dash is None:
+            return holding[0].name
+        held = next((g for g in holding if g.after_dash), None)
+        if held is not None:
+            return held.name
+        head = c.text[: dash.start()]
+        lowered = _lower(head)
+        held = next((g for g in self._guards if g.applies(head, lowered)), None)
+        if held is not None:
+            return held.name
+        tail = c.text[dash.start() :]
+        if _OWN_HEDGE.search(tail) is not None:
+            return OWN_HEDGE
+        for after in _SPACED_DASH.finditer(tail):
+            opening = " ".join(tail[after.end() :].split()[:_REASONS_OPENING_WORDS])
+            held = next((g for g in holding if g.applies(opening, _lower(opening))), None)
+            if held is not None:
+                return held.name
+        if not any(
+            p.search(head, lowered) and p.search(c.text, c.lowered) for p in rule.patterns
+        ) and not (bool(rule.together) and all(p.search(head, lowered) for p in rule.together)):
+            return holding[0].name
+        return None
 
     def matches(self, rule: HardEventRule) -> tuple[int, ...]:
         """The clauses where ``rule`` matches (a pattern, or every ``all`` pattern; no
@@ -1615,18 +1689,18 @@ class RuleSet:
 
     def held_back(self, content: str, names: Collection[str]) -> list[tuple[str, str]]:
         """For ``rules test``: each rule named in ``names`` whose pattern matches a clause
-        of ``content`` that a guard makes ordinary, with the first such guard: why a rule
-        written for a message does not match it (``(rule, guard)``, the rules in order)."""
+        of ``content`` that a guard makes ordinary, with what holds it (:meth:`_View.holding`:
+        a guard's name, or ``OWN_HEDGE``): why a rule written for a message does not match
+        it (``(rule, guard)``, the rules in order)."""
         view = self.view(content)
         out = []
         for rule in self.rules:
             if rule.name not in names or not view.opens(rule):
                 continue
             for index in view._shaped(rule):
-                if view.guarded(index):
-                    c = view.clauses[index]
-                    guard = next(g for g in self.guards if g.applies(c.text, c.lowered))
-                    out.append((rule.name, guard.name))
+                held = view.holding(rule, index) if view.guarded(index) else None
+                if held is not None:
+                    out.append((rule.name, held))
                     break
         return out
 
@@ -1875,6 +1949,7 @@ def _compile(spec: RuleFile, source: str, check_each: bool = True) -> RuleSet:
                 gate_words=gate_words,
                 gate_stems=gate_stems,
                 index=i,
+                reasons_after_dash=r.reasons_after_dash,
             )
         )
     guards = tuple(
@@ -1883,6 +1958,7 @@ def _compile(spec: RuleFile, source: str, check_each: bool = True) -> RuleSet:
             _patterns(g.patterns, spec, f"{source}: ignore.{i}.patterns")[0],
             _patterns(g.unless, spec, f"{source}: ignore.{i}.unless")[0],
             g.reasons,
+            g.after_dash,
         )
         for i, g in enumerate(spec.ignore)
     )
