@@ -1048,7 +1048,9 @@ class _View:
 
     def _matching(self, rule: HardEventRule) -> Iterator[int]:
         for index in self._shaped(rule):
-            if self.guarded(index) and self.holding(rule, index) is not None:
+            if self.guarded(index) and (
+                not rule.reasons_after_dash or self.holding(rule, index) is not None
+            ):
                 continue
             c = self.clauses[index]
             if not _any(rule.unless, c.text, c.lowered):
