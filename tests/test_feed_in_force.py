@@ -118,6 +118,8 @@ def test_only_a_change_of_the_same_level_on_the_same_instrument_replaces() -> No
         ("raising USDX5 stop to 1.10", "USD stop moved to 1.12"),
         ("raising ES/NQ spread stop to 3.10", "NQ stop moved to 21,050"),
         ("raising USD/JPY stop to 151.60", "JPY stop moved to 152.00"),
+        # two markets named in words are two
+        ("copper stop 9,450 on the 3-month", "gold stop moved to 2,410"),
     ]
     for old, new in cases:
         seen = _budgets([replace(OLDER, text=old), replace(NEWER, text=new), *OTHERS])
@@ -132,6 +134,9 @@ def test_only_a_change_of_the_same_level_on_the_same_instrument_replaces() -> No
         ("raising /ES stop to 6,410", "ES stop moved to 6,425"),
         ("raising ESZ6 stop to 6,410", "ES stop moved to 6,425"),
         ("stop on all 30 CLZ5 moved to 61.10", "/CL stop up to 61.90 on all 30"),
+        # a market named in words (a new user's trial: the newer copper stop left out)
+        ("copper stop 9,450 on the 3-month", "raise the copper stop to 9,500"),
+        ("Bund stop to 131.20 on all 40", "stop on the bunds to 131.60"),
     ):
         seen = _budgets([replace(OLDER, text=old), replace(NEWER, text=new), *OTHERS])
         one = [shown for shown, _ in seen if len(shown & {"s1", "s2"}) == 1]

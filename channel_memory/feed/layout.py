@@ -938,6 +938,15 @@ _CONTRACT = re.compile(r"(" + _ROOTS + r")[FGHJKMNQUVXZ][0-9]{1,2}")
 """A future's contract of one of those roots ("ESZ6", "CLF27"): a stop on it and one on its
 root alone ("ES", "/ES") are on one instrument; two months of a root are two ("CLZ5" and
 "CLF6", a spread's legs or a roll)."""
+_MARKET_WORD = re.compile(
+    r"\b(copper|gold|silver|platinum|palladium|aluminium|aluminum|nickel|zinc|crude|brent|wti|"
+    r"oil|gasoil|diesel|natgas|corn|wheat|soybeans|soyoil|coffee|cocoa|sugar|cotton|cattle|"
+    r"hogs|lumber|bund|gilt|treasuries)s?\b",
+    re.IGNORECASE,
+)
+"""A market named in words rather than capitals ("raise the copper stop to 9,500" after
+"copper stop 9,450", a new user's trial): what two stop changes both name, as itself (a
+bund is a bund, not ``FGBL``)."""
 _ROOT_OF = "~"
 """Marks a contract's root among an item's names: it links only to the root named alone."""
 # fmt: off
@@ -966,8 +975,9 @@ def _channel(item: FeedItem) -> str:
 
 
 def _names(item: FeedItem) -> frozenset[str]:
-    """The names in capitals ``item`` gives, and ``~ROOT`` for each contract of a root."""
-    found = set()
+    """The names in capitals ``item`` gives, ``~ROOT`` for each contract of a root, and the
+    markets it names in words (lower-cased, "copper"; "bunds" as "bund")."""
+    found = {market.lower() for market in _MARKET_WORD.findall(item.text)}
     for name in _NAME.findall(item.text):
         found.add(name.replace("/", ""))
         contract = _CONTRACT.fullmatch(name)
