@@ -33,8 +33,10 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _settings(args: argparse.Namespace, **overrides: object) -> Settings:
-    return load_settings(args.config, db=args.db, **overrides)
+def _settings(
+    args: argparse.Namespace, *, tokens_used: bool = True, **overrides: object
+) -> Settings:
+    return load_settings(args.config, tokens_used=tokens_used, db=args.db, **overrides)
 
 
 TRY_LINE_AGE_US = 60_000_000
@@ -172,7 +174,7 @@ def _ingest(args: argparse.Namespace) -> int:
     from channel_memory.ingest.jsonl import line_problem
     from channel_memory.kernel.timefmt import wall_clock
 
-    settings = _settings(args)
+    settings = _settings(args, tokens_used=False)
     path = Path(args.file)
     if not path.exists():
         raise ConfigError(f"ingest file not found: {path}")
@@ -247,7 +249,7 @@ def _worker(args: argparse.Namespace) -> int:
     from channel_memory.kernel.timefmt import wall_clock
     from channel_memory.worker.runner import Worker
 
-    settings = _settings(args)
+    settings = _settings(args, tokens_used=False)
     derivation = derive_settings(settings)
 
     async def run() -> int:
@@ -284,7 +286,7 @@ def _worker(args: argparse.Namespace) -> int:
 def _rules_test(args: argparse.Namespace) -> int:
     from channel_memory.worker.rules_report import compare_rules
 
-    settings = _settings(args)
+    settings = _settings(args, tokens_used=False)
     if not is_postgres_url(settings.db) and not Path(settings.db).is_file():
         # reading rules against a database that is not there would create an empty one
         raise ConfigError(f"database not found: {settings.db}")

@@ -178,6 +178,24 @@ def test_invalid_config_exits_with_a_message(tmp_path: Path) -> None:
     assert "ingest.max_events" in result.stderr
 
 
+def test_a_command_that_answers_no_request_needs_no_token_secret(tmp_path: Path) -> None:
+    # the server's configuration names its tokens' variables; an offline import, the worker
+    # and rules test run with it without them (a new user's trial), serve does not
+    config = tmp_path / "cm.toml"
+    config.write_text('[[tokens]]\ntoken_env = "CM_NOT_SET_ANYWHERE"\nscopes = ["ingest"]\n')
+    source = tmp_path / "events.jsonl"
+    source.write_text(json.dumps(message_event("m1", "bought 5k AAPL 189.40")) + "\n")
+    db = tmp_path / "cm.db"
+    env = {"CHANNEL_MEMORY_RETENTION__DAYS": "100000"}
+    imported = run_cli("ingest", "--config", str(config), "--db", str(db), str(source), env=env)
+    assert imported.returncode == 0, imported.stderr
+    worked = run_cli("worker", "--config", str(config), "--db", str(db), "--once", env=env)
+    assert worked.returncode == 0, worked.stderr
+    served = run_cli("serve", "--config", str(config), "--db", str(db), "--port", "0", env=env)
+    assert served.returncode == 2
+    assert "CM_NOT_SET_ANYWHERE must hold a token" in served.stderr
+
+
 def test_serve_prints_where_it_listens_and_accepts_ingest(tmp_path: Path) -> None:
     db = tmp_path / "served.db"
     process = subprocess.Popen(

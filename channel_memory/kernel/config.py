@@ -282,10 +282,15 @@ class ConfigError(Exception):
     """The configuration file or environment is invalid; the message says where."""
 
 
-def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Settings:
+def load_settings(
+    config_file: Path | str | None = None, *, tokens_used: bool = True, **overrides: Any
+) -> Settings:
     """Load settings from ``config_file`` (or ``CHANNEL_MEMORY_CONFIG``), env and overrides.
 
-    Raises ``ConfigError`` when the file is missing or a value is invalid.
+    Raises ``ConfigError`` when the file is missing or a value is invalid. A token read
+    from the environment (``token_env``) is checked only when ``tokens_used``: a command
+    that answers no request (``ingest``, ``worker``, ``rules test``) runs with the
+    server's configuration file without the server's secrets.
     """
     raw = config_file if config_file is not None else os.environ.get("CHANNEL_MEMORY_CONFIG")
     path = Path(raw) if raw else None
@@ -294,7 +299,7 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
     marker = _config_file.set(path)
     try:
         settings = Settings(**{k: v for k, v in overrides.items() if v is not None})
-        for entry in settings.tokens:
+        for entry in settings.tokens if tokens_used else ():
             entry.resolve()
     except ValidationError as exc:
         # Never print input values: a bad token line would leak its secret.
