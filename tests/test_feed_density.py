@@ -439,6 +439,32 @@ def test_a_trigger_by_a_name_spelled_like_an_alias_is_quoted() -> None:
     assert ' floor/t1 "MOj3" unverified user new]\n' in body
 
 
+def test_the_hard_event_a_trigger_answers_is_chosen_first() -> None:
+    # "yes, go" as the trigger: the proposal it answers is in the feed whenever a hard event
+    # is (a new user's trial: the proposal left out at 1,500, the verdict meaningless)
+    items = [_hard(f"h{n}", n, 0.9) for n in range(8)]
+    proposal = replace(_hard("p1", 0, 0.2), text="proposal: buy 30 gilts 4.25% 2034 at 98.10 " * 4)
+    hard = [*items, proposal]
+    trigger = Trigger(
+        handle="floor/t1", created_us=parse_rfc3339(at(19)), author="lead",
+        trust="unverified", role="user", new=True, text="yes, go",
+        version=("floor", "t1", "h"), in_window=False, reply_to="p1", message_object={},
+    )  # fmt: skip
+    window = replace(_window([]), hard=hard[::-1], hard_total=len(hard), available=len(hard))
+    answered = replace(window, trigger=trigger)
+    unanswered = replace(window, trigger=replace(trigger, reply_to=None))
+    left_out = False
+    for budget in range(len(render(answered, 100_000, "text").content), 900, -50):
+        body = render(answered, budget, "text").content
+        shown = set(HARD_LINE.findall(body))
+        assert not shown or "p1" in shown, budget
+        left_out = left_out or (
+            bool(HARD_LINE.findall(render(unanswered, budget, "text").content))
+            and "p1" not in set(HARD_LINE.findall(render(unanswered, budget, "text").content))
+        )
+    assert left_out  # without the trigger the proposal is the first to go
+
+
 def test_an_alias_is_used_only_where_it_saves_characters() -> None:
     """Aliases are chosen from every candidate, before a budget picks some: an author whose
     items the body shows too few of to pay for a legend entry is written by name."""

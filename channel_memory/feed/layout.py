@@ -864,6 +864,15 @@ def _tie(item: FeedItem) -> tuple[int, str, str]:
     return (-item.last_us, item.handle, item.key)
 
 
+def _answered_by_trigger(c: Candidates) -> str | None:
+    """The handle of the message the trigger replies to, if any: the hard event covering
+    it is chosen first when not every hard event fits ("yes, go" as the trigger, its
+    proposal in the feed; a new user's trial saw the proposal left out)."""
+    if c.trigger is None or c.trigger.reply_to is None:
+        return None
+    return c.trigger.handle.split("/", 1)[0] + "/" + c.trigger.reply_to
+
+
 def _with_odds(score: float, ratio: float) -> float:
     """``score`` (a probability) with its odds multiplied by ``ratio``."""
     if score <= 0 or score >= 1:
@@ -908,7 +917,8 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
             score = _with_odds(score, UNANSWERED_ODDS)
         return score * weight / cut[item.key]
 
-    for item in sorted(items, key=lambda i: (-density(i), _tie(i))):
+    answered = _answered_by_trigger(c)
+    for item in sorted(items, key=lambda i: (answered not in i.covers, -density(i), _tie(i))):
         if cut[item.key] <= left:
             chosen.hard.append(item)
             left -= cut[item.key]
