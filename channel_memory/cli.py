@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from channel_memory import __version__
 from channel_memory.http.server import tune_gc
@@ -368,21 +369,20 @@ def process_count(text: str) -> int:
     return count
 
 
-def _whole_words_only(parser: argparse.ArgumentParser) -> None:
+class _WholeWords(argparse.ArgumentParser):
     """No command takes an abbreviated option: ``--worker 2`` is refused, not read as
-    ``--workers 2`` (argparse's default reads a prefix of an option as the option)."""
-    parser.allow_abbrev = False
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in action.choices.values():
-                _whole_words_only(sub)
+    ``--workers 2`` (argparse's default reads a prefix of an option as the option). The
+    subcommands' parsers are of the root's class, so they refuse them too."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
 
 def parser() -> argparse.ArgumentParser:
-    root = argparse.ArgumentParser(
+    root = _WholeWords(
         prog="channel-memory",
         description="Memory sidecar for LLM agents sharing chat channels.",
-        allow_abbrev=False,
     )
     root.add_argument("--version", action="version", version=f"channel-memory {__version__}")
     commands = root.add_subparsers(dest="command", required=True)
@@ -486,7 +486,6 @@ def parser() -> argparse.ArgumentParser:
         "last chunk committed",
     )
     copier.set_defaults(run=_copy)
-    _whole_words_only(root)
     return root
 
 

@@ -4,9 +4,15 @@ is written, and the liveness probe stays up."""
 
 from __future__ import annotations
 
+import json
+import os
+import sys
 from collections.abc import Callable
 
 import pytest
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.types import TextContent
 
 from tests.conftest import LiveServer, message_event
 from tests.pgcluster import PgCluster
@@ -50,5 +56,33 @@ def test_a_server_whose_database_went_away_answers_503_and_says_why(
                 assert answer.headers["Retry-After"] == "1", name
             assert client.get("/health").status_code == 200
         assert "storage error storage_unavailable" in caplog.text
+    finally:
+        cluster.stop()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)
+async def test_the_mcp_tools_answer_storage_unavailable_too(
+    backend: str, pg_cluster: PgCluster
+) -> None:
+    cluster = PgCluster(pg_cluster.bindir).start()
+    try:
+        url = cluster.create_database()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CHANNEL_MEMORY_")}
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "channel_memory", "mcp", "--db", url], env=env
+        )
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            cluster.stop()
+            for tool, arguments in (
+                ("search_channel_context", {"channels": ["floor"], "query": "AAPL"}),
+                ("channel_awareness", {"channels": ["floor"]}),
+            ):
+                result = await session.call_tool(tool, arguments)
+                assert result.is_error, tool
+                [content] = result.content
+                assert isinstance(content, TextContent)
+                assert json.loads(content.text)["error"]["code"] == "storage_unavailable", tool
     finally:
         cluster.stop()

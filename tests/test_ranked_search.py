@@ -241,6 +241,24 @@ def test_an_excerpt_shows_a_quoted_phrase_whatever_the_text_before_it(before: st
     assert "stop moved to 1.0850" in shown
 
 
+@pytest.mark.parametrize(
+    ("phrase", "written", "before"),
+    [
+        # a final sigma folds by its place in the word: placed where folding keeps the
+        # length (with "…" before it too, no place is known and words place the excerpt)
+        ('"οδος καλος"', "ΟΔΟΣ ΚΑΛΟΣ", "filler. "),
+        ('"ドル円"', "ﾄﾞﾙ円", "ﬁller … "),  # half-width kana with their voicing marks
+        ('"stop moved"', "Stop moved", "ﬁller … "),
+    ],
+)
+def test_an_excerpt_places_a_phrase_written_in_another_form(
+    phrase: str, written: str, before: str
+) -> None:
+    text = before + "words here. " * 25 + written + " then more. " * 25
+    shown = search_index.excerpt(text, search_index.parse_query(phrase), 240)
+    assert written in shown
+
+
 def test_pages_hold_every_hit_exactly_once_in_ranking_order(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:

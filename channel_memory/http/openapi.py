@@ -28,7 +28,8 @@ _ERROR_STATUSES = {
     "403": "The token lacks the scope or channel",
     "413": "Request body too large",
     "422": "The request is invalid (names the event index and field)",
-    "503": "The writer is saturated; retry after Retry-After seconds",
+    "503": "The writer is saturated, or the database cannot be reached "
+    "(storage_unavailable); retry after Retry-After seconds",
 }
 
 

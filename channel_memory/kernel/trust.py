@@ -9,9 +9,9 @@ trigger: the message that woke the agent):
   ``unverified`` for everyone and everything else. Ranked
   ``unverified < authorized < trigger < self < system``.
 - ``role`` relative to the consumer: ``user`` for people, ``assistant`` for the
-  consumer's own agent (its ``self_author_ids``), ``other`` for other agents, apps,
-  imports and system. Origin decides before the author, so an import or app message
-  carrying the consumer's own author id is still ``other``.
+  consumer's own agent (its ``self_author_ids``, whatever kind of author sent them: a bot
+  account, an import), ``other`` for other agents, apps, imports and system. Only system
+  origin decides before the author.
 """
 
 from __future__ import annotations

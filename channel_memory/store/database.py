@@ -86,7 +86,7 @@ class StorageUnavailable(StorageError):
     """The database server cannot be reached (stopped, restarting, the connection lost)."""
 
     code = "storage_unavailable"
-    message = "the database cannot be reached; nothing was written, retry shortly"
+    message = "the database cannot be reached; retry shortly"
 
 
 class StorageFull(StorageError):

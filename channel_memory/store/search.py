@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -356,20 +357,39 @@ def bm25(
     return score
 
 
-def _folded_with_origins(text: str) -> tuple[str, list[int]]:
+_JOINS_BEFORE = re.compile(r"[\u3099\u309a\uff9e\uff9f\u1160-\u11ff]")
+"""Characters that fold together with the one before them (kana voicing marks, Hangul's
+medial and final jamo); combining marks besides."""
+
+
+def _folded_with_origins(text: str) -> tuple[str, list[int]] | None:
     """``text`` folded as :func:`fold` folds it, with the index in ``text`` each folded
     character comes from: folding may change the length ("…" is "...", "ﬁ" is "fi"), so
-    a phrase found in the folded text is placed where it stands in the text itself."""
+    a phrase found in the folded text is placed where it stands in the text itself. Each
+    character is folded with the marks that join it; where that is not how the whole
+    folds (a Greek final sigma), the text itself when folding keeps its length, else None
+    (no place known)."""
+    whole = fold(text)
     if text.isascii():
-        return text.lower(), list(range(len(text)))
+        return whole, list(range(len(text)))
     folded: list[str] = []
     origin: list[int] = []
-    for at, char in enumerate(text):
-        piece = fold(char)
+    at = 0
+    while at < len(text):
+        end = at + 1
+        while end < len(text) and (
+            unicodedata.combining(text[end]) or _JOINS_BEFORE.match(text[end]) is not None
+        ):
+            end += 1
+        piece = fold(text[at:end])
         folded.append(piece)
         origin += [at] * len(piece)
-    origin.append(len(text))
-    return "".join(folded), origin
+        at = end
+    if "".join(folded) == whole:
+        return whole, origin
+    if len(whole) == len(text):
+        return whole, list(range(len(text)))
+    return None
 
 
 def excerpt(text: str, units: Sequence[Unit], size: int) -> str:
@@ -382,8 +402,9 @@ def excerpt(text: str, units: Sequence[Unit], size: int) -> str:
         return text
     targets = {u.stems[0]: n for n, u in enumerate(units) if not u.phrase and not u.stop}
     spots: list[tuple[int, int]] = []  # (where, which unit)
-    if any(unit.phrase and not unit.stop for unit in units):  # a run's particle only weighs
-        lowered, origin = _folded_with_origins(text)
+    placed = _folded_with_origins(text) if any(u.phrase and not u.stop for u in units) else None
+    if placed is not None:  # a run's particle only weighs
+        lowered, origin = placed
         for n, unit in enumerate(units):
             if unit.phrase and not unit.stop:
                 pattern = unit.pattern if unit.pattern is not None else _phrase_pattern(unit.words)

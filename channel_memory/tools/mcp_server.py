@@ -45,6 +45,7 @@ from channel_memory.kernel.errors import ApiError, validation_error
 from channel_memory.kernel.jsonfmt import compact
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.wire import ErrorBody, ErrorDetail, ErrorInfo
+from channel_memory.store import StorageError
 from channel_memory.tools import retrieval as tools
 from channel_memory.tools.mcp_budget import bound_result
 from channel_memory.tools.retrieval import BlockOutput, MessagesOutput, SearchOutput, ToolContext
@@ -244,6 +245,8 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
             raise ToolFailure(validation_error(exc)) from None
         except ApiError as exc:
             raise ToolFailure(exc) from None
+        except StorageError as exc:  # the database out: as HTTP answers it, 503 and its code
+            raise ToolFailure(ApiError(exc.status, exc.code, exc.message)) from None
         tools.record(caller, tool, started, result, channels)
         return present(result)
 
@@ -387,9 +390,11 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
             query = query_of(parameters, ctx)
             query = replace(query, max_chars=min(query.max_chars, server.budget))
             body, _ = await read_feed(ctx, principal, query)
+            body = body.with_read_id(await reads.record(ctx, principal, body.complete))
         except ApiError as exc:  # the HTTP feed's answers: 404s, 422s
             raise ToolFailure(exc) from None
-        body = body.with_read_id(await reads.record(ctx, principal, body.complete))
+        except StorageError as exc:
+            raise ToolFailure(ApiError(exc.status, exc.code, exc.message)) from None
         ctx.telemetry.record(feed_op(ctx, principal, query, body, started))
         # the feed is text: no structured copy of it
         return CallToolResult(content=[TextContent(type="text", text=body.content)])

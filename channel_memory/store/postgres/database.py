@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from importlib import resources
 from typing import Any, TypeAlias
 
@@ -140,16 +140,44 @@ def storage_error(exc: BaseException) -> StorageError | None:
         return StorageLocked()
     if isinstance(
         exc,
-        asyncpg.exceptions.ConnectionDoesNotExistError
+        asyncpg.exceptions.PostgresConnectionError
         | asyncpg.exceptions.CannotConnectNowError
         | asyncpg.exceptions.TooManyConnectionsError
         | asyncpg.exceptions.AdminShutdownError
-        | asyncpg.exceptions.InterfaceError
-        | ConnectionError
-        | OSError,
+        | asyncpg.exceptions.CrashShutdownError
+        | ConnectionError,
     ):
         return StorageUnavailable()
     return None
+
+
+@contextmanager
+def _typed_storage_errors() -> Iterator[None]:
+    """A driver error about storage raised as its typed :class:`StorageError` (a full disk, a
+    read-only transaction, a lock, a connection lost); any other as it was: an error of the
+    caller's own (a bad argument count, a missing file) is no outage."""
+    try:
+        yield
+    except (asyncpg.PostgresError, ConnectionError) as exc:
+        typed = storage_error(exc)
+        if typed is None:
+            raise
+        raise typed from exc
+
+
+@asynccontextmanager
+async def _connection(pool: asyncpg.Pool) -> AsyncIterator[Raw]:
+    """A connection of ``pool``; failing to get one — the server stopped, its socket gone,
+    its name unresolved, a timeout — is the server unreachable (:class:`StorageUnavailable`,
+    or the typed error the server gave)."""
+    try:
+        raw = await pool.acquire()
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        raise (storage_error(exc) or StorageUnavailable()) from exc
+    try:
+        yield raw
+    finally:
+        await pool.release(raw)
 
 
 async def _init(raw: Raw) -> None:
@@ -284,28 +312,18 @@ class PostgresStore(Store):
         else:
             await self._write_lock.acquire()
         try:
-            try:
-                async with self._writer.acquire() as raw, raw.transaction():
+            with _typed_storage_errors():
+                async with _connection(self._writer) as raw, raw.transaction():
                     await raw.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
                     yield PostgresConnection(raw)
-            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
-                typed = storage_error(exc)
-                if typed is None:
-                    raise
-                raise typed from exc
         finally:
             self._write_lock.release()
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[Connection]:
-        try:
+        with _typed_storage_errors():
             async with (
-                self._readers.acquire() as raw,
+                _connection(self._readers) as raw,
                 raw.transaction(isolation="repeatable_read", readonly=True),
             ):
                 yield PostgresConnection(raw)
-        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
-            typed = storage_error(exc)
-            if typed is None:
-                raise
-            raise typed from exc
