@@ -51,6 +51,7 @@ bench: install
 	$(BIN)/python bench/desk.py
 	$(BIN)/python bench/feed.py --cache .bench-cache
 	$(BIN)/python bench/tools.py --cache .bench-cache
+	$(BIN)/python bench/mcp_start.py
 	$(BIN)/python bench/search.py --cache .bench-cache
 	$(BIN)/python bench/decisions.py
 	$(BIN)/python bench/answered.py
