@@ -14,6 +14,7 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.types import TextContent
 
+from channel_memory.store import StorageUnavailable, Store
 from tests.conftest import LiveServer, message_event
 from tests.pgcluster import PgCluster
 
@@ -84,5 +85,23 @@ async def test_the_mcp_tools_answer_storage_unavailable_too(
                 [content] = result.content
                 assert isinstance(content, TextContent)
                 assert json.loads(content.text)["error"]["code"] == "storage_unavailable", tool
+    finally:
+        cluster.stop()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)
+async def test_erasing_forgotten_text_on_a_lost_server_is_an_outage(
+    backend: str, pg_cluster: PgCluster
+) -> None:
+    # a forget's VACUUM that loses the server answers 503 storage_unavailable, not a 500
+    cluster = PgCluster(pg_cluster.bindir).start()
+    try:
+        store = await Store.open(cluster.create_database())
+        cluster.stop()
+        with pytest.raises(StorageUnavailable):
+            await store.erase_pending()
+        with pytest.raises(StorageUnavailable):
+            await store.close()  # it erases what is pending first, then closes its pools
     finally:
         cluster.stop()

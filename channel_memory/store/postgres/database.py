@@ -281,21 +281,23 @@ class PostgresStore(Store):
             await self._writer.close()
 
     async def erase_pending(self) -> bool:
-        async with self._write_lock, self._writer.acquire() as raw:
-            newest = await raw.fetchval("SELECT max(id) FROM pending_erasures")
-            if newest is None:
+        # the database lost part way (a forget's VACUUM) is an outage, not a 500
+        with _typed_storage_errors():
+            async with self._write_lock, _connection(self._writer) as raw:
+                newest = await raw.fetchval("SELECT max(id) FROM pending_erasures")
+                if newest is None:
+                    return True
+                # VACUUM FULL writes each table anew without its dead tuples (the forgotten
+                # text) and rebuilds its indexes. ANALYZE replaces the values the planner's
+                # statistics sampled from a table that still has rows (a table, or an
+                # expression index, left empty keeps its old sample), and rewriting
+                # pg_statistic drops the replaced samples (the database's owner may; for
+                # another role the server skips it with a warning). None of it can run
+                # inside a transaction.
+                await raw.execute("VACUUM (FULL, ANALYZE) " + ", ".join(CONTENT_TABLES))
+                await raw.execute("VACUUM (FULL) pg_statistic")
+                await raw.execute("DELETE FROM pending_erasures WHERE id <= $1", newest)
                 return True
-            # VACUUM FULL writes each table anew without its dead tuples (the forgotten
-            # text) and rebuilds its indexes. ANALYZE replaces the values the planner's
-            # statistics sampled from a table that still has rows (a table, or an
-            # expression index, left empty keeps its old sample), and rewriting
-            # pg_statistic drops the replaced samples (the database's owner may; for
-            # another role the server skips it with a warning). None of it can run
-            # inside a transaction.
-            await raw.execute("VACUUM (FULL, ANALYZE) " + ", ".join(CONTENT_TABLES))
-            await raw.execute("VACUUM (FULL) pg_statistic")
-            await raw.execute("DELETE FROM pending_erasures WHERE id <= $1", newest)
-            return True
 
     async def pending_erasures(self) -> int:
         async with self.read() as conn:
