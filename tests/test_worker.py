@@ -20,7 +20,7 @@ from channel_memory.kernel.config import load_settings
 from channel_memory.kernel.timefmt import parse_rfc3339
 from channel_memory.store import Store
 from channel_memory.store import blocks as block_store
-from channel_memory.worker.runner import Worker
+from channel_memory.worker.runner import Worker, _failure
 from tests.conftest import FakeClock, LiveServer, at, ingest_ok, message_event, query
 
 REVIEW = (
@@ -475,3 +475,16 @@ def test_worker_command_drains_a_database_served_without_a_worker(
     assert query(
         server.settings.db, "SELECT count(*) FROM recall_blocks WHERE kind = 'raw_excerpt'"
     ) == [(5,)]
+
+
+def test_a_failure_is_logged_by_its_types_and_its_causes_never_its_text() -> None:
+    # the worker's and the LLM pass's log lines name what failed and why, without the
+    # text (a driver's error text can quote stored content)
+    try:
+        try:
+            raise ConnectionRefusedError("secret stored text")
+        except OSError as cause:
+            raise RuntimeError("more secret text") from cause
+    except RuntimeError as exc:
+        assert _failure(exc) == "RuntimeError (ConnectionRefusedError)"
+    assert _failure(ValueError("secret")) == "ValueError"

@@ -58,6 +58,13 @@ def derive_hook(settings: DeriveSettings, analyses: Analyses | None = None) -> D
     return hook
 
 
+def _failure(exc: BaseException) -> str:
+    """A failure for the log by its types only (its text can quote stored content): the
+    error's, and its cause's ("StorageUnavailable (ConnectionRefusedError)")."""
+    cause = exc.__cause__
+    return type(exc).__name__ + (f" ({type(cause).__name__})" if cause is not None else "")
+
+
 def lazy_derive_hook(settings: Settings) -> DeriveHook:
     """:func:`derive_hook` whose rules (and their model) are loaded on its first call, not
     when it is made: for a process that may never derive (the MCP server reads only), so
@@ -216,12 +223,7 @@ class Worker:
                         if await self.drain_holding() and not self._wake.is_set():
                             self._idle.set()
                 except Exception as exc:  # keep the loop alive; never log content
-                    cause = exc.__cause__
-                    log.error(
-                        "worker run failed: %s%s",
-                        type(exc).__name__,
-                        f" ({type(cause).__name__})" if cause is not None else "",
-                    )
+                    log.error("worker run failed: %s", _failure(exc))
                 await _first_of(self._wake, stop, within=self.settings.worker.poll_interval)
         finally:
             async with self.store.write() as conn:
@@ -236,7 +238,7 @@ class Worker:
                 if await self._holds_lease():
                     await llm.run_once(stop)
             except Exception as exc:  # keep the loop alive; never log content
-                log.error("llm pass failed: %s", type(exc).__name__)
+                log.error("llm pass failed: %s", _failure(exc))
             await _first_of(self._llm_wake, stop, within=self.settings.worker.sweep_interval)
 
     async def aclose(self) -> None:
