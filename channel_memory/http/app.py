@@ -32,7 +32,7 @@ from channel_memory.http.telemetry import Telemetry
 from channel_memory.kernel.config import Settings
 from channel_memory.kernel.errors import ApiError
 from channel_memory.kernel.timefmt import Clock, wall_clock
-from channel_memory.store import StorageError, StorageLocked, StorageUnavailable, Store
+from channel_memory.store import StorageError, Store
 from channel_memory.worker.llm import ModelClient
 from channel_memory.worker.runner import Worker, derive_settings
 
@@ -86,8 +86,7 @@ async def _storage_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StorageError)
     cause = type(exc.__cause__).__name__ if exc.__cause__ is not None else "-"
     log.error("storage error %s on %s (%s)", exc.code, request.url.path, cause)
-    retry = {"Retry-After": "1"} if isinstance(exc, StorageLocked | StorageUnavailable) else None
-    return ApiError(exc.status, exc.code, exc.message, headers=retry).response()
+    return exc.api_error().response()
 
 
 _LOGGED = "channel_memory.error_logged"

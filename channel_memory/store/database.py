@@ -22,6 +22,7 @@ from contextlib import AbstractAsyncContextManager
 from importlib import resources
 from pathlib import Path
 
+from channel_memory.kernel.errors import ApiError
 from channel_memory.kernel.models import MessageKey
 from channel_memory.store.connection import Connection
 
@@ -80,6 +81,13 @@ class StorageError(Exception):
     status = 503
     code = "storage_error"
     message = "the database could not be written; nothing was written"
+    retry_after: str | None = None
+    """``Retry-After`` seconds when retrying shortly helps (a lock, a lost server)."""
+
+    def api_error(self) -> ApiError:
+        """The answer HTTP and the MCP tools give: its status, code and message."""
+        headers = {"Retry-After": self.retry_after} if self.retry_after else None
+        return ApiError(self.status, self.code, self.message, headers=headers)
 
 
 class StorageUnavailable(StorageError):
@@ -87,6 +95,7 @@ class StorageUnavailable(StorageError):
 
     code = "storage_unavailable"
     message = "the database cannot be reached; retry shortly"
+    retry_after = "1"
 
 
 class StorageFull(StorageError):
@@ -109,6 +118,7 @@ class StorageLocked(StorageError):
 
     code = "database_busy"
     message = "the database is locked by another process; retry shortly"
+    retry_after = "1"
 
 
 class DatabaseUnavailable(Exception):

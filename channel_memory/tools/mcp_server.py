@@ -246,7 +246,7 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
         except ApiError as exc:
             raise ToolFailure(exc) from None
         except StorageError as exc:  # the database out: as HTTP answers it, 503 and its code
-            raise ToolFailure(ApiError(exc.status, exc.code, exc.message)) from None
+            raise ToolFailure(exc.api_error()) from None
         tools.record(caller, tool, started, result, channels)
         return present(result)
 
@@ -394,7 +394,7 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
         except ApiError as exc:  # the HTTP feed's answers: 404s, 422s
             raise ToolFailure(exc) from None
         except StorageError as exc:
-            raise ToolFailure(ApiError(exc.status, exc.code, exc.message)) from None
+            raise ToolFailure(exc.api_error()) from None
         ctx.telemetry.record(feed_op(ctx, principal, query, body, started))
         # the feed is text: no structured copy of it
         return CallToolResult(content=[TextContent(type="text", text=body.content)])
