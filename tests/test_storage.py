@@ -133,3 +133,32 @@ def test_a_read_sees_one_snapshot_while_writes_commit(
             return int(first[0]), int(second[0]), int(third[0])
 
         assert server.run(counts_around_a_write()) == (1, 1, 2)
+
+
+def test_each_storage_error_answers_with_its_status_code_and_retry() -> None:
+    # what HTTP and the MCP tools answer: a retry helps a lock or a lost server
+    from channel_memory.store import (
+        StorageError,
+        StorageFull,
+        StorageLocked,
+        StorageReadOnly,
+        StorageUnavailable,
+    )
+
+    answers = {
+        type(e).__name__: (e.api_error().status, e.api_error().code, e.api_error().headers)
+        for e in (
+            StorageError(),
+            StorageFull(),
+            StorageReadOnly(),
+            StorageLocked(),
+            StorageUnavailable(),
+        )
+    }
+    assert answers == {
+        "StorageError": (503, "storage_error", None),
+        "StorageFull": (507, "storage_full", None),
+        "StorageReadOnly": (503, "storage_read_only", None),
+        "StorageLocked": (503, "database_busy", {"Retry-After": "1"}),
+        "StorageUnavailable": (503, "storage_unavailable", {"Retry-After": "1"}),
+    }
