@@ -413,12 +413,12 @@ class PostgresSource:
     async def open(cls, url: str) -> PostgresSource:
         import asyncpg
 
-        from channel_memory.store.postgres.database import schema_sql
+        from channel_memory.store.postgres.database import CONNECT_FAILURES, schema_sql
         from channel_memory.store.postgres.database import schema_version as pg_version
 
         try:
             raw = await asyncpg.connect(url)
-        except (OSError, ValueError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        except CONNECT_FAILURES as exc:
             # refused at the start, as every command refuses a database it cannot reach
             raise CopyRefused(
                 f"cannot connect to the source {redacted(url)} ({failure_reason(exc)})"

@@ -151,6 +151,11 @@ def storage_error(exc: BaseException) -> StorageError | None:
     return None
 
 
+CONNECT_FAILURES = (OSError, ValueError, asyncpg.PostgresError, asyncpg.InterfaceError)
+"""What connecting to a server can raise: refused, unreachable, its name unresolved, a
+timeout (``OSError``), a malformed URL (``ValueError``), the server's own refusal."""
+
+
 @contextmanager
 def _typed_storage_errors() -> Iterator[None]:
     """A driver error about storage raised as its typed :class:`StorageError` (a full disk, a
@@ -172,7 +177,7 @@ async def _connection(pool: asyncpg.Pool) -> AsyncIterator[Raw]:
     or the typed error the server gave)."""
     try:
         raw = await pool.acquire()
-    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+    except CONNECT_FAILURES as exc:
         raise (storage_error(exc) or StorageUnavailable()) from exc
     try:
         yield raw
@@ -243,7 +248,7 @@ class PostgresStore(Store):
         # front (pgbouncer in transaction mode) needs statement_cache_size=0 in the URL
         try:
             writer = await asyncpg.create_pool(url, min_size=1, max_size=1, init=_init)
-        except (OSError, ValueError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        except CONNECT_FAILURES as exc:
             # the server's own words (a refused password, a database that does not exist)
             # and a URL's parse error name no stored content; the URL is shown without its
             # password
