@@ -1164,6 +1164,22 @@ MEASURED_DESKS = [
     ("desk_heldout209.jsonl", 239, 66, 65, (28, 38, 46)),
     ("desk_heldout210.jsonl", 237, 65, 59, (32, 36, 45)),
     ("desk_heldout211.jsonl", 239, 66, 65, (37, 45, 54)),
+    # Held out: written for the fortieth round from the same brief (a São Paulo/New York
+    # orange-juice and softs desk, English with Brazilian Portuguese; a Riyadh/Dubai Gulf
+    # desk, English with Arabic; a Bermuda/London insurance-linked securities desk), asked
+    # for at its start; measured on arrival on the code before it (6814646): 181 of 198;
+    # 90, 117, 146. Never read.
+    ("desk_heldout212.jsonl", 238, 66, 60, (31, 43, 55)),
+    ("desk_heldout213.jsonl", 240, 66, 60, (27, 34, 43)),
+    ("desk_heldout214.jsonl", 240, 66, 61, (32, 40, 48)),
+    # Development desks of the fortieth round: a Johannesburg/London platinum-group metals
+    # desk, a Frankfurt/Amsterdam carbon and power desk (English with German and Dutch), a
+    # New York/Greenwich volatility desk; measured on arrival on 6814646 (61, 62 and 61;
+    # 35 / 41 / 50, 30 / 40 / 50, 28 / 40 / 50), their floors the round's final figures;
+    # their misses read.
+    ("desk_heldout215.jsonl", 239, 65, 61, (35, 41, 50)),
+    ("desk_heldout216.jsonl", 238, 65, 62, (30, 40, 50)),
+    ("desk_heldout217.jsonl", 239, 66, 61, (28, 40, 50)),
 ]
 
 
@@ -1371,6 +1387,10 @@ LABELLED_DESKS = [
     ("desk_heldout208.jsonl", 240, 66),
     ("desk_heldout210.jsonl", 237, 65),
     ("desk_heldout211.jsonl", 239, 66),
+    ("desk_heldout212.jsonl", 238, 66),
+    ("desk_heldout214.jsonl", 240, 66),
+    ("desk_heldout216.jsonl", 238, 65),
+    ("desk_heldout217.jsonl", 239, 66),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
@@ -1382,15 +1402,15 @@ LABELLED_DESKS = [
     # one of desk_heldout140 (likewise), one of desk_heldout153 and one of desk_heldout154
     # (likewise), one of desk_heldout164, one of desk_heldout172 and one of desk_heldout176
     # (likewise), one of desk_heldout194 (likewise), one of each of
-    # the development desks desk_heldout109, 125, 127, 131, 132, 150, 157, 161, 173, 203
-    # and 209,
+    # the development desks desk_heldout109, 125, 127, 131, 132, 150, 157, 161, 173, 203,
+    # 209 and 215, one of desk_heldout213 (held out: counted, not read),
     # and three of desk_heldout137 and of desk_heldout143
 ]
 
 
-@pytest.mark.parametrize("number", range(113, 212))
+@pytest.mark.parametrize("number", range(113, 218))
 def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
-    # desk_heldout113 to 211 were written from bench/data/WRITING_BRIEF.md, their writers
+    # desk_heldout113 to 217 were written from bench/data/WRITING_BRIEF.md, their writers
     # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
