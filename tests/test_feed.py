@@ -281,6 +281,28 @@ def test_channels_given_more_than_once_are_all_read_and_other_repeats_are_422(
     assert busted.status_code == 200
 
 
+@pytest.mark.parametrize(
+    ("name", "meant"),
+    [("maxchars", "max_chars"), ("max-chars", "max_chars"), ("maxChars", "max_chars"),
+     ("channel", "channels"), ("asOf", "as_of"), ("FORMAT", "format")],
+)  # fmt: skip
+def test_a_feed_parameter_written_otherwise_is_a_422_naming_the_one_meant(
+    desk: tuple[LiveServer, httpx.Client], name: str, meant: str
+) -> None:
+    """A new user's trial: ``maxchars=2000`` served the default budget in silence. A name
+    that is a feed parameter's written otherwise is refused, naming the parameter; another
+    name stays ignored."""
+    _, client = desk
+    ingest_ok(client, message_event("1", "stop moved to 408", created_at=at(19)))
+    refused = client.get("/channel-awareness", params={"channels": "floor", name: "2000"})
+    assert refused.status_code == 422
+    detail = refused.json()["error"]["details"][0]
+    assert detail["field"] == name and detail["message"].endswith(meant)
+    assert "2000" not in refused.text
+    ignored = client.get("/channel-awareness", params={"channels": "floor", "maxchar_x": "1"})
+    assert ignored.status_code == 200
+
+
 def test_statuses(desk: tuple[LiveServer, httpx.Client]) -> None:
     server, client = desk
     ingest_ok(client, message_event("1", "stop moved to 408", created_at=at(19)))

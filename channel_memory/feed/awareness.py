@@ -319,11 +319,16 @@ def query_string_values(params: MultiValues) -> dict[str, str]:
     """A query string's name/value pairs for :func:`parse_values`: ``channels`` given more
     than once lists them all (``channels=a&channels=b``, as many HTTP clients write a list,
     is ``channels=a,b``); any other feed parameter given more than once is a 422 naming it,
-    not its last value silently. Names the feed does not take are ignored, as before
-    (a cache-buster ``_=1`` sent twice included)."""
+    not its last value silently. A name that is a feed parameter's written otherwise
+    (``maxchars``, ``max-chars``, ``maxChars``, ``channel``) is a 422 naming the parameter
+    meant, not a default served in silence; other names the feed does not take are
+    ignored, as before (a cache-buster ``_=1`` sent twice included)."""
     values: dict[str, str] = {}
     for name in dict.fromkeys(params.keys()):
         given = params.getlist(name)
+        meant = _MEANT.get(_folded_name(name))
+        if meant is not None and meant != name:
+            raise _invalid(name, f"not a feed parameter; the feed's is {meant}")
         if name == "channels":
             values[name] = ",".join(given)
         elif len(given) > 1 and name in FeedParameters.model_fields:
@@ -331,6 +336,16 @@ def query_string_values(params: MultiValues) -> dict[str, str]:
         else:
             values[name] = given[-1]
     return values
+
+
+def _folded_name(name: str) -> str:
+    """A parameter name without case, separators or a plural's ``s``."""
+    folded = re.sub(r"[\W_]", "", name).lower()
+    return folded[:-1] if folded.endswith("s") else folded
+
+
+_MEANT = {_folded_name(name): name for name in FeedParameters.model_fields}
+"""Each feed parameter by its folded name (:func:`_folded_name`)."""
 
 
 def parse_values(values: Mapping[str, object], ctx: ReadContext) -> FeedQuery:
