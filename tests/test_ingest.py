@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable
 from typing import Any
 
@@ -356,6 +359,30 @@ def test_malformed_bodies_get_4xx_and_write_nothing(
     assert response.json()["error"]["code"] == code
     assert CANARY not in response.text
     assert _stored_rows(server) == 0
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_a_body_far_over_the_limit_sent_whole_gets_the_413_not_a_reset(
+    make_server: Callable[..., LiveServer], declared: bool
+) -> None:
+    """A new user's trial: a bridge on ``urllib`` (which sends its whole body before it
+    reads) posting 16 MiB saw the connection reset, not the 413 and its code; the rest of
+    the body is read and dropped first, with a length declared or streamed in chunks."""
+    server = make_server(ingest={"max_body_bytes": 4096})
+    body = b'{"events": [' + b" " * (16 * 1024 * 1024) + b"]}"
+    data: Any = body if declared else (body[i : i + 65536] for i in range(0, len(body), 65536))
+    request = urllib.request.Request(
+        server.url + "/v1/ingest",
+        data=data,
+        method="POST",
+        headers={"content-type": "application/json"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30)
+    assert refused.value.code == 413
+    assert json.loads(refused.value.read())["error"]["code"] == "body_too_large"
+    with server.client() as client:  # and the server answers the next request
+        assert client.get("/health").status_code == 200
 
 
 def test_body_over_the_limit_is_413_before_parsing(
