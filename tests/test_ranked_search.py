@@ -303,6 +303,27 @@ def test_a_block_and_its_messages_appear_once(make_server: Callable[..., LiveSer
         assert {h["kind"] for h in both} == {"message"}
 
 
+def test_a_decision_among_the_hits_says_which_it_is(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    """A new user's trial: "who moved the stop?" found the message but not that the feed
+    shows it as a stop change; a hit the worker made a decision carries its type, as a
+    browse of hard events does, and a message that is none carries nothing."""
+    server = make_server(worker={"enabled": False}, tokens=TOKENS)
+    with server.client(READ) as client:
+        push(
+            server,
+            message_event("1", "moved the ES stop to 5105", created_at=at(1)),
+            message_event("2", "where is the ES stop now?", created_at=at(2)),
+        )
+        before = {h["message_id"]: h for h in search(client, "ES stop")["hits"]}
+        assert "decision" not in before["1"]  # not derived yet: nothing claimed
+        server.drain()
+        hits = {h["message_id"]: h for h in search(client, "ES stop")["hits"]}
+        assert hits["1"]["decision"] == "stop_or_target_change"
+        assert "decision" not in hits["2"]
+
+
 def test_deduplication_keeps_messages_and_blocks_that_add_something() -> None:
     Ranked = search_index.Ranked
     items = [

@@ -260,7 +260,8 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
             'double quotes ("stop remains"). Hits are ranked by relevance, newest first '
             'among equals; `sort: "newest"` orders the same matches newest first (for '
             "'what was said lately about X'). Each hit has an excerpt around the matched "
-            "words; a digest block hit lists the messages it `covers`. Filters: `since` (a "
+            "words; a digest block hit lists the messages it `covers`; a hit that is a "
+            "decision carries its `decision` type. Filters: `since` (a "
             "duration like 24h or an RFC 3339 time; default everything retained), `author` "
             "(part of a name or id). Pass `next_cursor` back as `cursor` for the next page."
         ),

@@ -26,7 +26,13 @@ from channel_memory.feed.layout import READ_ID_PLACEHOLDER
 from channel_memory.feed.reads import ReadContext
 from channel_memory.kernel.errors import ApiError, field_refused
 from channel_memory.kernel.jsonfmt import compact
-from channel_memory.kernel.models import TOMBSTONE_BLOCK, RecallBlock, SourceVersion, source_handle
+from channel_memory.kernel.models import (
+    HARD_EVENT_BLOCK,
+    TOMBSTONE_BLOCK,
+    RecallBlock,
+    SourceVersion,
+    source_handle,
+)
 from channel_memory.kernel.ops import ContextOp, OpRecorder
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.timefmt import (
@@ -364,9 +370,12 @@ MAX_UNITS = 16
 
 
 def _message_hit(
-    version: SourceVersion, units: list[search_index.Unit], principal: Principal
+    version: SourceVersion,
+    units: list[search_index.Unit],
+    principal: Principal,
+    decision: str | None = None,
 ) -> dict[str, Any]:
-    return {
+    hit = {
         "source_handle": version.key.handle,
         "message_id": version.key.message_id,
         "kind": "message",
@@ -376,6 +385,9 @@ def _message_hit(
         "role": role_of(version.origin, version.author_id, principal),
         "excerpt": search_index.excerpt(version.content, units, EXCERPT_CHARS),
     }
+    if decision:  # the message is a decision: the type the feed shows it as
+        hit["decision"] = decision
+    return hit
 
 
 QUESTION_WEIGHT = 0.5
@@ -398,7 +410,7 @@ def _block_hit(
 ) -> dict[str, Any]:
     first = block.sources[0].message_id
     covers = [source_handle(block.channel_id, s.message_id) for s in block.sources]
-    return {
+    hit = {
         "source_handle": source_handle(block.channel_id, first),
         "message_id": first,
         "kind": block.kind,
@@ -411,6 +423,9 @@ def _block_hit(
         "covers_count": len(covers),
         "excerpt": search_index.excerpt(block.text, units, EXCERPT_CHARS),
     }
+    if block.kind == HARD_EVENT_BLOCK and block.event_type:
+        hit["decision"] = block.event_type
+    return hit
 
 
 @dataclass(frozen=True, slots=True)
@@ -488,12 +503,17 @@ async def _ranking(
 
 
 def _hit(
-    item: search_index.Ranked, units: list[search_index.Unit], principal: Principal
+    item: search_index.Ranked,
+    units: list[search_index.Unit],
+    principal: Principal,
+    decisions: Mapping[tuple[str, str, str], str],
 ) -> dict[str, Any]:
     if isinstance(item.payload, RecallBlock):
         return _block_hit(item.payload, units, principal)
-    assert isinstance(item.payload, SourceVersion)
-    return _message_hit(item.payload, units, principal)
+    version = item.payload
+    assert isinstance(version, SourceVersion)
+    key = (version.key.channel_id, version.key.message_id, version.content_hash)
+    return _message_hit(version, units, principal, decisions.get(key))
 
 
 async def search(ctx: ToolContext, principal: Principal, body: SearchRequest) -> dict[str, Any]:
@@ -542,9 +562,18 @@ async def search(ctx: ToolContext, principal: Principal, body: SearchRequest) ->
     async with ctx.store.read() as conn:
         await visible(conn, principal, channels)
         ranking = await _ranking(conn, channels, _Query(units, body, from_us), position, limit + 1)
-    page = ranking[: limit + 1]
-    fetched = page[:limit]
-    hits = [_hit(r, units, principal) for r in fetched]  # excerpts only for what is sent
+        page = ranking[: limit + 1]
+        fetched = page[:limit]
+        # a message hit that is a decision says so, as a browse of hard events does
+        decisions = await sources.hard_event_types(
+            conn,
+            [
+                (r.payload.key.channel_id, r.payload.key.message_id, r.payload.content_hash)
+                for r in fetched
+                if isinstance(r.payload, SourceVersion)
+            ],
+        )
+    hits = [_hit(r, units, principal, decisions) for r in fetched]  # excerpts for what is sent
     envelope = {
         "status": "ok",
         "hits": [],
