@@ -317,8 +317,9 @@ def _mcp(args: argparse.Namespace) -> int:
     from channel_memory.kernel.timefmt import wall_clock
     from channel_memory.tools.mcp_server import acting_principal, build
 
-    settings = _settings(args)
-    tokens = TokenTable(settings)
+    # the tokens of other clients (a bridge's token_env) need not be in an agent's environment
+    settings = _settings(args, tokens_used=False)
+    tokens = TokenTable(settings, unset_skipped=True)
     presented = args.token or os.environ.get("CHANNEL_MEMORY_MCP_TOKEN")
     try:
         principal = acting_principal(tokens.principal_for, presented, settings.token)

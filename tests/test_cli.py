@@ -193,7 +193,7 @@ def test_a_command_that_answers_no_request_needs_no_token_secret(tmp_path: Path)
     assert worked.returncode == 0, worked.stderr
     served = run_cli("serve", "--config", str(config), "--db", str(db), "--port", "0", env=env)
     assert served.returncode == 2
-    assert "CM_NOT_SET_ANYWHERE must hold a token" in served.stderr
+    assert "CM_NOT_SET_ANYWHERE is not set; it must hold a token" in served.stderr
 
 
 def test_serve_prints_where_it_listens_and_accepts_ingest(tmp_path: Path) -> None:

@@ -79,8 +79,14 @@ def test_invalid_config_is_a_clear_error(tmp_path: Path, text: str, where: str) 
 def test_missing_token_env_is_a_clear_error(tmp_path: Path) -> None:
     config = tmp_path / "cm.toml"
     config.write_text('[[tokens]]\ntoken_env = "NOT_SET_ANYWHERE"\nscopes = ["read"]\n')
-    with pytest.raises(ConfigError, match="NOT_SET_ANYWHERE"):
+    with pytest.raises(ConfigError, match="NOT_SET_ANYWHERE is not set"):
         load_settings(config)
+    # set but too short: said so, with its length, never its value
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("NOT_SET_ANYWHERE", "short-secret")
+        with pytest.raises(ConfigError, match="holds 12 characters") as error:
+            load_settings(config)
+        assert "short-secret" not in str(error.value)
 
 
 def test_missing_config_file(tmp_path: Path) -> None:

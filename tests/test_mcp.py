@@ -432,6 +432,32 @@ async def test_a_token_without_read_is_refused_at_start(tmp_path: Path) -> None:
     assert missing.returncode != 0 and "read scope" in missing.stderr
 
 
+async def test_it_starts_on_a_config_whose_other_tokens_are_not_in_its_environment(
+    tmp_path: Path,
+) -> None:
+    """A new user's trial: the documented config (the bridge's token from ``token_env``, the
+    agent's inline) stopped ``mcp`` unless the agent's environment held the bridge's secret;
+    it needs only the token it acts for. The table stays closed: no token, or the
+    bridge's own variable's name, is still refused."""
+    db = tmp_path / "mcp.db"
+    await _seed(db)
+    config = tmp_path / "cm.toml"
+    config.write_text(
+        '[[tokens]]\ntoken_env = "CM_BRIDGE_TOKEN_NOT_HERE"\nscopes = ["ingest"]\n'
+        f'[[tokens]]\ntoken = "{READ}"\nscopes = ["read"]\nagent_id = "agent"\n'
+    )
+    args = ["--db", str(db), "--config", str(config)]
+    async with _session(args, _env(CHANNEL_MEMORY_MCP_TOKEN=READ)) as session:
+        await session.initialize()
+        found = await session.call_tool(
+            "search_channel_context", {"channels": ["ops"], "query": "secret"}
+        )
+        assert [h["source_handle"] for h in found.structured_content["hits"]] == ["ops/s"]
+    for env in (_env(), _env(CHANNEL_MEMORY_MCP_TOKEN="CM_BRIDGE_TOKEN_NOT_HERE")):
+        refused = _start(db, config, env)
+        assert refused.returncode != 0 and "read scope" in refused.stderr
+
+
 async def test_the_all_scopes_token_alone_serves(tmp_path: Path) -> None:
     db = tmp_path / "mcp.db"
     await _seed(db)

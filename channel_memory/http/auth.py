@@ -18,14 +18,24 @@ ANONYMOUS = Principal("anonymous", frozenset(), frozenset())
 class TokenTable:
     """The configured tokens. Empty means open access (the server then binds loopback only)."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, unset_skipped: bool = False) -> None:
+        """``unset_skipped``: a token whose ``token_env`` this process's environment does not
+        hold is left out rather than refused (``channel-memory mcp`` acts for one token: an
+        agent's environment need not hold the bridge's secret). The table stays closed
+        whenever tokens are configured, whether or not any of them is left out."""
         entries: list[tuple[bytes, Principal]] = []
         if settings.token:
             entries.append((settings.token.encode(), _EVERYTHING))
         for entry in settings.tokens:
+            try:
+                secret = entry.resolve()
+            except ValueError:
+                if not unset_skipped:
+                    raise
+                continue
             entries.append(
                 (
-                    entry.resolve().encode(),
+                    secret.encode(),
                     Principal(
                         agent_id=entry.agent_id,
                         scopes=frozenset(entry.scopes),
@@ -36,10 +46,11 @@ class TokenTable:
                 )
             )
         self._entries = entries
+        self._configured = bool(settings.token) or bool(settings.tokens)
 
     @property
     def open(self) -> bool:
-        return not self._entries
+        return not self._configured
 
     def authenticate(self, request: Request) -> Principal:
         """The caller's principal, or 401 when the bearer token is missing or unknown."""

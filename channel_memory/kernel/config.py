@@ -214,10 +214,16 @@ class TokenSettings(_Section):
         if self.token is not None:
             return self.token
         assert self.token_env is not None
-        value = os.environ.get(self.token_env, "")
+        value = os.environ.get(self.token_env)
+        if value is None:
+            raise ValueError(
+                f"environment variable {self.token_env} is not set; it must hold a token of "
+                "16+ characters"
+            )
         if len(value) < 16:
             raise ValueError(
-                f"environment variable {self.token_env} must hold a token of 16+ characters"
+                f"environment variable {self.token_env} holds {len(value)} characters; it must "
+                "hold a token of 16+ characters"
             )
         return value
 
