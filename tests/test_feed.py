@@ -284,7 +284,8 @@ def test_channels_given_more_than_once_are_all_read_and_other_repeats_are_422(
 @pytest.mark.parametrize(
     ("name", "meant"),
     [("maxchars", "max_chars"), ("max-chars", "max_chars"), ("maxChars", "max_chars"),
-     ("channel", "channels"), ("asOf", "as_of"), ("FORMAT", "format")],
+     ("channel", "channels"), ("asOf", "as_of"), ("FORMAT", "format"),
+     ("budget", "max_chars"), ("chars", "max_chars"), ("channel_id", "channels")],
 )  # fmt: skip
 def test_a_feed_parameter_written_otherwise_is_a_422_naming_the_one_meant(
     desk: tuple[LiveServer, httpx.Client], name: str, meant: str
@@ -301,6 +302,13 @@ def test_a_feed_parameter_written_otherwise_is_a_422_naming_the_one_meant(
     assert "2000" not in refused.text
     ignored = client.get("/channel-awareness", params={"channels": "floor", "maxchar_x": "1"})
     assert ignored.status_code == 200
+
+
+def test_the_format_is_read_in_any_case(desk: tuple[LiveServer, httpx.Client]) -> None:
+    _, client = desk
+    ingest_ok(client, message_event("1", "stop moved to 408", created_at=at(19)))
+    shouted = client.get("/channel-awareness", params={"channels": "floor", "format": "JSON"})
+    assert shouted.status_code == 200 and shouted.json()["header"]["channels"] == ["floor"]
 
 
 def test_statuses(desk: tuple[LiveServer, httpx.Client]) -> None:

@@ -56,6 +56,11 @@ def _problem(message: str) -> PydanticCustomError:
     return PydanticCustomError("invalid", message)
 
 
+def _lowered(value: object) -> object:
+    """Text in lower case (``format=JSON`` is ``json``); anything else as it is."""
+    return value.lower() if isinstance(value, str) else value
+
+
 def _channel_list(value: object) -> object:
     # a query string lists the ids comma-separated; empties are dropped, repeats kept once
     if isinstance(value, str):
@@ -205,9 +210,11 @@ class FeedParameters(TextModel):
         ),
         AfterValidator(_max_chars),
     ] = None
-    format: Annotated[Literal["text", "json"], Field(description="text, or json (one object).")] = (
-        "text"
-    )
+    format: Annotated[
+        Literal["text", "json"],
+        BeforeValidator(_lowered),
+        Field(description="text, or json (one object; any case: JSON)."),
+    ] = "text"
     as_of: Annotated[
         str | None,
         BeforeValidator(_none_if_empty),
@@ -344,8 +351,15 @@ def _folded_name(name: str) -> str:
     return folded[:-1] if folded.endswith("s") else folded
 
 
-_MEANT = {_folded_name(name): name for name in FeedParameters.model_fields}
-"""Each feed parameter by its folded name (:func:`_folded_name`)."""
+_MEANT = {
+    **{_folded_name(name): name for name in FeedParameters.model_fields},
+    # names other APIs give a budget, a channel list or a format
+    **{_folded_name(alias): "max_chars" for alias in ("budget", "chars", "max_length", "maxlen")},
+    **{_folded_name(alias): "channels" for alias in ("channel_id", "channel_ids")},
+    "fmt": "format",
+}
+"""Each feed parameter by its folded name (:func:`_folded_name`), and by the names other APIs
+give a budget, a channel list or a format."""
 
 
 def parse_values(values: Mapping[str, object], ctx: ReadContext) -> FeedQuery:
