@@ -22,8 +22,8 @@ from channel_memory.kernel.errors import ApiError
 
 
 class BodyTooLarge(HTTPException):
-    def __init__(self) -> None:
-        super().__init__(status_code=413)
+    def __init__(self, message: str) -> None:
+        super().__init__(status_code=413, detail=message)
 
 
 class BodyLimitMiddleware:
@@ -39,7 +39,7 @@ class BodyLimitMiddleware:
         if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
             if int(declared) <= self.drain_bytes:
                 await _discard(receive, 0, self.drain_bytes)
-            response = ApiError(413, "body_too_large", _MESSAGE).response()
+            response = ApiError(413, "body_too_large", self.message).response()
             await response(scope, receive, send)
             return
         received = 0
@@ -52,10 +52,14 @@ class BodyLimitMiddleware:
                 if received > self.max_body_bytes:
                     if message.get("more_body", False):
                         await _discard(receive, received, self.drain_bytes)
-                    raise BodyTooLarge
+                    raise BodyTooLarge(self.message)
             return message
 
         await self.app(scope, limited, send)
+
+    @property
+    def message(self) -> str:
+        return f"the request body exceeds ingest.max_body_bytes ({self.max_body_bytes:,} bytes)"
 
     @property
     def drain_bytes(self) -> int:
@@ -76,6 +80,3 @@ async def _discard(receive: Receive, received: int, most: int) -> None:
         received += len(message.get("body", b""))
         if not message.get("more_body", False):
             return
-
-
-_MESSAGE = "the request body exceeds ingest.max_body_bytes"
