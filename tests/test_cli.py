@@ -75,6 +75,17 @@ def test_ingest_with_a_bad_line_imports_nothing(tmp_path: Path) -> None:
     assert not db.exists() or query(db, "SELECT count(*) FROM source_messages") == [(0,)]
 
 
+def test_an_http_batch_given_to_the_import_is_named_as_one(tmp_path: Path) -> None:
+    # a new user's trial: a {"events": [...]} file (what POST /v1/ingest takes) was refused
+    # as "field type (union_tag_not_found)"; the import reads one event per line
+    source = tmp_path / "batch.json"
+    source.write_text(json.dumps({"events": [message_event("1", "SECRETcontent")]}) + "\n")
+    result = run_cli("ingest", "--db", str(tmp_path / "cm.db"), str(source))
+    assert result.returncode == 1
+    assert f'{source}:1: validation_failed, a {{"events": [...]}} batch' in result.stderr
+    assert "one event per line" in result.stderr and "SECRETcontent" not in result.stderr
+
+
 def test_a_missing_file_or_database_is_named_not_created(tmp_path: Path) -> None:
     # a new user's trial: ingest of a missing file printed a traceback, and `rules test`
     # on a mistyped database created an empty one and reported that nothing matched

@@ -7,6 +7,8 @@ like a field name: it may be content) but never a value.
 
 from __future__ import annotations
 
+import re
+
 from pydantic import ValidationError
 
 from channel_memory.ingest.bounds import TimeBounds, content_too_long, first_too_far_ahead
@@ -20,6 +22,10 @@ MAX_PROBLEMS = 5
 """Problems listed per line; a line this broken is better read than described."""
 _OWN_MESSAGES = frozenset({"value_error", "empty_content"})
 """Error types whose message is one of this project's own texts (never the input)."""
+
+
+_BATCH = re.compile(r'\s*\{\s*"events"\s*:\s*\[')
+"""A line that opens an ingest batch (``{"events": [``) rather than one event."""
 
 
 def _why(detail: ErrorDetail) -> str:
@@ -45,6 +51,12 @@ def line_problem(line: str, settings: Settings, now_us: int) -> str | None:
         error = validation_error(exc, batch_field="events")
         if error.code == "invalid_json":
             return error.code
+        if _BATCH.match(line) is not None:
+            # a whole POST /v1/ingest body on a line: the import reads one event per line
+            return (
+                'validation_failed, a {"events": [...]} batch (the body POST /v1/ingest '
+                "takes); this import reads one event per line (JSON Lines)"
+            )
         details = sorted(error.details, key=lambda d: d.code != "extra_forbidden")
         fields = "; ".join(
             f"field {d.field or 'event'} ({_why(d)})" for d in details[:MAX_PROBLEMS]
