@@ -220,3 +220,29 @@ def test_answers_across_channels_and_answers_deleted(
         server.drain()
         assert not first(_both(client))
         assert not first(_both(client, as_of=at(30, 17)))
+
+
+def test_a_reply_decision_is_shown_with_the_proposal_it_answers_or_not_at_all() -> None:
+    # a new user's trial: at 800 to 1,500 characters "yes, go" was shown and the proposal it
+    # approves was not; a short verdict is dense, its long proposal is not
+    proposal = _hard(
+        "p1",
+        10,
+        "trade_proposal",
+        "proposal: buy 500 AAPL at 189.40 into the close, stop 186.90, target 195 — the"
+        " earnings drift has held three quarters running and the book is light tech",
+        0.6,
+    )
+    verdict = replace(_hard("v1", 40, "trade_approval", "yes, go", 0.95), answers="floor/p1")
+    others = [
+        _hard(f"f{n}", 20 + n, "trade_fill", f"sold {n}0 ES at 67{n}0.25", 0.6) for n in range(6)
+    ]
+    items = [proposal, verdict, *others]
+    seen = []
+    for shown, numbers in _scan(items):
+        named, more = numbers["omitted_hard_events"], numbers["more_hard_events"]
+        assert isinstance(named, list) and isinstance(more, int)
+        assert len(shown) + len(named) + more == len(items)  # nothing silent
+        assert "v1" not in shown or "p1" in shown, shown
+        seen.append(shown)
+    assert any("v1" in s for s in seen) and any("v1" not in s and s for s in seen)

@@ -918,10 +918,22 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
         return score * weight / cut[item.key]
 
     answered = _answered_by_trigger(c)
+    # a reply decision comes with the proposal it answers, or not at all: "yes, go" alone
+    # says nothing of what was approved (a new user's trial)
+    proposals = {i.handle: i for i in items}
+    taken: set[str] = set()
     for item in sorted(items, key=lambda i: (answered not in i.covers, -density(i), _tie(i))):
-        if cut[item.key] <= left:
-            chosen.hard.append(item)
-            left -= cut[item.key]
+        if item.key in taken:
+            continue
+        group = [item]
+        answering = proposals.get(item.answers) if item.answers else None
+        if answering is not None and answering.key not in taken:
+            group.append(answering)
+        need = sum(cut[g.key] for g in group)
+        if need <= left:
+            chosen.hard.extend(group)
+            taken.update(g.key for g in group)
+            left -= need
     # what is left restores whole texts, the smallest restorations first
     for item in sorted(chosen.hard, key=lambda i: (full[i.key] - cut[i.key], _tie(i))):
         extra = full[item.key] - cut[item.key]
