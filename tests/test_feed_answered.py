@@ -222,7 +222,7 @@ def test_answers_across_channels_and_answers_deleted(
         assert not first(_both(client, as_of=at(30, 17)))
 
 
-def test_a_reply_decision_is_shown_with_the_proposal_it_answers_or_not_at_all() -> None:
+def test_a_bare_verdict_is_shown_with_the_proposal_it_answers_or_not_at_all() -> None:
     # a new user's trial: at 800 to 1,500 characters "yes, go" was shown and the proposal it
     # approves was not; a short verdict is dense, its long proposal is not
     proposal = _hard(

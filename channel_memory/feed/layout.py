@@ -880,6 +880,13 @@ def _with_odds(score: float, ratio: float) -> float:
     return score * ratio / (score * ratio + 1 - score)
 
 
+BARE_VERDICT_CHARS = 40
+"""A reply decision this short ("yes, go", "👍 send it", "take it") says nothing of what it
+answers: it is shown with the proposal it answers or not at all. Chosen on the development
+and trained-on desks (ADR 0065): pairing every reply decision cost 12 and 27 decisions
+verbatim at 6,000 characters, pairing these 7 and 10."""
+
+
 def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> int:
     items = list(c.hard)
     full = {i.key: sizes.of(i, False, False) for i in items}
@@ -918,15 +925,16 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
         return score * weight / cut[item.key]
 
     answered = _answered_by_trigger(c)
-    # a reply decision comes with the proposal it answers, or not at all: "yes, go" alone
-    # says nothing of what was approved (a new user's trial)
+    # a bare verdict comes with the proposal it answers, or not at all: "yes, go" alone says
+    # nothing of what was approved (a new user's trial); one with its reasons stands alone
     proposals = {i.handle: i for i in items}
     taken: set[str] = set()
     for item in sorted(items, key=lambda i: (answered not in i.covers, -density(i), _tie(i))):
         if item.key in taken:
             continue
         group = [item]
-        answering = proposals.get(item.answers) if item.answers else None
+        bare = item.answers is not None and len(item.text) <= BARE_VERDICT_CHARS
+        answering = proposals.get(item.answers) if bare and item.answers else None
         if answering is not None and answering.key not in taken:
             group.append(answering)
         need = sum(cut[g.key] for g in group)
