@@ -225,13 +225,21 @@ _HARD_EVENT = (
 """A message version a fresh hard-event block covers (its parameter: ``HARD_EVENT_BLOCK``)."""
 
 
+ExactKey = tuple[str, str, str]
+"""A version's exact key across channels: ``(channel_id, message_id, content_hash)`` (ids and
+client-given hashes repeat across channels)."""
+
+
+def exact_key(version: SourceVersion) -> ExactKey:
+    return (version.key.channel_id, version.key.message_id, version.content_hash)
+
+
 async def hard_event_types(
-    conn: Connection, versions: Iterable[tuple[str, str, str]]
-) -> dict[tuple[str, str, str], str]:
-    """The decision type of the fresh hard-event block covering each of these exact
-    ``(channel_id, message_id, content_hash)`` versions, for those one covers (keyed by
-    channel too: ids and client-given hashes repeat across channels); one query."""
-    wanted = sorted(set(versions))
+    conn: Connection, versions: Iterable[SourceVersion]
+) -> dict[ExactKey, str]:
+    """The decision type of the fresh hard-event block covering each of these exact versions,
+    for those one covers, by :func:`exact_key`; one query."""
+    wanted = sorted({exact_key(v) for v in versions})
     if not wanted:
         return {}
     fetched = await conn.execute_fetchall(

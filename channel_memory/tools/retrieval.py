@@ -506,14 +506,14 @@ def _hit(
     item: search_index.Ranked,
     units: list[search_index.Unit],
     principal: Principal,
-    decisions: Mapping[tuple[str, str, str], str],
+    decisions: Mapping[sources.ExactKey, str],
 ) -> dict[str, Any]:
     if isinstance(item.payload, RecallBlock):
         return _block_hit(item.payload, units, principal)
-    version = item.payload
-    assert isinstance(version, SourceVersion)
-    key = (version.key.channel_id, version.key.message_id, version.content_hash)
-    return _message_hit(version, units, principal, decisions.get(key))
+    assert isinstance(item.payload, SourceVersion)
+    return _message_hit(
+        item.payload, units, principal, decisions.get(sources.exact_key(item.payload))
+    )
 
 
 async def search(ctx: ToolContext, principal: Principal, body: SearchRequest) -> dict[str, Any]:
@@ -566,12 +566,7 @@ async def search(ctx: ToolContext, principal: Principal, body: SearchRequest) ->
         fetched = page[:limit]
         # a message hit that is a decision says so, as a browse of hard events does
         decisions = await sources.hard_event_types(
-            conn,
-            [
-                (r.payload.key.channel_id, r.payload.key.message_id, r.payload.content_hash)
-                for r in fetched
-                if isinstance(r.payload, SourceVersion)
-            ],
+            conn, [r.payload for r in fetched if isinstance(r.payload, SourceVersion)]
         )
     hits = [_hit(r, units, principal, decisions) for r in fetched]  # excerpts for what is sent
     envelope = {
@@ -758,7 +753,7 @@ def _fit_messages(
     principal: Principal,
     budget: int,
     envelope: dict[str, Any],
-    decisions: Mapping[tuple[str, str, str], str] | None = None,
+    decisions: Mapping[sources.ExactKey, str] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The largest fitting prefix. A message too big for any result on its own comes
     without content, with a ``read_content`` locator to read it in fragments. With
@@ -770,8 +765,7 @@ def _fit_messages(
     for version in versions:
         trust = trust_of(version.origin, version.author_id, principal)
         role = role_of(version.origin, version.author_id, principal)
-        key = (version.key.channel_id, version.key.message_id, version.content_hash)
-        decision = (decisions or {}).get(key)
+        decision = (decisions or {}).get(sources.exact_key(version))
         extra = {"decision": decision} if decision else {}
         item = ToolMessageOut.of_tool(version, trust, role).model_dump(mode="json") | extra
         locator = None
@@ -938,9 +932,7 @@ async def _browse(
     fetched = page[:limit]
     decisions = None
     if body.hard_events:  # each read as what the feed calls it
-        decisions = await sources.hard_event_types(
-            conn, [(v.key.channel_id, v.key.message_id, v.content_hash) for v in fetched]
-        )
+        decisions = await sources.hard_event_types(conn, fetched)
     messages, locators = _fit_messages(
         fetched, principal, caller.budget, _envelope(limit), decisions
     )
