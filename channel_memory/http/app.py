@@ -26,7 +26,7 @@ from channel_memory.http import (
 )
 from channel_memory.http.api import AppContext, Endpoint
 from channel_memory.http.auth import ANONYMOUS, TokenTable
-from channel_memory.http.body_limit import BodyLimitMiddleware, BodyTooLarge
+from channel_memory.http.body_limit import BodyLimitMiddleware
 from channel_memory.http.openapi import openapi_document
 from channel_memory.http.telemetry import Telemetry
 from channel_memory.kernel.config import Settings
@@ -41,7 +41,6 @@ log = logging.getLogger("channel_memory")
 _HTTP_CODES = {
     404: ("not_found", "no such endpoint"),
     405: ("method_not_allowed", "method not allowed on this endpoint"),
-    413: ("body_too_large", "the request body exceeds ingest.max_body_bytes"),
 }
 
 
@@ -79,8 +78,6 @@ async def _api_error(request: Request, exc: Exception) -> Response:
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     code, message = _HTTP_CODES.get(exc.status_code, ("http_error", "request failed"))
-    if isinstance(exc, BodyTooLarge):
-        message = exc.detail  # with the limit
     return ApiError(exc.status_code, code, message, headers=exc.headers).response()
 
 

@@ -15,15 +15,9 @@ is closed as before).
 from __future__ import annotations
 
 from starlette.datastructures import Headers
-from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from channel_memory.kernel.errors import ApiError
-
-
-class BodyTooLarge(HTTPException):
-    def __init__(self, message: str) -> None:
-        super().__init__(status_code=413, detail=message)
 
 
 class BodyLimitMiddleware:
@@ -52,7 +46,7 @@ class BodyLimitMiddleware:
                 if received > self.max_body_bytes:
                     if message.get("more_body", False):
                         await _discard(receive, received, self.drain_bytes)
-                    raise BodyTooLarge(self.message)
+                    raise ApiError(413, "body_too_large", self.message)
             return message
 
         await self.app(scope, limited, send)

@@ -18,7 +18,6 @@ from functools import wraps
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
-from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -223,8 +222,6 @@ def refusal_code(exc: Exception) -> str:
     """The error code the answer to a request that raised ``exc`` carries."""
     if isinstance(exc, ApiError | StorageError):
         return exc.code
-    if isinstance(exc, HTTPException) and exc.status_code == 413:
-        return "body_too_large"  # the body outgrew the limit while it was read
     return "internal_error"  # what the application answers to anything unexpected
 
 
