@@ -927,14 +927,14 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
     answered = _answered_by_trigger(c)
     # a bare verdict comes with the proposal it answers, or not at all: "yes, go" alone says
     # nothing of what was approved (a new user's trial); one with its reasons stands alone
-    proposals = {i.handle: i for i in items}
+    by_handle = {i.handle: i for i in items}
     taken: set[str] = set()
     for item in sorted(items, key=lambda i: (answered not in i.covers, -density(i), _tie(i))):
         if item.key in taken:
             continue
         group = [item]
-        bare = item.answers is not None and len(item.text) <= BARE_VERDICT_CHARS
-        answering = proposals.get(item.answers) if bare and item.answers else None
+        answers = item.answers if len(item.text) <= BARE_VERDICT_CHARS else None
+        answering = by_handle.get(answers) if answers else None
         if answering is not None and answering.key not in taken:
             group.append(answering)
         need = sum(cut[g.key] for g in group)
