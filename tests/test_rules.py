@@ -20,8 +20,10 @@ from channel_memory.worker.rules import (
     VIEW_CLAUSES_KEPT,
     VIEW_MAX_CHARS,
     VIEWS_KEPT,
+    Pattern,
     RulesError,
     RuleSet,
+    _alternation,
     default_rules,
     load_rules,
     parse_rules,
@@ -278,12 +280,77 @@ def test_invalid_rules_are_clear_errors(text: str, where: str) -> None:
     assert where in str(error.value)
 
 
-def test_every_shipped_pattern_compiles_alone() -> None:
-    """The shipped rules compile each rule pattern alone only when it is first used (a
-    message is searched with their combination): here every one is compiled alone."""
-    rules = default_rules()
-    assert all(p.regex.pattern == p.body for r in rules.rules for p in r.patterns)
-    assert sum(len(r.patterns) for r in rules.rules) > 100
+def _every_pattern(rules: RuleSet) -> list[Pattern]:
+    return [
+        *(p for r in rules.rules for p in (*r.patterns, *r.scans, *r.unless, *r.together)),
+        *(p for g in rules.guards for p in (*g.patterns, *g.unless)),
+        *(
+            p
+            for r in rules.replies
+            for p in (*r.patterns, *r.anywhere, *r.unless, *r.parent_patterns)
+        ),
+    ]
+
+
+def test_every_shipped_pattern_compiles_alone_and_combined() -> None:
+    """The shipped rules compile a pattern only when a message is first searched with it
+    (a command that reads no message compiles none): here every one is compiled, each
+    rule's patterns alone and combined, its guards, exceptions and reply rules."""
+    fresh = parse_rules(
+        resources.files("channel_memory.worker").joinpath("default_rules.toml").read_text(),
+        "again",
+        check_each=False,
+    )
+    assert not any(p._regex is not None for p in _every_pattern(fresh))
+    patterns = _every_pattern(default_rules())
+    assert all(p.regex.pattern == p.body for p in patterns)
+    assert sum(len(r.patterns) for r in default_rules().rules) > 100 and len(patterns) > 500
+
+
+def test_a_file_checked_each_compiles_every_pattern_at_once() -> None:
+    rules = parse_rules(
+        "[[rule]]\nname = 'x'\nevent_type = 'x'\npatterns = ['abc', '(?i)^de']\n"
+        "unless = ['f']\n[[ignore]]\nname = 'g'\npatterns = ['h']\n",
+        "desk.toml",
+    )
+    assert all(p._regex is not None for p in _every_pattern(rules))
+    with pytest.raises(RulesError, match=r"desk\.toml: ignore\.0\.patterns\.0: invalid"):
+        parse_rules("[[ignore]]\nname = 'g'\npatterns = ['(h']\n", "desk.toml")
+
+
+# a word's start as the shipped rules write it, a line's start, and parts without either
+_PARTS = [
+    ("(?:", r"(?:(?:(?<!\w)|(?<=_)))ab"),
+    ("(?i:", r"(?:(?:(?<!\w)|(?<=_)))b[a ]"),
+    ("(?:", r"(?:(?<!\w)|(?<=_))a_|b"),
+    ("(?:", r"^a\s"),
+    ("(?i:", r"^(?:b|_)a"),
+    ("(?:", r"^a|_b"),
+    ("(?:", r"(?<=a)b"),
+    ("(?:", r"[(^]a"),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(_PARTS), min_size=1, max_size=6),
+    st.text(alphabet="aAbB_ (^\n", max_size=12),
+)
+def test_a_combination_matches_where_its_parts_do(parts: list[tuple[str, str]], text: str) -> None:
+    """Parts that start with the same assertion are combined under it once: a search finds
+    a match exactly where one of the parts matches first."""
+    combined = re.compile(_alternation(parts), re.MULTILINE)
+    alone = [re.compile(f"{opening}{body})", re.MULTILINE) for opening, body in parts]
+    starts = [m.start() for p in alone if (m := p.search(text)) is not None]
+    found = combined.search(text)
+    assert (found.start() if found else None) == (min(starts) if starts else None)
+
+
+def test_parts_starting_alike_share_their_assertion() -> None:
+    source = _alternation(_PARTS)
+    assert source.count(r"(?:(?:(?<!\w)|(?<=_)))") == 1 and source.count("(?:(?<!\\w)") == 2
+    assert source.startswith(r"(?:(?:(?<!\w)|(?<=_)))(?:(?:ab)|(?i:b[a ]))|")
+    assert r"|^(?:(?:a\s)|(?i:(?:b|_)a))|" in source
 
 
 def test_changing_the_rules_rederives_every_block(
