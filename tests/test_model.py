@@ -344,6 +344,24 @@ def test_a_long_message_is_read_by_its_head_and_tail() -> None:
     assert char_terms("a " + middle + " b") == char_terms("a " + "y" * 10_000 + " b")
 
 
+def test_a_words_character_terms_are_the_same_whether_kept_or_cut_again() -> None:
+    # the n-grams of recent short words are kept; every word, short or long, seen before
+    # or not, gives the terms the definition says, in order (the sums read them in order)
+    def defined(text: str) -> list[str]:
+        terms = []
+        for word in " ".join(text.lower().split()).split():
+            padded = f" {word} "
+            for n in range(2, 6):
+                terms += [padded[i : i + n] for i in range(len(padded) - n + 1)]
+        return terms
+
+    rng = random.Random(7)
+    words_seen = ["a", "ab", "abc", "abcd", "x" * 16, "y" * 17, "sold", "5k", "aapl", "日本"]
+    for _ in range(300):
+        text = " ".join(rng.choice(words_seen) for _ in range(rng.randint(0, 12)))
+        assert char_terms(text) == defined(text), text
+
+
 def test_the_guards_hold_for_the_model() -> None:
     question = "lifted 5k AAPL 231.40?"
     conditional = "if 1.0850 goes we sell 20m EURUSD"

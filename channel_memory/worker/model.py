@@ -54,6 +54,10 @@ ranker gradient-boosted regression trees (``rank``: a starting log-odds ``init``
 
 SUMS_KEPT = 512
 """How many texts' readings (see :meth:`DecisionModel._read`) a model keeps."""
+GRAMS_KEPT = 4096
+GRAMS_KEPT_CHARS = 16
+"""How many words' character n-grams (see :func:`char_terms`) are kept, of words up to
+how long: at most about 16 MB (a few MB on a desk's words)."""
 SUMS_MAX_CHARS = 16_000
 """A text (with its parent) longer than this is read each time, not kept."""
 CAP_CHARS = 3000
@@ -97,13 +101,20 @@ def char_terms(text: str, parent: str | None = None) -> list[str]:
     shorter than ``n`` gives its padded self once)."""
     terms: list[str] = []
     for word in _prepared(text).split():
-        padded = f" {word} "
-        size = len(padded)
-        for n in range(2, 6):
-            if size < n:
-                break
-            terms.extend(padded[i : i + n] for i in range(size - n + 1))
+        terms.extend(_kept_grams(word) if len(word) <= GRAMS_KEPT_CHARS else _grams(word))
     return terms
+
+
+def _grams(word: str) -> tuple[str, ...]:
+    """The character 2- to 5-grams of ``word`` padded with a space on both sides, in the
+    order :func:`char_terms` lists them."""
+    padded = f" {word} "
+    size = len(padded)
+    return tuple(padded[i : i + n] for n in range(2, min(size, 5) + 1) for i in range(size - n + 1))
+
+
+_kept_grams = functools.lru_cache(maxsize=GRAMS_KEPT)(_grams)
+""":func:`_grams` of the last words cut (a desk's words recur: each is cut once)."""
 
 
 def word_terms(text: str, parent: str | None = None) -> list[str]:
