@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8765
 DB ?= ./channel-memory.db
 
-.PHONY: run demo test soak lint typecheck bench install clean
+.PHONY: run demo test floors soak lint typecheck bench install clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,11 +32,15 @@ typecheck: install
 	$(BIN)/mypy --strict channel_memory
 
 # pytest on one worker process per core (pytest-xdist, ADR 0035); TEST_WORKERS=0 runs
-# it in this process alone.
+# it in this process alone. The measured floors of the desks the rules are tuned on and
+# the model learns from run under `make floors` (ADR 0066); a plain pytest runs both.
 TEST_WORKERS ?= auto
 
 test: lint typecheck
-	$(BIN)/python -m pytest -n $(TEST_WORKERS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) -m "not tuned_on"
+
+floors: install
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) -m tuned_on
 
 # The long reliability runs: 100 SIGKILL rounds and a 60 s load soak.
 soak: install

@@ -1193,8 +1193,39 @@ MEASURED_DESKS = [
 ]
 
 
+# The desks the rules are tuned on (the development desks, whose misses are read each round)
+# and those the decision model, the desk reading and the ranker learn from: their floors
+# run under `make floors` (pytest -m tuned_on), with every change of the rules, the model or
+# the feed, and `make test` keeps the floors of the hundred and two desks nobody tunes on
+# (ADR 0066). A new round's desks go in one set or the other.
+DEVELOPMENT = frozenset(
+    [*range(41, 54), 97, 98, 99, *range(108, 113), 116, 117, 118]
+    + [n for start in range(125, 218, 6) for n in range(start, start + 3)]
+)
+TRAINED_ON = frozenset([*range(1, 41), 91, 92, 96])
+
+
+def _desk_number(name: str) -> int:
+    return int(name.removeprefix("desk_heldout").removesuffix(".jsonl") or 1)
+
+
+def test_every_measured_desk_is_held_out_developed_on_or_trained_on() -> None:
+    numbers = [_desk_number(d[0]) for d in MEASURED_DESKS]
+    assert sorted(numbers) == list(range(1, 218))
+    held_out = set(numbers) - DEVELOPMENT - TRAINED_ON
+    assert not DEVELOPMENT & TRAINED_ON
+    assert (len(held_out), len(DEVELOPMENT), len(TRAINED_ON)) == (102, 72, 43)
+    assert {212, 213, 214, 119, 54} <= held_out and {215, 209, 125, 41} <= DEVELOPMENT
+
+
 @pytest.mark.parametrize(
-    ("name", "messages", "decisions", "recognised", "verbatim"), MEASURED_DESKS
+    ("name", "messages", "decisions", "recognised", "verbatim"),
+    [
+        pytest.param(*desk, marks=pytest.mark.tuned_on)
+        if _desk_number(desk[0]) in DEVELOPMENT | TRAINED_ON
+        else desk
+        for desk in MEASURED_DESKS
+    ],
 )
 def test_a_heldout_desk_keeps_its_measured_figures(
     name: str, messages: int, decisions: int, recognised: int, verbatim: tuple[int, int, int]

@@ -9,6 +9,8 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
+import pytest
+
 from bench.answered import counts
 from bench.training_desks import RANK_DESKS
 from channel_memory.feed.layout import ANSWER_WAIT_US, ANSWERED_ODDS, UNANSWERED_ODDS, render
@@ -151,6 +153,7 @@ def test_answered_decisions_through_the_worker_and_the_http_feed(
         )
 
 
+@pytest.mark.tuned_on  # a measurement of the training desks (make floors, ADR 0066)
 def test_the_odds_are_what_the_rankers_training_desks_say() -> None:
     # bench/answered.py counts them; a change of rules or model that moves them far
     # means measuring again (ADR 0049)
