@@ -318,39 +318,67 @@ def test_a_file_checked_each_compiles_every_pattern_at_once() -> None:
         parse_rules("[[ignore]]\nname = 'g'\npatterns = ['(h']\n", "desk.toml")
 
 
-# a word's start as the shipped rules write it, a line's start, and parts without either
+# a word's start as the shipped rules write it, a line's start, lookbehinds read with and
+# without case, parts without either, and syntax the scan must leave alone (a review with
+# fresh eyes found each of the last ones moving a match: a case-sensitive lookbehind taken out
+# of its part's ``(?i:``, a quantified assertion, a class starting with ``]``, a comment, a
+# group referred to by its number)
 _PARTS = [
     ("(?:", r"(?:(?:(?<!\w)|(?<=_)))ab"),
-    ("(?i:", r"(?:(?:(?<!\w)|(?<=_)))b[a ]"),
+    ("(?:", r"(?:(?:(?<!\w)|(?<=_)))b[a ]"),
+    ("(?i:", r"(?:(?:(?<!\w)|(?<=_)))ba"),
     ("(?:", r"(?:(?<!\w)|(?<=_))a_|b"),
     ("(?:", r"^a\s"),
-    ("(?i:", r"^(?:b|_)a"),
+    ("(?:", r"^(?:b|_)a"),
+    ("(?i:", r"^xb"),
     ("(?:", r"^a|_b"),
+    ("(?i:", r"(?<![a-z])x"),
+    ("(?i:", r"(?<![a-z])b"),
     ("(?:", r"(?<=a)b"),
+    ("(?:", r"(?=a)?b"),
     ("(?:", r"[(^]a"),
+    ("(?:", r"^a[](]|[])]"),
+    ("(?:", r"^a(?#[)|b(?#])"),
+    ("(?:", r"(a)\1"),
 ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(
     st.lists(st.sampled_from(_PARTS), min_size=1, max_size=6),
-    st.text(alphabet="aAbB_ (^\n", max_size=12),
+    st.text(alphabet="aAbBxX_ ()[]^\n", max_size=12),
 )
-def test_a_combination_matches_where_its_parts_do(parts: list[tuple[str, str]], text: str) -> None:
+def test_a_combination_matches_where_its_parts_joined_do(
+    parts: list[tuple[str, str]], text: str
+) -> None:
     """Parts that start with the same assertion are combined under it once: a search finds
-    a match exactly where one of the parts matches first."""
+    a match exactly where the parts joined in order do."""
+    plain = re.compile("|".join(f"{opening}{body})" for opening, body in parts), re.MULTILINE)
     combined = re.compile(_alternation(parts), re.MULTILINE)
-    alone = [re.compile(f"{opening}{body})", re.MULTILINE) for opening, body in parts]
-    starts = [m.start() for p in alone if (m := p.search(text)) is not None]
-    found = combined.search(text)
-    assert (found.start() if found else None) == (min(starts) if starts else None)
+    want, got = plain.search(text), combined.search(text)
+    assert (got.start() if got else None) == (want.start() if want else None)
+
+
+def test_a_combined_rule_reads_capitals_as_its_patterns_do() -> None:
+    # a review: the shared lookbehinds of a stop pattern written under (?i) were taken out
+    # of it, and "HE'S STOP ON …" became a stop change where "he's stop on …" is none
+    rules = default_rules()
+    for text in ("he's stop on 5k AAPL: 231", "HE'S STOP ON 5k AAPL: 231"):
+        assert rules.first_match(text) is None, text
 
 
 def test_parts_starting_alike_share_their_assertion() -> None:
-    source = _alternation(_PARTS)
-    assert source.count(r"(?:(?:(?<!\w)|(?<=_)))") == 1 and source.count("(?:(?<!\\w)") == 2
-    assert source.startswith(r"(?:(?:(?<!\w)|(?<=_)))(?:(?:ab)|(?i:b[a ]))|")
-    assert r"|^(?:(?:a\s)|(?i:(?:b|_)a))|" in source
+    source = _alternation(_PARTS[:11])
+    word = r"(?:(?:(?<!\w)|(?<=_)))"
+    assert source.startswith(f"(?:{word}(?:ab|b[a ]))|(?i:{word}(?:ba))|")
+    assert r"|(?:^(?:a\s|(?:b|_)a))|(?i:^(?:xb))|" in source
+    assert r"|(?i:(?<![a-z])(?:x|b))|(?:(?<=a)(?:b))" in source
+    # syntax the scan does not read leaves every part as it is, in order
+    for unread in _PARTS[13:]:
+        plain = "|".join(f"{o}{b})" for o, b in (unread, _PARTS[0], _PARTS[1]))
+        assert _alternation([unread, _PARTS[0], _PARTS[1]]) == plain
+    # a quantified assertion is no leading assertion
+    assert _alternation([("(?:", r"(?=a)?b"), ("(?:", r"(?=a)c")]) == "(?:(?=a)?b)|(?:(?=a)(?:c))"
 
 
 def test_changing_the_rules_rederives_every_block(

@@ -792,65 +792,78 @@ def _combined(patterns: Sequence[Pattern], deferred: bool = False) -> tuple[Patt
 _LOOKAROUNDS = re.compile(r"(?:\(\?<?[=!](?:[^()\\]|\\.)*\)\|?)+")
 """Lookbehinds and lookaheads without groups inside, in sequence or alternation: a
 zero-width assertion (the shipped rules' ``{b}``, a word's start)."""
+_UNSCANNED = re.compile(r"\(\?#|\(\?[a-zA-Z]*x|\(\?\(|\\[1-9]|\[\^?\]")
+"""What the scanners below do not read: a comment, verbose mode, a group reference by
+number or a condition on one, a class that starts with ``]``."""
+_QUANTIFIERS = "?*+{"
 
 
 def _leading_assertion(body: str) -> str | None:
     """The zero-width assertion a pattern's ``body`` starts with when the rest of it is one
-    sequence with it: ``^``, or a group (in any number of ``(?:…)``) of lookarounds alone."""
+    sequence with it, unquantified: ``^``, or a group (in any number of ``(?:…)``) of
+    lookarounds alone. None when the body holds syntax the scan does not read."""
     alternatives = _top_level_alternatives(body)
-    if alternatives is None or len(alternatives) != 1:
+    if alternatives is None or len(alternatives) != 1 or _UNSCANNED.search(body):
         return None
     if body.startswith("^"):
-        return "^"
-    if not body.startswith("("):
+        end = 1
+    elif body.startswith("("):
+        depth, in_class, end = 0, False, 0
+        while end < len(body):
+            c = body[end]
+            if c == "\\":
+                end += 2
+                continue
+            if in_class:
+                in_class = c != "]"
+            elif c == "[":
+                in_class = True
+            elif c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            end += 1
+        end += 1
+        inner = body[:end]
+        while inner.startswith("(?:") and inner.endswith(")"):
+            inner = inner[3:-1]
+        if _LOOKAROUNDS.fullmatch(inner) is None:
+            return None
+    else:
         return None
-    depth, in_class, i = 0, False, 0
-    while i < len(body):
-        c = body[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                break
-        i += 1
-    group = inner = body[: i + 1]
-    while inner.startswith("(?:") and inner.endswith(")"):
-        inner = inner[3:-1]
-    return group if _LOOKAROUNDS.fullmatch(inner) else None
+    return body[:end] if body[end : end + 1] not in tuple(_QUANTIFIERS) else None
 
 
 def _alternation(parts: Sequence[tuple[str, str]]) -> str:
     """``parts`` (an opening, ``(?:`` or ``(?i:``, and a pattern body) as one alternation,
-    the parts that start with the same zero-width assertion (``^``, a word's start) under
-    that one assertion: Python's engine tries alternatives one by one at each position, and
-    now tests it once there instead of once per part (the combination of a rule's hundred
-    patterns scans a message faster). A search finds a match at the same positions: only
-    the order the alternatives are tried in changes."""
-    by_assertion: dict[str, list[str]] = {}
-    joined: list[str | None] = []
+    the parts with the same opening that start with the same zero-width assertion (``^``, a
+    word's start) under that one assertion: Python's engine tries alternatives one by one at
+    each position, and now tests it once there instead of once per part (the combination of
+    a rule's hundred patterns scans a message faster). A search finds a match exactly where
+    the parts joined in order do: only the order the alternatives are tried in changes (and
+    parts are left in order when one refers to a group by its number)."""
+    plain = "|".join(f"{opening}{body})" for opening, body in parts)
+    if any(_UNSCANNED.search(body) for _, body in parts):
+        return plain
+    by_start: dict[tuple[str, str], list[str]] = {}
+    joined: list[str | tuple[str, str]] = []
     for opening, body in parts:
         assertion = _leading_assertion(body)
         if assertion is None:
             joined.append(f"{opening}{body})")
             continue
-        if assertion not in by_assertion:
-            by_assertion[assertion] = []
-            joined.append(None)  # the group's place: where its first part was
-        by_assertion[assertion].append(f"{opening}{body[len(assertion) :]})")
-    groups = iter(by_assertion.items())
+        key = (opening, assertion)
+        if key not in by_start:
+            by_start[key] = []
+            joined.append(key)  # the group's place: where its first part was
+        by_start[key].append(body[len(assertion) :])
     out = []
     for part in joined:
-        if part is None:
-            assertion, rests = next(groups)
-            part = f"{assertion}(?:{'|'.join(rests)})" if len(rests) > 1 else assertion + rests[0]
+        if isinstance(part, tuple):
+            (opening, assertion), rests = part, by_start[part]
+            part = f"{opening}{assertion}(?:{'|'.join(rests)}))"
         out.append(part)
     return "|".join(out)
 
