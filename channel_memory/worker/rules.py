@@ -808,24 +808,7 @@ def _leading_assertion(body: str) -> str | None:
     if body.startswith("^"):
         end = 1
     elif body.startswith("("):
-        depth, in_class, end = 0, False, 0
-        while end < len(body):
-            c = body[end]
-            if c == "\\":
-                end += 2
-                continue
-            if in_class:
-                in_class = c != "]"
-            elif c == "[":
-                in_class = True
-            elif c == "(":
-                depth += 1
-            elif c == ")":
-                depth -= 1
-                if depth == 0:
-                    break
-            end += 1
-        end += 1
+        end = next(i for i, c, depth in _syntax(body) if c == ")" and depth == 0) + 1
         inner = body[:end]
         while inner.startswith("(?:") and inner.endswith(")"):
             inner = inner[3:-1]
@@ -1836,9 +1819,12 @@ _LITERAL = re.compile(r"[^\\()\[\]{}.*+?^$|]+")
 """An alternative with no regex syntax at all: a word or phrase."""
 
 
-def _top_level_alternatives(source: str) -> list[str] | None:
-    """``source`` split at its top-level ``|``, or None if it is not plain alternation text."""
-    parts, depth, in_class, start, i = [], 0, False, 0, 0
+def _syntax(source: str) -> Iterator[tuple[int, str, int]]:
+    """Each character of ``source`` outside escapes and character classes, with its index
+    and the number of groups open around it (a group's own parentheses count as outside
+    it); then ``(len(source), "", depth)``, or ``"["`` for the character when a class is
+    left open."""
+    depth, in_class, i = 0, False, 0
     while i < len(source):
         c = source[i]
         if c == "\\":
@@ -1848,16 +1834,25 @@ def _top_level_alternatives(source: str) -> list[str] | None:
             in_class = c != "]"
         elif c == "[":
             in_class = True
-        elif c == "(":
-            depth += 1
         elif c == ")":
             depth -= 1
-        elif c == "|" and depth == 0:
+            yield i, c, depth
+        else:
+            yield i, c, depth
+            depth += c == "("
+        i += 1
+    yield len(source), "[" if in_class else "", depth
+
+
+def _top_level_alternatives(source: str) -> list[str] | None:
+    """``source`` split at its top-level ``|``, or None if it is not plain alternation text."""
+    parts, start = [], 0
+    for i, c, depth in _syntax(source):
+        if c == "|" and depth == 0:
             parts.append(source[start:i])
             start = i + 1
-        i += 1
-    if depth != 0 or in_class:
-        return None
+        elif i == len(source) and (c or depth):
+            return None
     parts.append(source[start:])
     return parts
 
