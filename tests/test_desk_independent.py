@@ -30,6 +30,7 @@ from bench.desk import (
     served_items,
     shows_span,
 )
+from bench.training_desks import READ_DESKS, RUNS_DESKS
 from channel_memory.demo.synthetic_desk import DAY_US
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.kernel.timefmt import parse_rfc3339
@@ -1202,11 +1203,14 @@ DEVELOPMENT = frozenset(
     [*range(41, 54), 97, 98, 99, *range(108, 113), 116, 117, 118]
     + [n for start in range(125, 218, 6) for n in range(start, start + 3)]
 )
-TRAINED_ON = frozenset([*range(1, 41), 91, 92, 96])
 
 
 def _desk_number(name: str) -> int:
     return int(name.removeprefix("desk_heldout").removesuffix(".jsonl") or 1)
+
+
+# the measured desks among those the trainer learns from (bench/training_desks.py)
+TRAINED_ON = frozenset(_desk_number(p.name) for p in (*READ_DESKS, *RUNS_DESKS))
 
 
 def test_every_measured_desk_is_held_out_developed_on_or_trained_on() -> None:
