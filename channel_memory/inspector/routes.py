@@ -285,7 +285,8 @@ async def block_page(request: Request, ctx: AppContext, principal: Principal) ->
                 "author": (version.author_name or version.author_id) if version else None,
             }
         )
-    made_by = _made_by(request, block, current)
+    # matching is CPU work (a first match compiles what it needs): off the event loop
+    made_by = await asyncio.to_thread(_made_by, request, block, current)
     return _html(
         "block.html",
         principal=principal,
@@ -431,12 +432,17 @@ async def rules_page(request: Request, ctx: AppContext, principal: Principal) ->
         recent = await inspect_store.recent_hard_events(
             conn, [c["channel_id"] for c in channels], RECENT_HARD_EVENTS
         )
-        matches = []
-        for block in recent:
-            versions = await sources.current_versions(
-                conn, block.source_kind, block.channel_id, [block.sources[0].message_id]
+        found = [
+            (
+                block,
+                await sources.current_versions(
+                    conn, block.source_kind, block.channel_id, [block.sources[0].message_id]
+                ),
             )
-            matches.append({"block": block, "why": _made_by(request, block, versions)})
+            for block in recent
+        ]
+    whys = await asyncio.to_thread(lambda: [_made_by(request, b, v) for b, v in found])
+    matches = [{"block": b, "why": why} for (b, _), why in zip(found, whys, strict=True)]
     return _html(
         "rules.html",
         principal=principal,
