@@ -1819,29 +1819,31 @@ _LITERAL = re.compile(r"[^\\()\[\]{}.*+?^$|]+")
 """An alternative with no regex syntax at all: a word or phrase."""
 
 
+_SYNTAX = re.compile(r"\\.|\[(?:\\.|[^\]\\])*(\])?|[()|]", re.DOTALL)
+"""An escape, a character class (its ``]`` missing when it is left open) or a group or
+alternation character: the tokens :func:`_syntax` reads."""
+
+
 def _syntax(source: str) -> Iterator[tuple[int, str, int]]:
-    """Each character of ``source`` outside escapes and character classes, with its index
-    and the number of groups open around it (a group's own parentheses count as outside
-    it); then ``(len(source), "", depth)``, or ``"["`` for the character when a class is
-    left open."""
-    depth, in_class, i = 0, False, 0
-    while i < len(source):
-        c = source[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
+    """Each group or alternation character (``(``, ``)``, ``|``) of ``source`` outside
+    escapes and character classes, with its index and the number of groups open around it
+    (a group's own parentheses count as outside it); then ``(len(source), "", depth)``, or
+    ``"["`` for the character when a class is left open."""
+    depth = 0
+    for token in _SYNTAX.finditer(source):
+        c = token[0]
+        if c == "(":
+            yield token.start(), c, depth
+            depth += 1
         elif c == ")":
             depth -= 1
-            yield i, c, depth
-        else:
-            yield i, c, depth
-            depth += c == "("
-        i += 1
-    yield len(source), "[" if in_class else "", depth
+            yield token.start(), c, depth
+        elif c == "|":
+            yield token.start(), c, depth
+        elif c[0] == "[" and token[1] is None:
+            yield len(source), "[", depth
+            return
+    yield len(source), "", depth
 
 
 def _top_level_alternatives(source: str) -> list[str] | None:
