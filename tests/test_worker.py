@@ -16,7 +16,7 @@ import pytest
 
 from channel_memory.ingest.events import IngestBatch
 from channel_memory.ingest.service import ingest, native_commands
-from channel_memory.kernel.config import load_settings
+from channel_memory.kernel.config import ConfigError, load_settings
 from channel_memory.kernel.timefmt import parse_rfc3339
 from channel_memory.store import Store
 from channel_memory.store import blocks as block_store
@@ -414,6 +414,37 @@ async def test_only_one_worker_holds_the_lease(tmp_path: Path) -> None:
         assert await first._holds_lease()
     finally:
         await store.close()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("worker", "lifetime"),
+    [
+        ({"lease_ttl": "10s"}, 10),
+        ({"lease_ttl": "5s", "poll_interval": "4s"}, 12),  # never under three polls
+    ],
+)
+async def test_the_lease_lives_as_long_as_configured(
+    tmp_path: Path, worker: dict[str, str], lifetime: int
+) -> None:
+    clock = FakeClock()
+    settings = load_settings(None, db=tmp_path / "cm.db", worker=worker)
+    store = await Store.open(settings.db)
+    try:
+        first = Worker(store, settings, clock, holder="first")
+        second = Worker(store, settings, clock, holder="second")
+        assert await first._holds_lease()
+        clock.advance(lifetime - 1)
+        assert not await second._holds_lease()
+        clock.advance(2)
+        assert await second._holds_lease()
+    finally:
+        await store.close()
+
+
+def test_a_lease_shorter_than_five_seconds_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"worker\.lease_ttl"):
+        load_settings(None, db=tmp_path / "cm.db", worker={"lease_ttl": "2s"})
 
 
 @pytest.mark.anyio

@@ -206,7 +206,8 @@ class Worker:
         return len(dropped)
 
     async def _holds_lease(self) -> bool:
-        ttl = int(max(30.0, 3 * self.settings.worker.poll_interval) * MICROS_PER_SECOND)
+        worker = self.settings.worker
+        ttl = int(max(worker.lease_ttl, 3 * worker.poll_interval) * MICROS_PER_SECOND)
         async with self.store.write() as conn:
             return await lease_store.acquire_lease(conn, self.holder, self.clock(), ttl)
 
