@@ -253,10 +253,39 @@ def test_omitted_counts_what_the_budget_left_out() -> None:
     assert body.numbers["messages"] == served
     assert body.numbers["omitted"] == 6 - served
     # the raw tier short of its limit with room left: the next message did not fit
-    assert f"[omitted {6 - served} messages due to max_chars;" in body.content
+    messages = "1 message" if served == 5 else f"{6 - served} messages"
+    assert f"[omitted {messages} due to max_chars;" in body.content
     # … but full to its limit with room left, the limit left the rest out
     limited = render(replace(window(raw=raws), limit=2, kind="raw_window"), 100_000, "text")
     assert "[omitted 4 messages due to limit;" in limited.content
+
+
+def test_counts_in_the_omission_line_are_grammatical() -> None:
+    hard = item("h1", 589, "FILLED 200 NVDA @ 131.20", kind="hard_event", event_type="trade_fill")
+    c = window(raw=[item("r", 590, "hello " * 20)], hard_items=[hard])
+    needed = len(render(c, 100_000, "text").content.split("\n", 1)[0]) + 1
+    one = render(window(raw=[item("r", 590, "hello " * 200)]), needed + 120, "text")
+    assert "\n[omitted 1 message due to max_chars; retrieve" in one.content
+    both = render(c, needed + 140, "text")
+    assert "[omitted 2 messages due to max_chars, 1 of them a hard event, newest first: " in (
+        both.content
+    )
+
+
+def test_a_budget_with_room_for_the_header_alone_still_counts_what_it_leaves_out() -> None:
+    """Where the whole omission line does not fit beside the header, a shorter one says
+    how many messages and hard events were left out and where to read them; only where
+    that does not fit either is the header alone."""
+    hard = item("h1", 589, "FILLED 200 NVDA @ 131.20", kind="hard_event", event_type="trade_fill")
+    c = window(raw=[item("r", 590, "hello " * 20)], hard_items=[hard])
+    short = "[omitted 2 messages (1 hard event); get_channel_messages]\n"
+    body = render(c, 490, "text")  # the header takes 422
+    assert body.content.endswith("\n" + short) and len(body.content) <= 490
+    assert body.content.count("\n") == 2 and body.numbers["omitted"] == 2
+    header = body.content.split("\n", 1)[0] + "\n"  # the header of the empty selection
+    assert render(c, len(header) + len(short), "text").content == header + short
+    bare = render(c, len(header) + len(short) - 1, "text")
+    assert bare.content == header and bare.numbers["omitted"] == 2
 
 
 def test_a_budget_below_the_header_is_refused() -> None:

@@ -627,15 +627,27 @@ def omission_note(
     hard = len(named) + unnamed
     names = f", newest first: {' '.join(named)}" if named else ""
     more = f" and {unnamed} more" if named and unnamed else ""
+    messages = f"{omitted} message{'' if omitted == 1 else 's'}"
     if omitted and hard:
-        what = f"{omitted} messages due to {cause}, {hard} of them hard events"
+        of_them = "a hard event" if hard == 1 else "hard events"
+        what = f"{messages} due to {cause}, {hard} of them {of_them}"
     elif omitted:
-        what = f"{omitted} messages due to {cause}"
+        what = f"{messages} due to {cause}"
     elif hard:
         what = f"hard events due to {cause}: {hard}"
     else:
         return ""
     return f"[omitted {what}{names}{more}; retrieve with get_channel_messages]\n"
+
+
+def short_omission_note(omitted: int, hard: int) -> str:
+    """The omission line when the whole one does not fit beside the header: the counts and
+    where to read them, in fewer words (empty when nothing was left out)."""
+    if not omitted and not hard:
+        return ""
+    messages = f"{omitted} message{'' if omitted == 1 else 's'}"
+    hard_events = f" ({hard} hard event{'' if hard == 1 else 's'})" if hard else ""
+    return f"[omitted {messages}{hard_events}; get_channel_messages]\n"
 
 
 HARD_NOTE_RESERVE = 200
@@ -1409,8 +1421,12 @@ def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
     needed = len(minimal.split("\n", 1)[0]) + 1 if fmt == "text" else len(minimal) - extra
     if needed > max_chars:
         raise BudgetTooSmall(needed)
-    if len(minimal) > limit:  # the header fits, its notes do not
+    if len(minimal) > limit:  # the header fits, its notes do not: the counts, if they fit
+        # (only text: a JSON body's counts are part of the header it needs)
         head = minimal.split("\n", 1)[0] + "\n" + _trigger_part(c, fmt, style)
+        short = short_omission_note(minimal_numbers["omitted"], nothing.hard_unnamed)
+        if len(head) + len(short) <= limit:
+            head += short
         return Body(head, media, minimal_numbers, complete=minimal_complete)
 
     def attempt(budget: int) -> Attempt:
