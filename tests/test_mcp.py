@@ -283,6 +283,7 @@ async def test_round_trip_reads_and_refusals(tmp_path: Path) -> None:
             "get_channel_messages",
             "expand_digest_block",
             "channel_awareness",
+            "settle_read",
         }
         assert all(tool.description for tool in listed.tools)
         assert schemas["channel_awareness"] is None
@@ -316,6 +317,61 @@ async def test_round_trip_reads_and_refusals(tmp_path: Path) -> None:
         [text] = _texts(feed)
         assert text.startswith("[channel-awareness] ") and len(text) <= 3000
         assert re.search(r"^\[\d\d:\d\d fill 1 ", text, re.M)
+
+
+async def test_an_agent_settles_its_read_over_mcp_and_the_feed_then_serves_only_what_is_new(
+    tmp_path: Path,
+) -> None:
+    # a new user's trial: over MCP a read could be recorded but never settled
+    db = tmp_path / "mcp.db"
+    await _seed(db)
+    config = _config(tmp_path, READ, '["read"]', '["floor"]')
+    env = _env(CHANNEL_MEMORY_MCP_TOKEN=READ)
+    only_new = {"channels": ["floor"], "unconsumed": "only"}
+    async with _session(["--db", str(db), "--config", str(config)], env) as session:
+        await session.initialize()
+        [first] = _texts(await session.call_tool("channel_awareness", only_new))
+        read_id = re.search(r" read_id=(r_[\w-]+)", first.split("\n", 1)[0])
+        assert read_id is not None and "FILLED 200 NVDA" in first
+        failed = await session.call_tool(
+            "settle_read", {"read_id": read_id.group(1), "outcome": "failed"}
+        )
+        assert failed.structured_content["outcome"] == "failed"
+        assert failed.structured_content["versions"] >= 1
+        # a read is settled once: the same again answers the same, the other outcome 409
+        repeated = await session.call_tool(
+            "settle_read", {"read_id": read_id.group(1), "outcome": "failed"}
+        )
+        assert repeated.structured_content == failed.structured_content
+        refused = await session.call_tool(
+            "settle_read", {"read_id": read_id.group(1), "outcome": "handled"}
+        )
+        assert _error(refused)["code"] == "read_already_settled"
+        # failed: what it showed is still new
+        [again] = _texts(await session.call_tool("channel_awareness", only_new))
+        assert "FILLED 200 NVDA" in again
+        # a read settled handled: what it showed is no longer new to this agent
+        [third] = _texts(await session.call_tool("get_channel_messages", {"channels": ["floor"]}))
+        fresh = await session.call_tool("channel_awareness", only_new)
+        [fresh_text] = _texts(fresh)
+        fresh_id = re.search(r" read_id=(r_[\w-]+)", fresh_text.split("\n", 1)[0])
+        assert fresh_id is not None
+        handled = await session.call_tool(
+            "settle_read", {"read_id": fresh_id.group(1), "outcome": "handled"}
+        )
+        assert handled.structured_content["outcome"] == "handled", _texts(handled)
+        [last] = _texts(await session.call_tool("channel_awareness", only_new))
+        assert "FILLED 200 NVDA" not in last
+        # only the 30,000-character message stays new: it was shown cut, never complete
+        assert " new=1 " in last.split("\n", 1)[0] and "big desk-lead cut: first " in last
+        # unknown and malformed ids: one 404, and a 422 naming the field, never the value
+        unknown = await session.call_tool(
+            "settle_read", {"read_id": "r_" + "A" * 22, "outcome": "handled"}
+        )
+        assert _error(unknown)["code"] == "read_not_found"
+        bad = await session.call_tool("settle_read", {"read_id": "nope-x", "outcome": "handled"})
+        assert _error(bad)["code"] == "validation_failed" and "nope-x" not in _texts(bad)[0]
+    assert third  # a tool read between settlements changes nothing
 
 
 async def test_a_forbidden_channel_answers_like_an_unknown_one(tmp_path: Path) -> None:

@@ -10,21 +10,28 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Annotated, Literal, Protocol
+
+from pydantic import BaseModel, Field
 
 from channel_memory.kernel.config import Settings
 from channel_memory.kernel.errors import ApiError
 from channel_memory.kernel.models import SourceVersion
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.timefmt import MICROS_PER_SECOND, Clock
+from channel_memory.kernel.wire import StrictModel
 from channel_memory.store import StorageError, Store, WriterBusy, sources
 from channel_memory.store.connection import Connection
 from channel_memory.store.consumption import (
+    READ_ID_PATTERN,
     SECRET_KEY,
     Limits,
+    Outcome,
+    Settled,
     Version,
     read_id_for,
     record_read,
+    settle,
 )
 from channel_memory.store.state import get_state
 
@@ -130,3 +137,62 @@ async def record(ctx: ReadContext, principal: Principal, versions: Sequence[Vers
         known = await known_read_id(conn, principal, versions)
     # without a secret yet, an id that was never recorded (settling it is a 404)
     return known or read_id_for(b"", consumer, [Version(*v) for v in versions])
+
+
+READ_NOT_FOUND = ("read_not_found", "no such read for this consumer")
+
+
+class ConsumptionRequest(StrictModel):
+    read_id: Annotated[
+        str,
+        Field(
+            pattern=READ_ID_PATTERN,
+            description="The read_id a feed answer or get_channel_messages result named "
+            "(a feed's header says read_id=).",
+        ),
+    ]
+    outcome: Annotated[
+        Literal["handled", "failed"],
+        Field(
+            description="handled: the messages it showed complete are consumed (no longer "
+            "new to you); failed: they stay new."
+        ),
+    ]
+
+
+class ConsumptionResponse(BaseModel):
+    read_id: str
+    outcome: Annotated[
+        Literal["handled", "failed"],
+        Field(description="As the read was settled (the first settlement)."),
+    ]
+    versions: Annotated[
+        int,
+        Field(
+            description="Message versions the read showed complete (and, when handled, consumed)."
+        ),
+    ]
+
+
+async def settle_read(
+    ctx: ReadContext, principal: Principal, read_id: str, outcome: Outcome
+) -> Settled:
+    """Settle ``principal``'s consumer's read ``read_id`` after its turn (over HTTP and
+    MCP alike): ``handled`` consumes the versions it showed complete, ``failed`` leaves
+    them pending. The one ``404 read_not_found`` for an unknown, expired or another
+    consumer's read; ``409 read_already_settled`` for the other outcome than the first
+    settlement's (the same again answers as the first did). Raises ``WriterBusy`` when
+    the writer stays busy for ``ingest.writer_wait``."""
+    async with ctx.store.write(ctx.settings.ingest.writer_wait) as conn:
+        settled = await settle(
+            conn, consumer_of(principal), read_id, outcome, ctx.clock(), limits=limits(ctx.settings)
+        )
+    if settled is None:
+        raise ApiError(404, *READ_NOT_FOUND)
+    if settled.outcome != outcome:
+        raise ApiError(
+            409,
+            "read_already_settled",
+            f"this read was already settled as {settled.outcome}; a read is settled once",
+        )
+    return settled

@@ -19,7 +19,7 @@ from starlette.responses import JSONResponse, Response
 from channel_memory.http.auth import TokenTable
 from channel_memory.http.telemetry import Telemetry
 from channel_memory.kernel.config import Scope, Settings
-from channel_memory.kernel.errors import ApiError, validation_error
+from channel_memory.kernel.errors import validation_error
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.timefmt import Clock
 from channel_memory.store import DeriveHook, Store
@@ -97,10 +97,3 @@ def json_response(
     """Compact JSON of a response model (aliases applied; ``None`` fields dropped if asked)."""
     data: Any = model.model_dump(mode="json", by_alias=True, exclude_none=exclude_none)
     return JSONResponse(data, status, headers=headers or None)
-
-
-def writer_busy() -> ApiError:
-    """The answer to a write that waited ``ingest.writer_wait`` for the writer in vain."""
-    return ApiError(
-        503, "writer_busy", "the writer is saturated; retry shortly", headers={"Retry-After": "1"}
-    )

@@ -8,7 +8,7 @@ from dataclasses import replace
 from starlette.requests import Request
 from starlette.responses import Response
 
-from channel_memory.http.api import AppContext, Endpoint, json_response, read_json, writer_busy
+from channel_memory.http.api import AppContext, Endpoint, json_response, read_json
 from channel_memory.http.telemetry import counting, metered
 from channel_memory.ingest.bounds import TimeBounds, content_too_long
 from channel_memory.ingest.commands import AddCoverageGap, Command, ForgetMessages
@@ -32,7 +32,7 @@ from channel_memory.ingest.service import (
     resolve_kind,
 )
 from channel_memory.ingest.versions import ForgetResult, MessageResult
-from channel_memory.kernel.errors import ApiError
+from channel_memory.kernel.errors import ApiError, writer_busy
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.timefmt import format_rfc3339
 from channel_memory.kernel.wire import ErrorDetail

@@ -115,3 +115,10 @@ def field_refused(field: str, code: str, message: str) -> ApiError:
         f"the request is invalid (field {field})",
         [ErrorDetail(field=field, code=code, message=message)],
     )
+
+
+def writer_busy() -> ApiError:
+    """The answer to a write that waited ``ingest.writer_wait`` for the writer in vain."""
+    return ApiError(
+        503, "writer_busy", "the writer is saturated; retry shortly", headers={"Retry-After": "1"}
+    )

@@ -41,11 +41,12 @@ from channel_memory.feed.awareness import (
     query_of,
     read_feed,
 )
-from channel_memory.kernel.errors import ApiError, validation_error
+from channel_memory.feed.reads import ConsumptionRequest, ConsumptionResponse
+from channel_memory.kernel.errors import ApiError, validation_error, writer_busy
 from channel_memory.kernel.jsonfmt import compact
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.wire import ErrorBody, ErrorDetail, ErrorInfo
-from channel_memory.store import StorageError
+from channel_memory.store import StorageError, WriterBusy
 from channel_memory.tools import retrieval as tools
 from channel_memory.tools.mcp_budget import bound_result
 from channel_memory.tools.retrieval import BlockOutput, MessagesOutput, SearchOutput, ToolContext
@@ -56,10 +57,17 @@ INSTRUCTIONS = (
     "Memory of shared chat channels. The channel_awareness feed gives the recent window "
     "compactly; when it summarised or omitted something you need, search_channel_context "
     "finds it by words, get_channel_messages reads exact messages (by handle, or browsing "
-    "by time), and expand_digest_block shows which exact messages a digest block covers."
+    "by time), and expand_digest_block shows which exact messages a digest block covers. "
+    "After your turn, settle_read the read_id you acted on, so it is no longer new to you."
 )
 TOOL_NAMES = frozenset(
-    {"search_channel_context", "get_channel_messages", "expand_digest_block", "channel_awareness"}
+    {
+        "search_channel_context",
+        "get_channel_messages",
+        "expand_digest_block",
+        "channel_awareness",
+        "settle_read",
+    }
 )
 
 
@@ -229,14 +237,18 @@ def trigger_allowance(wire: Mapping[str, Any]) -> int:
 
 
 def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
-    """An MCP server exposing the four tools for ``principal``."""
+    """An MCP server exposing the five tools for ``principal``."""
     server = ChannelMemoryServer(ctx.settings.tools.result_budget_chars)
     caller = tools.Caller(ctx, principal)
 
     async def answer(
-        tool: str, work: Callable[[], Awaitable[dict[str, Any]]], channels: Sequence[str] = ()
+        tool: str,
+        work: Callable[[], Awaitable[dict[str, Any]]],
+        channels: Sequence[str] = (),
+        recorded: bool = True,
     ) -> CallToolResult:
-        """Run a tool as the HTTP endpoint would: scope first, then the tool's own checks."""
+        """Run a tool as the HTTP endpoint would: scope first, then the tool's own checks;
+        a read is recorded as a ``channel_context_op`` (``recorded``), a settlement not."""
         started = time.perf_counter()
         try:
             principal.require("read")
@@ -247,7 +259,8 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
             raise ToolFailure(exc) from None
         except StorageError as exc:  # the database out: as HTTP answers it, 503 and its code
             raise ToolFailure(exc.api_error()) from None
-        tools.record(caller, tool, started, result, channels)
+        if recorded:
+            tools.record(caller, tool, started, result, channels)
         return present(result)
 
     @server.tool(
@@ -400,10 +413,36 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
         # the feed is text: no structured copy of it
         return CallToolResult(content=[TextContent(type="text", text=body.content)])
 
+    @server.tool(
+        name="settle_read",
+        description=(
+            "After your turn, settle the read a channel_awareness feed or a "
+            "get_channel_messages result named by its `read_id`: `handled` marks the "
+            "messages it showed complete as seen by you (a feed with "
+            '`unconsumed: "only"` no longer serves them); `failed` leaves them new. A read '
+            "is settled once; the same again answers as the first time."
+        ),
+    )
+    async def settle_read(
+        read_id: str, outcome: Literal["handled", "failed"]
+    ) -> Annotated[CallToolResult, ConsumptionResponse]:
+        async def work() -> dict[str, Any]:
+            asked = ConsumptionRequest.model_validate({"read_id": read_id, "outcome": outcome})
+            try:
+                settled = await reads.settle_read(ctx, principal, asked.read_id, asked.outcome)
+            except WriterBusy:
+                raise writer_busy() from None
+            return ConsumptionResponse(
+                read_id=settled.read_id, outcome=settled.outcome, versions=settled.versions
+            ).model_dump(mode="json")
+
+        return await answer("settle_read", work, recorded=False)
+
     for name, model in (
         ("search_channel_context", tools.SearchRequest),
         ("get_channel_messages", tools.MessagesRequest),
         ("channel_awareness", FeedParameters),
+        ("settle_read", ConsumptionRequest),
     ):
         tool = server._tool_manager.get_tool(name)
         assert tool is not None
