@@ -216,9 +216,19 @@ def test_coverage_gap_and_its_resolution(client: httpx.Client, server: LiveServe
     }
     gap_id = post(client, gap).json()["results"][0]["gap_id"]
     assert gap_id == 1
+    # a new user's trial: a batch sent again recorded its gap twice (the feed said it twice)
+    assert post(client, gap).json()["results"][0]["gap_id"] == 1
     resolved = post(client, {"type": "coverage_gap_resolved", "channel_id": "floor", "gap_id": 1})
     assert resolved.status_code == 200
     assert query(server.settings.db, "SELECT resolved_us IS NOT NULL FROM coverage_gaps") == [(1,)]
+    # the same gap after its resolution is the resolved one, not a new open one
+    assert post(client, gap).json()["results"][0]["gap_id"] == 1
+    assert query(server.settings.db, "SELECT resolved_us IS NOT NULL FROM coverage_gaps") == [(1,)]
+    # another reason, or no reason, is another gap
+    other = post(client, {**gap, "reason": "rate limited"}).json()["results"][0]["gap_id"]
+    bare = {k: v for k, v in gap.items() if k != "reason"}
+    unexplained = post(client, bare).json()["results"][0]["gap_id"]
+    assert (other, unexplained, post(client, bare).json()["results"][0]["gap_id"]) == (2, 3, 3)
     unknown = post(client, {"type": "coverage_gap_resolved", "channel_id": "floor", "gap_id": 99})
     assert unknown.status_code == 422
     assert unknown.json()["error"]["details"][0] == unknown.json()["error"]["details"][0] | {

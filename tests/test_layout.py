@@ -17,6 +17,7 @@ from channel_memory.feed.layout import (
     FeedItem,
     Format,
     Sizes,
+    gaps_not_shown,
     header_line,
     item_json,
     item_text,
@@ -286,6 +287,12 @@ def test_a_budget_with_room_for_the_header_alone_still_counts_what_it_leaves_out
     assert render(c, len(header) + len(short), "text").content == header + short
     bare = render(c, len(header) + len(short) - 1, "text")
     assert bare.content == header and bare.numbers["omitted"] == 2
+
+
+def test_the_gaps_not_shown_are_counted_grammatically() -> None:
+    assert gaps_not_shown(1, True) == "[1 more coverage gap not shown]\n"
+    assert gaps_not_shown(3, True) == "[3 more coverage gaps not shown]\n"
+    assert gaps_not_shown(2, False) == "[2 coverage gaps not shown]\n"  # none shown: no "more"
 
 
 def test_a_budget_below_the_header_is_refused() -> None:

@@ -640,6 +640,14 @@ def omission_note(
     return f"[omitted {what}{names}{more}; retrieve with get_channel_messages]\n"
 
 
+def gaps_not_shown(count: int, some_shown: bool) -> str:
+    """The line counting the coverage gaps left out: "[1 more coverage gap not shown]"
+    beside shown ones, "[3 coverage gaps not shown]" when none is."""
+    more = "more " if some_shown else ""
+    gaps = "gap" if count == 1 else "gaps"
+    return f"[{count} {more}coverage {gaps} not shown]\n"
+
+
 def short_omission_note(omitted: int, hard: int) -> str:
     """The omission line when the whole one does not fit beside the header: the counts and
     where to read them, in fewer words (empty when nothing was left out)."""
@@ -1340,7 +1348,7 @@ def _render_text(c: Candidates, chosen: Selection, style: Style) -> Drawn:
         notes += CUT_NOTE_SHORT if omission else CUT_NOTE
     notes += "".join(gap_text(g) for g in chosen.gaps)
     if len(chosen.gaps) < c.coverage_gaps:
-        notes += f"[{c.coverage_gaps - len(chosen.gaps)} more coverage gaps not shown]\n"
+        notes += gaps_not_shown(c.coverage_gaps - len(chosen.gaps), bool(chosen.gaps))
     notes += legend(style)
     return header_line(numbers) + notes + digest_text + raw_text, numbers
 

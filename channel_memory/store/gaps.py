@@ -30,6 +30,18 @@ async def insert_gap(
     reason: str | None,
     now_us: int,
 ) -> CoverageGap:
+    """Record a gap; the same gap again (channel, span and reason, open or resolved since)
+    is the one already recorded: a batch sent again records nothing twice."""
+    same = await first_row(
+        conn,
+        f"SELECT {_COLUMNS} FROM coverage_gaps WHERE channel_id = ? AND from_us = ? "
+        "AND to_us = ? AND "
+        + ("reason IS NULL" if reason is None else "reason = ?")
+        + " ORDER BY id LIMIT 1",
+        (channel_id, from_us, to_us) + (() if reason is None else (reason,)),
+    )
+    if same is not None:
+        return CoverageGap(*same)
     row = await one_row(
         conn,
         "INSERT INTO coverage_gaps (channel_id, from_us, to_us, reason, created_us) "
