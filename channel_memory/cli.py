@@ -324,12 +324,22 @@ def _mcp(args: argparse.Namespace) -> int:
     try:
         principal = acting_principal(tokens.principal_for, presented, settings.token)
     except ApiError as exc:
+        # a token of the config whose token_env this environment lacks cannot match: say
+        # which variables (names only), as a newcomer's valid token looked refused
+        unset = (
+            "; tokens left out because their token_env variable is not set here: "
+            + ", ".join(tokens.unset)
+            + " (set the variable of the token it acts with)"
+            if tokens.unset and exc.status == 401
+            else ""
+        )
         # stdout carries the protocol: the refusal goes to the log (stderr)
         logging.getLogger("channel_memory.mcp").error(
-            "channel-memory mcp: refusing to start: %s (%s); it needs a token with the read "
+            "channel-memory mcp: refusing to start: %s (%s)%s; it needs a token with the read "
             "scope: --token, CHANNEL_MEMORY_MCP_TOKEN or CHANNEL_MEMORY_TOKEN",
             exc.message,
             exc.code,
+            unset,
         )
         return 2
     # the MCP tools only read: rules and their model are loaded if a derivation ever asks

@@ -512,6 +512,10 @@ async def test_it_starts_on_a_config_whose_other_tokens_are_not_in_its_environme
     for env in (_env(), _env(CHANNEL_MEMORY_MCP_TOKEN="CM_BRIDGE_TOKEN_NOT_HERE")):
         refused = _start(db, config, env)
         assert refused.returncode != 0 and "read scope" in refused.stderr
+        # a new user's trial: a valid token whose token_env was unset read as "not valid";
+        # the refusal names the variables left out (their names, never a value)
+        assert "token_env variable is not set here: CM_BRIDGE_TOKEN_NOT_HERE" in refused.stderr
+        assert READ not in refused.stderr
 
 
 async def test_the_all_scopes_token_alone_serves(tmp_path: Path) -> None:

@@ -24,6 +24,8 @@ class TokenTable:
         agent's environment need not hold the bridge's secret). The table stays closed
         whenever tokens are configured, whether or not any of them is left out."""
         entries: list[tuple[bytes, Principal]] = []
+        self.unset: list[str] = []
+        """The ``token_env`` variables of the tokens left out (names, never values)."""
         if settings.token:
             entries.append((settings.token.encode(), _EVERYTHING))
         for entry in settings.tokens:
@@ -32,6 +34,8 @@ class TokenTable:
             except ValueError:
                 if not unset_skipped:
                     raise
+                if entry.token_env is not None:
+                    self.unset.append(entry.token_env)
                 continue
             entries.append(
                 (
