@@ -86,28 +86,6 @@ def test_proposal_is_one_faithful_hard_event_then_tombstone_then_nothing(
     assert body["status"] == "unavailable" and body["blocks"] == []
 
 
-def test_a_delete_of_a_message_never_held_has_no_block_until_the_message_arrives(
-    desk: tuple[LiveServer, httpx.Client],
-) -> None:
-    server, client = desk
-    ingest_ok(client, message_event("1", "FILLED 200 NVDA @ 131.20", created_at=at(0)))
-    delete = {"type": "delete", "channel_id": "floor", "message_id": "2", "deleted_at": at(5)}
-    ingest_ok(client, delete)
-    server.drain()
-    # the deletion is kept (a late create stays deleted), but spends no line of the feed
-    assert blocks_of(server, "2") == []
-    body = digest(client)
-    assert [b["source_handles"] for b in body["blocks"]] == [["floor/1"]]
-    feed = client.get("/channel-awareness", params={"channels": "floor"}).text
-    assert "tombstone" not in feed and "unknown" not in feed and "floor/2" not in feed
-    # the message arrives late: its tombstone gains its author and time, and its block
-    ingest_ok(client, message_event("2", "sold 100 AAPL", created_at=at(1)))
-    server.drain()
-    assert blocks_of(server, "2") == [("tombstone", 1)]
-    [tombstone] = [b for b in digest(client)["blocks"] if b["kind"] == "tombstone"]
-    assert "desk-lead" in tombstone["text"] and "AAPL" not in tombstone["text"]
-
-
 def test_heartbeats_collapse_into_one_telemetry_count(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:

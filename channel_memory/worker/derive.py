@@ -51,8 +51,8 @@ from channel_memory.worker.render import (
 )
 from channel_memory.worker.rules import REASONED_REPLY_CHARS, RuleSet
 
-RENDER_VERSION = "17"
-"""Bump when rendering or planning changes, so every block is rebuilt with the new text."""
+RENDER_VERSION = "16"
+"""Bump when rendering changes, so every block is rebuilt with the new text."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,18 +282,11 @@ def _stamp(rows: Sequence[DerivedRow]) -> str:
 
 
 def plan_message(row: DerivedRow | None, repeat_active: bool) -> list[BlockPlan]:
-    """A message's own block: hard event, tombstone or raw excerpt (or none when collapsed).
-
-    A deletion of a message this store never held (its tombstone has no author: every
-    message ingested names one) has no block: a feed line saying an unknown message was
-    deleted tells a reader nothing. Once the message arrives, its tombstone gains its
-    author and time, and its block."""
+    """A message's own block: hard event, tombstone or raw excerpt (or none when collapsed)."""
     if row is None:
         return []
     key = groups.message_key(row.message_id)
     if row.cls == groups.TOMBSTONE:
-        if row.author is None:
-            return []
         return [_plan(TOMBSTONE_BLOCK, key, [row], None, row.score)]
     if row.cls == groups.HARD_EVENT:
         return [_plan(HARD_EVENT_BLOCK, key, [row], row.event_type, row.score, row.answers)]
