@@ -442,9 +442,12 @@ async def test_the_lease_lives_as_long_as_configured(
         await store.close()
 
 
-def test_a_lease_shorter_than_five_seconds_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize("lease_ttl", ["2s", "25h", "inf"])
+def test_a_lease_under_five_seconds_or_over_a_day_is_refused(
+    tmp_path: Path, lease_ttl: str
+) -> None:
     with pytest.raises(ConfigError, match=r"worker\.lease_ttl"):
-        load_settings(None, db=tmp_path / "cm.db", worker={"lease_ttl": "2s"})
+        load_settings(None, db=tmp_path / "cm.db", worker={"lease_ttl": lease_ttl})
 
 
 @pytest.mark.anyio

@@ -77,9 +77,11 @@ class WorkerSettings(_Section):
     """How often the worker sweeps for work even when no ingest woke it."""
     poll_interval: Seconds = 1.0
     """How often the worker looks for changes written by another process."""
-    lease_ttl: Seconds = Field(default=30.0, ge=5)
-    """How long the worker lease outlives its holder's last renewal (at least three
-    ``poll_interval``): a standby takes over a crashed holder's work this long after."""
+    lease_ttl: Seconds = Field(default=30.0, ge=5, le=86_400)
+    """How long the worker lease outlives its holder's last renewal (the lease lives
+    ``max(lease_ttl, 3 * poll_interval)``): a standby takes over a crashed holder's work
+    this long after. The holder renews between batches: keep it well above the time one
+    batch takes to derive."""
     noise_bucket: Seconds = 3600.0
     """Time bucket (aligned to UTC) for collapsing telemetry and acknowledgements."""
     batch_size: int = Field(default=1000, ge=1, le=100_000)
