@@ -5812,3 +5812,38 @@ def test_the_fortieth_rounds_review_look_alikes_stay_ordinary(
 @pytest.mark.parametrize(("text", "parent"), REVIEW40_GENUINE)
 def test_the_fortieth_rounds_review_decisions_are_found(text: str, parent: str | None) -> None:
     assert _rules_read(text, parent) is not None
+
+
+# The forty-second round: a stop moved on a chart's timeframe, its target left at a level
+# ("…, target 7.4615 unchanged"), read as the nothing-changed guard's exception already read
+# "…, tp unchanged" (ADR 0067), with its look-alikes
+@pytest.mark.parametrize(
+    ("text", "event_type"),
+    [
+        (
+            "EURDKK 7.4631, 10 pips in. moving the stop down to 7.4650 on the 30m, target "
+            "7.4615 unchanged. Locks in a couple of pips if the term flow reverses on us.",
+            "stop_or_target_change",
+        ),
+        ("moving the stop to 7.4650, target 7.4615 unchanged", "stop_or_target_change"),
+        (
+            "raising the bund stop to 131.20 on the close, tp 132.50 unchanged",
+            "stop_or_target_change",
+        ),
+        (
+            "moving the stop up to 1.0850 on the 4h close, target unchanged",
+            "stop_or_target_change",
+        ),
+        ("tightening the stop to 11.78 in the backtest, target unchanged", None),
+        ("nobody is moving the stop to 11.78, target unchanged", None),
+        ("if it breaks, moving the stop to 7.4650 on the 30m, target unchanged", None),
+        ("should we be moving the stop to 7.4650 on the 30m, target 7.4615 unchanged?", None),
+        ("moving the stop to 7.4650 on the 30m would be silly, target unchanged", None),
+        ("target 7.4615 unchanged, stop 7.4650 unchanged", None),
+        ("bumping the savings target to 5000 on the 1st, budget 200 unchanged", None),
+    ],
+)
+def test_the_forty_second_rounds_stop_moved_with_its_target_left(
+    text: str, event_type: str | None
+) -> None:
+    assert _rules_read(text, None) == event_type
