@@ -1191,17 +1191,34 @@ MEASURED_DESKS = [
     ("desk_heldout215.jsonl", 239, 65, 63, (36, 43, 52)),
     ("desk_heldout216.jsonl", 238, 65, 63, (29, 40, 50)),
     ("desk_heldout217.jsonl", 239, 66, 63, (28, 40, 52)),
+    # Held out: written for the forty-second round from the same brief (a Chicago/
+    # Minneapolis grains and oilseed-crush desk; a Seoul/Hong Kong structured-products hedging
+    # desk, English with Korean and some Cantonese; a Mexico City/Santiago rates desk in
+    # Spanish with English), asked for during it; measured on arrival on its code before its
+    # one rules change (bc8fb6e): 183 of 196; 96, 118, 149; the same on its final code. Never
+    # read.
+    ("desk_heldout218.jsonl", 240, 66, 64, (33, 41, 50)),
+    ("desk_heldout219.jsonl", 239, 65, 65, (31, 37, 52)),
+    ("desk_heldout220.jsonl", 239, 65, 54, (32, 40, 47)),
+    # Development desks of the forty-second round: a Houston crude and refined-products desk,
+    # a Stockholm/Copenhagen covered-bond and krona desk (English with Swedish and Danish), a
+    # Singapore crypto-derivatives desk; measured on arrival on bc8fb6e (64, 62 and 63;
+    # 24 / 33 / 47, 32 / 41 / 50, 34 / 41 / 51), their floors the round's final figures;
+    # their misses read.
+    ("desk_heldout221.jsonl", 235, 66, 64, (24, 33, 47)),
+    ("desk_heldout222.jsonl", 240, 66, 63, (32, 41, 51)),
+    ("desk_heldout223.jsonl", 239, 65, 63, (34, 41, 51)),
 ]
 
 
 # The desks the rules are tuned on (the development desks, whose misses are read each round)
 # and those the decision model, the desk reading and the ranker learn from: their floors
 # run under `make floors` (pytest -m tuned_on), with every change of the rules, the model or
-# the feed, and `make test` keeps the floors of the hundred and two desks nobody tunes on
+# the feed, and `make test` keeps the floors of the hundred and five desks nobody tunes on
 # (ADR 0066). A new round's desks go in one set or the other.
 DEVELOPMENT = frozenset(
     [*range(41, 54), 97, 98, 99, *range(108, 113), 116, 117, 118]
-    + [n for start in range(125, 218, 6) for n in range(start, start + 3)]
+    + [n for start in range(125, 224, 6) for n in range(start, start + 3)]
 )
 
 
@@ -1215,11 +1232,11 @@ TRAINED_ON = frozenset(_desk_number(p.name) for p in (*READ_DESKS, *RUNS_DESKS))
 
 def test_every_measured_desk_is_held_out_developed_on_or_trained_on() -> None:
     numbers = [_desk_number(d[0]) for d in MEASURED_DESKS]
-    assert sorted(numbers) == list(range(1, 218))
+    assert sorted(numbers) == list(range(1, 224))
     held_out = set(numbers) - DEVELOPMENT - TRAINED_ON
     assert not DEVELOPMENT & TRAINED_ON
-    assert (len(held_out), len(DEVELOPMENT), len(TRAINED_ON)) == (102, 72, 43)
-    assert {212, 213, 214, 119, 54} <= held_out and {215, 209, 125, 41} <= DEVELOPMENT
+    assert (len(held_out), len(DEVELOPMENT), len(TRAINED_ON)) == (105, 75, 43)
+    assert {218, 219, 220, 119, 54} <= held_out and {221, 215, 125, 41} <= DEVELOPMENT
 
 
 @pytest.mark.parametrize(
@@ -1436,6 +1453,12 @@ LABELLED_DESKS = [
     ("desk_heldout214.jsonl", 240, 66),
     ("desk_heldout216.jsonl", 238, 65),
     ("desk_heldout217.jsonl", 239, 66),
+    ("desk_heldout218.jsonl", 240, 66),
+    ("desk_heldout219.jsonl", 239, 65),
+    ("desk_heldout220.jsonl", 239, 65),
+    ("desk_heldout221.jsonl", 235, 66),
+    ("desk_heldout222.jsonl", 240, 66),
+    ("desk_heldout223.jsonl", 239, 65),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
@@ -1453,9 +1476,9 @@ LABELLED_DESKS = [
 ]
 
 
-@pytest.mark.parametrize("number", range(113, 218))
+@pytest.mark.parametrize("number", range(113, 224))
 def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
-    # desk_heldout113 to 217 were written from bench/data/WRITING_BRIEF.md, their writers
+    # desk_heldout113 to 223 were written from bench/data/WRITING_BRIEF.md, their writers
     # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
