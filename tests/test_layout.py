@@ -23,6 +23,7 @@ from channel_memory.feed.layout import (
     item_text,
     render,
     select,
+    short_omission_note,
     style_of,
 )
 
@@ -293,6 +294,15 @@ def test_the_gaps_not_shown_are_counted_grammatically() -> None:
     assert gaps_not_shown(1, True) == "[1 more coverage gap not shown]\n"
     assert gaps_not_shown(3, True) == "[3 more coverage gaps not shown]\n"
     assert gaps_not_shown(2, False) == "[2 coverage gaps not shown]\n"  # none shown: no "more"
+
+
+def test_the_short_omission_line_says_each_count_it_has() -> None:
+    assert (
+        short_omission_note(2, 1) == "[omitted 2 messages (1 hard event); get_channel_messages]\n"
+    )
+    assert short_omission_note(1, 0) == "[omitted 1 message; get_channel_messages]\n"
+    assert short_omission_note(0, 3) == "[omitted 3 hard events; get_channel_messages]\n"
+    assert short_omission_note(0, 0) == ""
 
 
 def test_a_budget_below_the_header_is_refused() -> None:

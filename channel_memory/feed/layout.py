@@ -651,11 +651,15 @@ def gaps_not_shown(count: int, some_shown: bool) -> str:
 def short_omission_note(omitted: int, hard: int) -> str:
     """The omission line when the whole one does not fit beside the header: the counts and
     where to read them, in fewer words (empty when nothing was left out)."""
-    if not omitted and not hard:
+    hard_events = f"{hard} hard event{'' if hard == 1 else 's'}"
+    if omitted:
+        messages = f"{omitted} message{'' if omitted == 1 else 's'}"
+        what = f"{messages} ({hard_events})" if hard else messages
+    elif hard:  # hard events beyond the window's loaded page (as the whole line says them)
+        what = hard_events
+    else:
         return ""
-    messages = f"{omitted} message{'' if omitted == 1 else 's'}"
-    hard_events = f" ({hard} hard event{'' if hard == 1 else 's'})" if hard else ""
-    return f"[omitted {messages}{hard_events}; get_channel_messages]\n"
+    return f"[omitted {what}; get_channel_messages]\n"
 
 
 HARD_NOTE_RESERVE = 200
