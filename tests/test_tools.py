@@ -119,6 +119,18 @@ def test_a_bound_is_a_message_id_alone_when_one_channel_is_asked(
     assert response.status_code == 422
     [detail] = response.json()["error"]["details"]
     assert detail["field"] == "after" and "offset" in detail["message"]
+    # a new user's trial: a time of day as the feed shows it ("11:30") answered 404; no
+    # message has that id, so it is refused as a time without its date, at its field
+    for value, field in (("11:30", "after"), ("floor/9:05:00", "before")):
+        response = call(client, "get_channel_messages", channels=["floor"], **{field: value})
+        assert response.status_code == 422
+        [detail] = response.json()["error"]["details"]
+        assert detail["field"] == field and "date and offset" in detail["message"]
+        assert value not in response.text
+    # a message whose id reads like a time is still found by it
+    push(server, message_event("10:15", "named like a time", created_at=at(8)))
+    body = call(client, "get_channel_messages", channels=["floor"], after="10:15").json()
+    assert body["messages"] == []  # nothing after the newest message
 
 
 def browse_all(client: httpx.Client, **body: Any) -> list[str]:

@@ -604,6 +604,8 @@ def _bound_error(field: str, message: str) -> ApiError:
 
 _TIME_LIKE = re.compile(r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d")
 """A bound that reads as a date and a time (valid RFC 3339 or not)."""
+_CLOCK_TIME = re.compile(r"\d{1,2}:\d\d(?::\d\d(?:\.\d{1,6})?)?")
+"""A time of day alone, as a feed's item lines show it ("11:30")."""
 
 
 async def _position(
@@ -634,6 +636,13 @@ async def _position(
             conn, kinds.get(channel, ""), channel, [message_id]
         )
         version = current.get(message_id)
+        if version is None and _CLOCK_TIME.fullmatch(message_id):
+            # no message has that id: a time of day as the feed shows it, without its date
+            raise _bound_error(
+                field,
+                "reads as a time of day: a time needs its date and offset "
+                "(2026-05-21T09:00:00Z), or name a message",
+            )
         if version is None:
             raise ApiError(404, "message_not_found", "after/before names no current message")
         return (version.created_us, version.id)
