@@ -480,6 +480,39 @@ def test_no_content_author_or_channel_body_in_logs(
     assert "channel_memory_worker_blocks_written_total 1.0" in metrics
 
 
+def test_refused_feed_and_tool_calls_are_counted_with_their_codes(
+    desk: tuple[LiveServer, httpx.Client], caplog: pytest.LogCaptureFixture
+) -> None:
+    # a new user's trial: /metrics counted only the calls that succeeded
+    server, client = desk
+    canary = "Cobaltcanary7741"
+    ingest_ok(client, message_event("1", "stop moved to 408", created_at=at(19)))
+    server.drain()
+    with caplog.at_level(logging.DEBUG):
+        assert feed(client, channels=canary).status_code == 404
+        unknown = client.post(
+            "/v1/tools/search_channel_context", json={"channels": [canary], "query": "stop"}
+        )
+        assert unknown.status_code == 404
+        bad = client.post("/v1/tools/get_channel_messages", json={"channels": ["floor"], canary: 1})
+        assert bad.status_code == 422
+        assert feed(client).status_code == 200
+        metrics = client.get("/metrics").text
+    records = [json.loads(r.getMessage()) for r in caplog.records if r.name == "channel_memory.ops"]
+    refused = [(r["type"], r["tool_name"], r["status_code"], r["error"]) for r in records[:3]]
+    assert refused == [
+        ("feed", None, 404, "channel_not_found"),
+        ("tool", "search_channel_context", 404, "channel_not_found"),
+        ("tool", "get_channel_messages", 422, "validation_failed"),
+    ]
+    assert [r["status"] for r in records] == ["error", "error", "error", "ok"]
+    assert 'channel_context_ops_total{status="error",status_code="404",type="tool"} 1.0' in metrics
+    assert 'channel_context_ops_total{status="error",status_code="422",type="tool"} 1.0' in metrics
+    assert 'channel_context_ops_total{status="error",status_code="404",type="feed"} 1.0' in metrics
+    served = " ".join(r.getMessage() for r in caplog.records if r.name.startswith("channel_memory"))
+    assert canary.lower() not in served.lower() and canary.lower() not in metrics.lower()
+
+
 def test_ready_and_stats(desk: tuple[LiveServer, httpx.Client]) -> None:
     server, client = desk
     ingest_ok(client, message_event("1", "stop moved to 408", created_at=at(19)))

@@ -374,6 +374,37 @@ async def test_an_agent_settles_its_read_over_mcp_and_the_feed_then_serves_only_
     assert third  # a tool read between settlements changes nothing
 
 
+async def test_refused_calls_are_recorded_with_their_codes(tmp_path: Path) -> None:
+    # a new user's trial: the records (and /metrics over HTTP) counted only calls that worked
+    db = tmp_path / "mcp.db"
+    await _seed(db)
+    config = _config(tmp_path, READ, '["read"]', '["floor"]')
+    args = [*COMMAND[1:], "--db", str(db), "--config", str(config)]
+    params = StdioServerParameters(
+        command=COMMAND[0], args=args, env=_env(CHANNEL_MEMORY_MCP_TOKEN=READ)
+    )
+    with (tmp_path / "stderr.log").open("w+") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            await session.call_tool("search_channel_context", {"channels": ["nope"], "query": "x"})
+            await session.call_tool("channel_awareness", {"channels": ["nope"]})
+            await session.call_tool("get_channel_messages", {"channels": ["floor"], "limit": 0})
+            await session.call_tool(
+                "settle_read", {"read_id": "r_" + "A" * 22, "outcome": "failed"}
+            )
+        errlog.seek(0)
+        lines = errlog.read().splitlines()
+    ops = [json.loads(line) for line in lines if '"channel_context_op"' in line]
+    assert [(o["type"], o["tool_name"], o["status_code"], o["error"]) for o in ops] == [
+        ("tool", "search_channel_context", 404, "channel_not_found"),
+        ("feed", None, 404, "channel_not_found"),
+        ("tool", "get_channel_messages", 422, "validation_failed"),
+    ]  # a settlement is no read: not recorded, refused or not
+
+
 async def test_a_forbidden_channel_answers_like_an_unknown_one(tmp_path: Path) -> None:
     db = tmp_path / "mcp.db"
     await _seed(db)

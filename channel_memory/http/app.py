@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -31,6 +32,7 @@ from channel_memory.http.openapi import openapi_document
 from channel_memory.http.telemetry import Telemetry
 from channel_memory.kernel.config import Settings
 from channel_memory.kernel.errors import ApiError
+from channel_memory.kernel.ops import refused_op
 from channel_memory.kernel.timefmt import Clock, wall_clock
 from channel_memory.store import StorageError, Store
 from channel_memory.worker.llm import ModelClient
@@ -58,14 +60,34 @@ def endpoints() -> list[Endpoint]:
     ]
 
 
+_TOOLS = "/v1/tools/"
+
+
 def _route(endpoint: Endpoint) -> Route:
+    kind, tool = (
+        ("feed", None)
+        if endpoint.path == "/channel-awareness"
+        else ("tool", endpoint.path.removeprefix(_TOOLS))
+        if endpoint.path.startswith(_TOOLS)
+        else (None, None)
+    )
+
     async def handle(request: Request) -> Response:
         ctx: AppContext = request.app.state.ctx
         principal = ANONYMOUS
         if endpoint.scope is not None:
             principal = ctx.tokens.authenticate(request)
             principal.require(endpoint.scope)
-        return await endpoint.handler(request, ctx, principal)
+        started = time.perf_counter()
+        try:
+            return await endpoint.handler(request, ctx, principal)
+        except (ApiError, StorageError) as exc:
+            if kind is not None:  # a feed or tool call refused or failed counts as one too
+                error = exc if isinstance(exc, ApiError) else exc.api_error()
+                ctx.telemetry.record(
+                    refused_op(kind, tool, principal.agent_id, error, started, ctx.clock())
+                )
+            raise
 
     return Route(endpoint.path, handle, methods=[endpoint.method], name=endpoint.handler.__name__)
 

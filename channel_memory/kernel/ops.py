@@ -8,8 +8,12 @@ consumer's agent id — never message content, author names or query text.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Protocol
+
+from channel_memory.kernel.errors import ApiError
+from channel_memory.kernel.timefmt import format_rfc3339
 
 
 @dataclass(slots=True)
@@ -42,3 +46,20 @@ class OpRecorder(Protocol):
     def record(self, op: ContextOp) -> None:
         """Count ``op`` and write its one ``channel_context_op`` line."""
         ...
+
+
+def refused_op(
+    kind: str, tool: str | None, consumer: str, error: ApiError, started: float, now_us: int
+) -> ContextOp:
+    """The ``channel_context_op`` of a feed or tool call that was refused or failed: its
+    status code and error code (never a value the caller sent)."""
+    return ContextOp(
+        ts=format_rfc3339(now_us),
+        type=kind,
+        consumer=consumer,
+        tool_name=tool,
+        status="error",
+        status_code=error.status,
+        error=error.code,
+        latency_ms=round((time.perf_counter() - started) * 1000, 3),
+    )

@@ -44,6 +44,7 @@ from channel_memory.feed.awareness import (
 from channel_memory.feed.reads import ConsumptionRequest, ConsumptionResponse
 from channel_memory.kernel.errors import ApiError, validation_error, writer_busy
 from channel_memory.kernel.jsonfmt import compact
+from channel_memory.kernel.ops import refused_op
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.wire import ErrorBody, ErrorDetail, ErrorInfo
 from channel_memory.store import StorageError, WriterBusy
@@ -253,12 +254,19 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
         try:
             principal.require("read")
             result = await work()
-        except ValidationError as exc:
-            raise ToolFailure(validation_error(exc)) from None
-        except ApiError as exc:
-            raise ToolFailure(exc) from None
-        except StorageError as exc:  # the database out: as HTTP answers it, 503 and its code
-            raise ToolFailure(exc.api_error()) from None
+        except (ValidationError, ApiError, StorageError) as exc:
+            error = (
+                validation_error(exc)
+                if isinstance(exc, ValidationError)
+                else exc.api_error()  # the database out: as HTTP answers it, 503 and its code
+                if isinstance(exc, StorageError)
+                else exc
+            )
+            if recorded:  # a refused or failed call counts as one too
+                ctx.telemetry.record(
+                    refused_op("tool", tool, principal.agent_id, error, started, ctx.clock())
+                )
+            raise ToolFailure(error) from None
         if recorded:
             tools.record(caller, tool, started, result, channels)
         return present(result)
@@ -405,10 +413,12 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
             query = replace(query, max_chars=min(query.max_chars, server.budget))
             body, _ = await read_feed(ctx, principal, query)
             body = body.with_read_id(await reads.record(ctx, principal, body.complete))
-        except ApiError as exc:  # the HTTP feed's answers: 404s, 422s
-            raise ToolFailure(exc) from None
-        except StorageError as exc:
-            raise ToolFailure(exc.api_error()) from None
+        except (ApiError, StorageError) as exc:  # the HTTP feed's answers: 404s, 422s, 503s
+            error = exc.api_error() if isinstance(exc, StorageError) else exc
+            ctx.telemetry.record(
+                refused_op("feed", None, principal.agent_id, error, started, ctx.clock())
+            )
+            raise ToolFailure(error) from None
         ctx.telemetry.record(feed_op(ctx, principal, query, body, started))
         # the feed is text: no structured copy of it
         return CallToolResult(content=[TextContent(type="text", text=body.content)])
