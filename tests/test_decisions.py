@@ -5847,3 +5847,24 @@ def test_the_forty_second_rounds_stop_moved_with_its_target_left(
     text: str, event_type: str | None
 ) -> None:
     assert _rules_read(text, None) == event_type
+
+
+# The forty-second round's trial: a refusal whose reason names a hedge or a book ("no, too
+# correlated with the NQ hedge") is a verdict on the proposal it answers, not a position
+# change; a position changed beside a refusal still is one (ADR 0067)
+@pytest.mark.parametrize(
+    ("reply", "parent", "event_type"),
+    [
+        ("no, too correlated with the NQ hedge", "P", "trade_approval"),
+        ("nope - too crowded, we already own the ES hedge", "P", "trade_approval"),
+        ("denied, too correlated", "P", "trade_approval"),
+        ("nope, too big. closing half the NQ hedge now", "P", "position_change"),
+        ("too correlated with the NQ hedge, closing it", None, "position_change"),
+        ("closed the NQ hedge", None, "position_change"),
+        ("no, too correlated. flat the NQ hedge", "P", "position_change"),
+    ],
+)
+def test_the_forty_second_rounds_refusal_naming_a_hedge(
+    reply: str, parent: str | None, event_type: str | None
+) -> None:
+    assert _rules_read(reply, PROPOSAL if parent == "P" else parent) == event_type
