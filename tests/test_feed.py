@@ -496,21 +496,42 @@ def test_refused_feed_and_tool_calls_are_counted_with_their_codes(
         assert unknown.status_code == 404
         bad = client.post("/v1/tools/get_channel_messages", json={"channels": ["floor"], canary: 1})
         assert bad.status_code == 422
+        assert client.get("/v1/blocks/" + canary).status_code == 404
         assert feed(client).status_code == 200
         metrics = client.get("/metrics").text
     records = [json.loads(r.getMessage()) for r in caplog.records if r.name == "channel_memory.ops"]
-    refused = [(r["type"], r["tool_name"], r["status_code"], r["error"]) for r in records[:3]]
+    refused = [(r["type"], r["tool_name"], r["status_code"], r["error"]) for r in records[:4]]
     assert refused == [
         ("feed", None, 404, "channel_not_found"),
         ("tool", "search_channel_context", 404, "channel_not_found"),
         ("tool", "get_channel_messages", 422, "validation_failed"),
+        ("tool", "expand_digest_block", 404, "block_not_found"),
     ]
-    assert [r["status"] for r in records] == ["error", "error", "error", "ok"]
-    assert 'channel_context_ops_total{status="error",status_code="404",type="tool"} 1.0' in metrics
+    assert [r["status"] for r in records] == ["error", "error", "error", "error", "ok"]
+    assert 'channel_context_ops_total{status="error",status_code="404",type="tool"} 2.0' in metrics
     assert 'channel_context_ops_total{status="error",status_code="422",type="tool"} 1.0' in metrics
     assert 'channel_context_ops_total{status="error",status_code="404",type="feed"} 1.0' in metrics
     served = " ".join(r.getMessage() for r in caplog.records if r.name.startswith("channel_memory"))
     assert canary.lower() not in served.lower() and canary.lower() not in metrics.lower()
+
+
+def test_a_call_whose_token_lacks_its_scope_is_recorded_an_unknown_token_not(
+    make_server: Callable[..., LiveServer], caplog: pytest.LogCaptureFixture
+) -> None:
+    bridge = "ingest-only-token-0123456789"
+    server = make_server(
+        worker={"enabled": False},
+        tokens=[*TOKENS, {"token": bridge, "scopes": ["ingest"], "agent_id": "bridge"}],
+    )
+    with caplog.at_level(logging.DEBUG):
+        with server.client(bridge) as client:
+            assert feed(client).status_code == 403
+        with server.client("not-a-configured-token-01") as client:
+            assert feed(client).status_code == 401
+    records = [json.loads(r.getMessage()) for r in caplog.records if r.name == "channel_memory.ops"]
+    assert [(r["consumer"], r["status_code"], r["error"]) for r in records] == [
+        ("bridge", 403, "forbidden")
+    ]
 
 
 def test_ready_and_stats(desk: tuple[LiveServer, httpx.Client]) -> None:

@@ -69,6 +69,8 @@ def _route(endpoint: Endpoint) -> Route:
         if endpoint.path == "/channel-awareness"
         else ("tool", endpoint.path.removeprefix(_TOOLS))
         if endpoint.path.startswith(_TOOLS)
+        else ("tool", "expand_digest_block")
+        if endpoint.path == "/v1/blocks/{block_id}"
         else (None, None)
     )
 
@@ -76,10 +78,11 @@ def _route(endpoint: Endpoint) -> Route:
         ctx: AppContext = request.app.state.ctx
         principal = ANONYMOUS
         if endpoint.scope is not None:
-            principal = ctx.tokens.authenticate(request)
-            principal.require(endpoint.scope)
+            principal = ctx.tokens.authenticate(request)  # an unknown token: no record
         started = time.perf_counter()
         try:
+            if endpoint.scope is not None:
+                principal.require(endpoint.scope)
             return await endpoint.handler(request, ctx, principal)
         except (ApiError, StorageError) as exc:
             if kind is not None:  # a feed or tool call refused or failed counts as one too
