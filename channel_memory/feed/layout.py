@@ -616,6 +616,11 @@ FILLED_SLACK = 160
 """Characters a layout may leave unused and still count as having filled its budget."""
 
 
+def _count(n: int, noun: str) -> str:
+    """``n`` and a noun, grammatically: "1 message", "2 messages" (the feed's notes)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def omission_note(
     omitted: int, named: Sequence[str], unnamed: int, cause: str = "max_chars"
 ) -> str:
@@ -627,7 +632,7 @@ def omission_note(
     hard = len(named) + unnamed
     names = f", newest first: {' '.join(named)}" if named else ""
     more = f" and {unnamed} more" if named and unnamed else ""
-    messages = f"{omitted} message{'' if omitted == 1 else 's'}"
+    messages = _count(omitted, "message")
     if omitted and hard:
         of_them = "a hard event" if hard == 1 else "hard events"
         what = f"{messages} due to {cause}, {hard} of them {of_them}"
@@ -644,16 +649,15 @@ def gaps_not_shown(count: int, some_shown: bool) -> str:
     """The line counting the coverage gaps left out: "[1 more coverage gap not shown]"
     beside shown ones, "[3 coverage gaps not shown]" when none is."""
     more = "more " if some_shown else ""
-    gaps = "gap" if count == 1 else "gaps"
-    return f"[{count} {more}coverage {gaps} not shown]\n"
+    return f"[{_count(count, more + 'coverage gap')} not shown]\n"
 
 
 def short_omission_note(omitted: int, hard: int) -> str:
     """The omission line when the whole one does not fit beside the header: the counts and
     where to read them, in fewer words (empty when nothing was left out)."""
-    hard_events = f"{hard} hard event{'' if hard == 1 else 's'}"
+    hard_events = _count(hard, "hard event")
     if omitted:
-        messages = f"{omitted} message{'' if omitted == 1 else 's'}"
+        messages = _count(omitted, "message")
         what = f"{messages} ({hard_events})" if hard else messages
     elif hard:  # hard events beyond the window's loaded page (as the whole line says them)
         what = hard_events

@@ -61,18 +61,17 @@ def endpoints() -> list[Endpoint]:
 
 
 _TOOLS = "/v1/tools/"
+_RECORDED: dict[str, tuple[str | None, str | None]] = {
+    "/channel-awareness": ("feed", None),
+    "/v1/blocks/{block_id}": ("tool", "expand_digest_block"),
+}
+"""The calls besides ``/v1/tools/…`` whose refusals are recorded as feed or tool calls."""
 
 
 def _route(endpoint: Endpoint) -> Route:
-    kind, tool = (
-        ("feed", None)
-        if endpoint.path == "/channel-awareness"
-        else ("tool", endpoint.path.removeprefix(_TOOLS))
-        if endpoint.path.startswith(_TOOLS)
-        else ("tool", "expand_digest_block")
-        if endpoint.path == "/v1/blocks/{block_id}"
-        else (None, None)
-    )
+    kind, tool = _RECORDED.get(endpoint.path, (None, None))
+    if endpoint.path.startswith(_TOOLS):
+        kind, tool = "tool", endpoint.path.removeprefix(_TOOLS)
 
     async def handle(request: Request) -> Response:
         ctx: AppContext = request.app.state.ctx
