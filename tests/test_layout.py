@@ -240,11 +240,26 @@ def test_header_numbers_are_the_bodys(fmt: Format) -> None:
         data = json.loads(body.content)
         assert data["header"]["raw_bytes"] == numbers["raw_bytes"]
         raw_json = json.dumps(data["raw_recent"], separators=(",", ":"), ensure_ascii=False)
-        assert numbers["raw_bytes"] == len(raw_json)
+        assert numbers["raw_bytes"] == len(raw_json) - 2  # the items, not the brackets
+        digest_json = json.dumps(data["digest"], separators=(",", ":"), ensure_ascii=False)
+        assert numbers["digest_bytes"] == len(digest_json) - 2
         assert len(data["raw_recent"]) == numbers["messages"] == 3
         assert len(data["digest"]) == numbers["digest_blocks"] == 4
     assert numbers["available"] == 7 and numbers["omitted"] == 0
     assert numbers["digest_source_messages"] == 4
+
+
+def test_an_empty_json_section_counts_no_characters() -> None:
+    """A JSON body with no raw message says ``raw_bytes`` 0, as the text body does (not
+    the 2 characters of its empty array)."""
+    hards = [hard("h0", 400, "approved 5 ES")]
+    formats: tuple[Format, ...] = ("json", "text")
+    for fmt in formats:
+        body = render(window(hard_items=hards), 100_000, fmt)
+        assert body.numbers["messages"] == 0 and body.numbers["raw_bytes"] == 0
+        assert body.numbers["digest_bytes"] > 0
+    empty = render(window(), 100_000, "json")
+    assert (empty.numbers["raw_bytes"], empty.numbers["digest_bytes"]) == (0, 0)
 
 
 def test_omitted_counts_what_the_budget_left_out() -> None:

@@ -1376,7 +1376,9 @@ def _render_json(c: Candidates, chosen: Selection, style: Style) -> Drawn:
         + "]"
     )
     trigger = _trigger_part(c, "json", style)
-    numbers = _numbers(c, chosen, len(raw_json), len(digest_json), len(trigger))
+    # each section's characters are its items' (with their separating commas), not the
+    # array's brackets: an empty section is 0, as in the text body
+    numbers = _numbers(c, chosen, len(raw_json) - 2, len(digest_json) - 2, len(trigger))
     header = {
         k: v for k, v in numbers.items() if k not in ("omitted_hard_events", "more_hard_events")
     }
