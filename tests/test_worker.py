@@ -417,6 +417,50 @@ async def test_only_one_worker_holds_the_lease(tmp_path: Path) -> None:
 
 
 @pytest.mark.anyio
+async def test_the_worker_says_when_it_derives_and_when_it_stands_by(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A worker process logs taking the lease, each drain that found work (counts and
+    time, no content) and standing by while another holds the lease — once per change."""
+    clock = FakeClock()
+    settings = load_settings(None, db=tmp_path / "cm.db")
+    store = await Store.open(settings.db)
+    secret = "FILLED 200 NVDA @ 131.20"
+    try:
+        first = Worker(store, settings, clock, holder="first")
+        second = Worker(store, settings, clock, holder="second")
+        batch = IngestBatch.model_validate({"events": [message_event("1", secret)]})
+        await ingest(
+            store, ["floor"], native_commands(batch.events), now_us=clock(), derive=first.hook
+        )
+        await first.prepare()
+        caplog.set_level("INFO", logger="channel_memory.worker")
+        assert await first._holds_lease()
+        stop = asyncio.Event()
+
+        async def once(worker: Worker) -> None:
+            async def stop_soon() -> None:
+                await worker.wait_idle() if worker is first else None
+                stop.set()
+
+            stop.clear()
+            await asyncio.gather(worker.run_forever(stop), stop_soon())
+
+        await once(second)  # the first holds the lease: the second stands by
+        await once(second)  # said once, not per poll
+        lines = [r.getMessage() for r in caplog.records]
+        assert lines == ["standing by: another process holds the derivation lease"]
+        caplog.clear()
+        await once(first)
+        lines = [r.getMessage() for r in caplog.records]
+        assert lines[0] == "holding the derivation lease: deriving (holder first)"
+        assert lines[1].startswith("derived 1 message(s), 1 block(s) written, in ")
+        assert all(secret not in line and "NVDA" not in line for line in lines)
+    finally:
+        await store.close()
+
+
+@pytest.mark.anyio
 @pytest.mark.parametrize(
     ("worker", "lifetime"),
     [

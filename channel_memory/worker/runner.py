@@ -102,6 +102,8 @@ class Worker:
         self._idle = asyncio.Event()
         self._retention_due = False
         self.processed = 0
+        self.blocks_written = 0
+        self._holding: bool | None = None  # the lease as last logged (None: not yet)
         self._on_blocks = on_blocks
         self._llm_wake = asyncio.Event()
         self.llm: LlmProcessor | None = None
@@ -174,6 +176,7 @@ class Worker:
             )
             await dirty_store.clear_markers(conn, [seq for seq, _ in markers])
         self.processed += len(markers)
+        self.blocks_written += written
         if self._on_blocks is not None:
             self._on_blocks(written)
         return len(markers)
@@ -211,17 +214,48 @@ class Worker:
         async with self.store.write() as conn:
             return await lease_store.acquire_lease(conn, self.holder, self.clock(), ttl)
 
+    def _log_lease(self, holding: bool) -> None:
+        """Say when this process starts or stops deriving (a lease taken, lost or held by
+        another process), once per change."""
+        if holding == self._holding:
+            return
+        if holding:
+            log.info("holding the derivation lease: deriving (holder %s)", self.holder)
+        elif self._holding is None:
+            log.info("standing by: another process holds the derivation lease")
+        else:
+            log.info("lease lost to another process: standing by")
+        self._holding = holding
+
+    async def _drain_logged(self) -> bool:
+        """:meth:`drain_holding`, logging what a drain that found work derived: how many
+        messages, how many blocks written, how long it took (counts only, never content)."""
+        processed, written, started = self.processed, self.blocks_written, self.clock()
+        holding = await self.drain_holding()
+        if self.processed > processed:
+            log.info(
+                "derived %d message(s), %d block(s) written, in %.1f s",
+                self.processed - processed,
+                self.blocks_written - written,
+                max(0, self.clock() - started) / MICROS_PER_SECOND,
+            )
+        if not holding:
+            self._log_lease(False)
+        return holding
+
     async def run_forever(self, stop: asyncio.Event) -> None:
         """Work while holding the lease, until ``stop`` is set; stand by otherwise."""
         try:
             while not stop.is_set():
                 self._wake.clear()
                 try:
-                    if await self._holds_lease():
+                    holding = await self._holds_lease()
+                    self._log_lease(holding)
+                    if holding:
                         if self._retention_due:
                             self._retention_due = False
                             await self.apply_retention()
-                        if await self.drain_holding() and not self._wake.is_set():
+                        if await self._drain_logged() and not self._wake.is_set():
                             self._idle.set()
                 except Exception as exc:  # keep the loop alive; never log content
                     log.error("worker run failed: %s", _failure(exc))
