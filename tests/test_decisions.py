@@ -5862,9 +5862,53 @@ def test_the_forty_second_rounds_stop_moved_with_its_target_left(
         ("too correlated with the NQ hedge, closing it", None, "position_change"),
         ("closed the NQ hedge", None, "position_change"),
         ("no, too correlated. flat the NQ hedge", "P", "position_change"),
+        # the forty-third round: a refusal's other wordings, and an act after its reason
+        ("no thanks, too correlated with the NQ hedge", "P", "trade_approval"),
+        ("no, far too correlated with the NQ hedge", "P", "trade_approval"),
+        ("no, it's too correlated with the NQ hedge", "P", "trade_approval"),
+        ("no, too similar to the NQ hedge", "P", "trade_approval"),
+        ("declined, too concentrated in the hedge book", "P", "trade_approval"),
+        ("no, too late, already flat ES", "P", "position_change"),
+        ("pass, too crowded — closed the rest of the SOL", "P", "position_change"),
+        ("nah, too rich, covered the short", "P", "position_change"),
+        ("pass, too crowded, closing the rest", "P", "position_change"),
+        ("nope - too crowded - closed it", "P", "position_change"),
     ],
 )
 def test_the_forty_second_rounds_refusal_naming_a_hedge(
     reply: str, parent: str | None, event_type: str | None
 ) -> None:
     assert _rules_read(reply, PROPOSAL if parent == "P" else parent) == event_type
+
+
+# The forty-third round: a desk's default route set for a time, a venue named "direct" for
+# everything of a kind, and a freeze on adding risk before a time — with look-alikes that ask,
+# look back, set a condition or wish (ADR 0068)
+@pytest.mark.parametrize(
+    ("text", "event_type"),
+    [
+        ("for the rest of the week the default route for rates is Halden voice", "route_decision"),
+        ("default broker until Friday: Tullett", "route_decision"),
+        ("from now on the default algo for NQ is TWAP", "route_decision"),
+        ("today everything in bunds goes Eurex direct", "route_decision"),
+        (
+            "till the gateway is fixed everything softs goes ICE direct from my screen",
+            "route_decision",
+        ),
+        ("nobody adds front-end risk before 09:30", "risk_limit"),
+        ("no one puts on more duration risk until the auction", "risk_limit"),
+        ("what's the default route?", None),
+        ("the default broker was Tullett last year", None),
+        ("if the default algo is TWAP we're fine", None),
+        ("the default route should probably be Marex", None),
+        ("everything goes CME direct?", None),
+        ("if everything goes CME direct we pay more", None),
+        ("the default font is Arial", None),
+        ("my screen is frozen again", None),
+        ("nobody adds risk before 09:30?", None),
+        ("if nobody adds risk before the number we miss it", None),
+        ("nobody adds milk to my coffee before 9", None),
+    ],
+)
+def test_the_forty_third_rounds_defaults_and_freezes(text: str, event_type: str | None) -> None:
+    assert _rules_read(text, None) == event_type
