@@ -4,7 +4,7 @@
 -- that both paths give the same schema.
 -- Times are integer microseconds since the Unix epoch, UTC (columns ending _us).
 
-PRAGMA user_version = 9;
+PRAGMA user_version = 10;
 
 -- Every channel seen, with the source kind it belongs to: channel ids are unique
 -- across source kinds, so a handle "<channel_id>/<message_id>" is unambiguous.
@@ -354,24 +354,26 @@ CREATE TABLE consumption_reads (
 ) WITHOUT ROWID;
 CREATE INDEX consumption_reads_by_consumer ON consumption_reads (consumer, created_us);
 CREATE INDEX consumption_reads_by_age ON consumption_reads (created_us);
--- The versions of a pending read; dropped once it is settled.
+-- The versions of a pending read; dropped once it is settled. whole: 1 shown complete,
+-- 0 only in a summary it showed (a rollup, a collapse line; added by migration 0010).
 CREATE TABLE consumption_read_versions (
     read_id TEXT NOT NULL,
     channel_id TEXT NOT NULL,
     message_id TEXT NOT NULL,
-    content_hash TEXT NOT NULL,
+    content_hash TEXT NOT NULL, whole INTEGER NOT NULL DEFAULT 1,
     PRIMARY KEY (read_id, channel_id, message_id, content_hash)
 ) WITHOUT ROWID;
 CREATE INDEX consumption_read_versions_by_message
     ON consumption_read_versions (channel_id, message_id);
 -- The ledger: versions a consumer handled; id orders them, newest last, for the bound.
+-- whole: 1 consumed (shown complete), 0 summarized (only ever shown in a summary).
 CREATE TABLE consumed_versions (
     id INTEGER PRIMARY KEY,
     consumer TEXT NOT NULL,
     channel_id TEXT NOT NULL,
     message_id TEXT NOT NULL,
     content_hash TEXT NOT NULL,
-    consumed_us INTEGER NOT NULL,
+    consumed_us INTEGER NOT NULL, whole INTEGER NOT NULL DEFAULT 1,
     UNIQUE (consumer, channel_id, message_id, content_hash)
 );
 CREATE INDEX consumed_versions_by_age ON consumed_versions (consumer, id);

@@ -73,7 +73,7 @@ def settle(client: httpx.Client, read_id: str, outcome: str) -> dict[str, Any]:
 def ledger(server: LiveServer, consumer: str) -> set[str]:
     rows = query(
         server.settings.db,
-        "SELECT message_id FROM consumed_versions WHERE consumer = ?",
+        "SELECT message_id FROM consumed_versions WHERE consumer = ? AND whole = 1",
         consumer,
     )
     return {r[0] for r in rows}
@@ -225,6 +225,61 @@ def test_unconsumed_only_serves_what_is_new_within_the_budget(
     assert counted + body["header"]["omitted"] == body["header"]["available"]
 
 
+def test_a_handled_summary_is_no_longer_new_and_its_messages_still_are(
+    server: LiveServer, alpha: httpx.Client
+) -> None:
+    """A rollup or collapse block a handled read showed is not served again by
+    ``unconsumed=only`` (so it empties), while the messages it stands for stay unconsumed
+    until shown complete; a message joining the summary makes it new again (ADR 0068)."""
+    ingest_ok(
+        alpha,
+        *(
+            message_event(f"hb{i:02d}", "HEARTBEAT_OK", author="bot", created_at=at(i, 9))
+            for i in range(12)
+        ),
+        *(
+            message_event(f"c{i:02d}", f"chatter {i} about the weekend", created_at=at(i, 10))
+            for i in range(12)
+        ),
+        message_event("fill", "FILLED 200 NVDA @ 131.20", created_at=at(1)),
+    )
+    server.drain()
+    only = {"unconsumed": "only", "max_chars": 6_000}
+    first = feed(alpha, **only)
+    summaries = [b for b in first["digest"] if b["kind"] not in ("hard_event", "raw_excerpt")]
+    assert summaries, first["digest"]  # the older chatter and the heartbeats are summarized
+    settle(alpha, first["header"]["read_id"], "handled")
+    # the messages inside the summaries are not consumed: only what was shown whole
+    assert not ledger(server, "alpha") & {m for b in summaries for m in b["source_messages"]}
+    summarized = query(
+        server.settings.db,
+        "SELECT count(*) FROM consumed_versions WHERE consumer = 'alpha' AND whole = 0",
+    )
+    assert summarized == [(sum(len(b["source_messages"]) for b in summaries),)]
+    # read and handled turn after turn, it empties: no summary is served twice (what it
+    # left room for, the older messages shown one by one, is new until handled)
+    served = {b["id"] for b in summaries}
+    for _ in range(6):
+        again = feed(alpha, **only)
+        if not again["digest"] and not again["raw_recent"]:
+            break
+        ids = {b["id"] for b in again["digest"] if b["kind"] not in ("hard_event", "raw_excerpt")}
+        assert not ids & served
+        served |= ids
+        settle(alpha, again["header"]["read_id"], "handled")
+    assert again["digest"] == [] and again["raw_recent"] == [] and again["header"]["new"] == 0
+    # another consumer still gets them
+    with server.client(BETA) as beta:
+        theirs = feed(beta, **only)["digest"]
+        assert {b["id"] for b in summaries} <= {b["id"] for b in theirs}
+    # a new heartbeat joins the collapse block: a new summary, new again
+    ingest_ok(alpha, message_event("hb99", "HEARTBEAT_OK", author="bot", created_at=at(59, 9)))
+    server.drain()
+    third = feed(alpha, **only)
+    assert [b for b in third["digest"] if "hb99" in b["source_messages"]]
+    assert all(b["new"] for b in third["digest"])
+
+
 def test_a_304_records_nothing(server: LiveServer, alpha: httpx.Client) -> None:
     seed(server, alpha)
     first = alpha.get("/channel-awareness", params={"channels": "floor"})
@@ -301,6 +356,7 @@ def test_a_version_is_consumed_only_if_a_handled_read_showed_it_complete(
         )
         server.drain()
         allowed: set[tuple[str, str]] = set()
+        in_summaries: set[tuple[str, str]] = set()
         edits = 0
         for action, max_chars, outcome, pick in actions:
             if action == "edit":
@@ -321,6 +377,7 @@ def test_a_version_is_consumed_only_if_a_handled_read_showed_it_complete(
                 )
                 server.drain()
                 continue
+            summary: set[tuple[str, str]] = set()
             if action == "tool":
                 result = client.post(
                     "/v1/tools/get_channel_messages", json={"channels": [channel], "limit": 3}
@@ -338,6 +395,12 @@ def test_a_version_is_consumed_only_if_a_handled_read_showed_it_complete(
                 body = feed(client, channel, **params)
                 read_id = body["header"]["read_id"]
                 shown = complete_in(body, contents)
+                summary = {
+                    (m, h)
+                    for b in body["digest"]
+                    if b["kind"] not in ("hard_event", "raw_excerpt", "tombstone")
+                    for m, h in zip(b["source_messages"], b["covered_content_hashes"], strict=True)
+                }
             if outcome != "none":
                 settled = client.post(
                     "/v1/consumption", json={"read_id": read_id, "outcome": outcome}
@@ -345,12 +408,23 @@ def test_a_version_is_consumed_only_if_a_handled_read_showed_it_complete(
                 assert settled.status_code in (200, 409)
                 if settled.status_code == 200 and settled.json()["outcome"] == "handled":
                     allowed |= shown
+                    in_summaries |= summary
         consumed = set(
             query(
                 server.settings.db,
                 "SELECT message_id, content_hash FROM consumed_versions "
-                "WHERE consumer = 'alpha' AND channel_id = ?",
+                "WHERE consumer = 'alpha' AND channel_id = ? AND whole = 1",
                 channel,
             )
         )
         assert consumed <= allowed
+        # a version the ledger holds as summarized was in a summary a handled read showed
+        summarized = set(
+            query(
+                server.settings.db,
+                "SELECT message_id, content_hash FROM consumed_versions "
+                "WHERE consumer = 'alpha' AND channel_id = ? AND whole = 0",
+                channel,
+            )
+        )
+        assert summarized <= in_summaries - allowed

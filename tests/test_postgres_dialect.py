@@ -221,7 +221,7 @@ def test_version_8_indexes_again_what_version_7_stemmed_apart(pg_url: str) -> No
         return fresh, old, upgraded
 
     fresh, old, upgraded = asyncio.run(run())
-    assert fresh[2] == 9 and old[2] == 7
+    assert fresh[2] == 10 and old[2] == 7
     assert any(t.startswith("affaibli:") for t in old[0])  # version 7's stem, kept whole
     assert any(t.startswith("trekk:") for t in old[0]) and any(
         t.startswith("trek:") for t in fresh[0]
@@ -374,7 +374,7 @@ def test_version_9_indexes_words_of_every_script_and_inside_runs(pg_url: str) ->
         return fresh, old, upgraded
 
     fresh, old, upgraded = asyncio.run(run())
-    assert fresh[2] == 9 and old[2] == 8
+    assert fresh[2] == 10 and old[2] == 8
     found = dict(zip(lookups, fresh[3], strict=True))
     assert found == {
         "野村": "m0",
@@ -445,3 +445,48 @@ def test_a_user_who_may_not_create_the_schema_is_refused_in_one_line(pg_url: str
     assert "Traceback" not in result.stderr and "s3cr3t" not in result.stderr
     assert result.stderr.startswith("channel-memory: cannot open the database at postgresql://")
     assert "InsufficientPrivilegeError" in result.stderr
+
+
+def test_version_10_gives_reads_and_the_ledger_whole(pg_url: str) -> None:
+    """Migration 0010 on PostgreSQL: a version-9 database's read versions and ledger rows
+    (all shown whole) get ``whole = 1``; the schema is then the fresh one's."""
+    columns = (
+        "SELECT table_name, column_name, data_type, column_default FROM "
+        "information_schema.columns WHERE column_name = 'whole' ORDER BY table_name"
+    )
+
+    async def run() -> tuple[list[Any], list[Any], list[Any]]:
+        store = await Store.open(pg_url)
+        await store.close()
+        conn = await asyncpg.connect(pg_url)
+        try:
+            fresh = [tuple(r) for r in await conn.fetch(columns)]
+            async with conn.transaction():  # as version 9 was
+                await conn.execute("ALTER TABLE consumption_read_versions DROP COLUMN whole")
+                await conn.execute("ALTER TABLE consumed_versions DROP COLUMN whole")
+                await conn.execute(
+                    "INSERT INTO consumed_versions (consumer, channel_id, message_id, "
+                    "content_hash, consumed_us) VALUES ('alpha', 'floor', 'm1', 'h1', 1)"
+                )
+                await conn.execute("UPDATE channel_memory_schema SET version = 9")
+        finally:
+            await conn.close()
+        store = await Store.open(pg_url)  # migrates 9 -> 10
+        await store.close()
+        conn = await asyncpg.connect(pg_url)
+        try:
+            upgraded = [tuple(r) for r in await conn.fetch(columns)]
+            ledger = [
+                tuple(r)
+                for r in await conn.fetch(
+                    "SELECT message_id, whole FROM consumed_versions WHERE consumer = 'alpha'"
+                )
+            ]
+            version = await conn.fetchval("SELECT version FROM channel_memory_schema")
+        finally:
+            await conn.close()
+        return fresh, upgraded, [*ledger, version]
+
+    fresh, upgraded, rest = asyncio.run(run())
+    assert len(fresh) == 2 and upgraded == fresh
+    assert rest == [("m1", 1), 10]

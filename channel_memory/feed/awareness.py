@@ -414,7 +414,7 @@ async def read_feed(
             body = await candidates.serve(conn, query, principal, trigger)
         except BudgetTooSmall as exc:
             raise _invalid("max_chars", str(exc)) from None
-        return body, await reads.known_read_id(conn, principal, body.complete)
+        return body, await reads.known_read_id(conn, principal, body.complete, body.summarized)
 
 
 def feed_op(

@@ -25,6 +25,7 @@ from channel_memory.feed.layout import (
     Gap,
     Trigger,
     is_elided,
+    is_summary,
     render,
 )
 from channel_memory.feed.reads import consumer_of
@@ -513,13 +514,19 @@ async def marked(
     if trigger is not None:
         asked.add(_version_of(trigger))
     done: set[tuple[str, str, str]] = set(await consumption.consumed(conn, consumer, asked))
+    # a summary (no one message's whole version) is new until a handled read showed each
+    # of its versions, whole or in a summary: its messages themselves stay new (ADR 0068)
+    asked_in_summaries = {
+        v for tier in tiers for item in tier if is_summary(item) for v in item.versions
+    }
+    seen = done | set(await consumption.summarized(conn, consumer, asked_in_summaries - done))
 
     def keep(items: Sequence[FeedItem]) -> list[FeedItem]:
         out = []
         for item in items:
             if trigger is not None and item.handles == 1 and item.handle == trigger.key.handle:
                 continue  # the trigger section shows it
-            new = any(v not in done for v in item.versions)
+            new = any(v not in (seen if is_summary(item) else done) for v in item.versions)
             if q.unconsumed_only and not new:
                 continue
             out.append(_with_new(item, new))

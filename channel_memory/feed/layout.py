@@ -254,6 +254,9 @@ class Body:
     """Some tier had every candidate it was offered served: it might have taken more."""
     complete: tuple[tuple[str, str, str], ...] = ()
     """The versions the body shows complete: what its ``read_id`` names."""
+    summarized: tuple[tuple[str, str, str], ...] = ()
+    """The versions its summaries stand for (rollups, collapse lines), none shown complete:
+    the read names them apart; handled, such a summary is no longer new (ADR 0068)."""
 
     def with_read_id(self, read_id: str) -> Body:
         """The body with its read id in place of :data:`READ_ID_PLACEHOLDER` (same length)."""
@@ -1175,6 +1178,24 @@ def complete_versions(c: Candidates, chosen: Selection) -> tuple[tuple[str, str,
     return tuple(sorted(shown))
 
 
+def is_summary(item: FeedItem) -> bool:
+    """A digest item that stands for messages rather than showing one: a rollup, a
+    summary, a collapse block (not a hard event, an excerpt or a tombstone, even cut or
+    elided: those show their message, in part)."""
+    return not item.whole and item.kind not in (HARD_EVENT_BLOCK, RAW_EXCERPT, TOMBSTONE_BLOCK)
+
+
+def summarized_versions(c: Candidates, chosen: Selection) -> tuple[tuple[str, str, str], ...]:
+    """The versions the selection's summaries (:func:`is_summary`, shown or counted) stand
+    for, sorted, less what the selection shows complete."""
+    complete = set(complete_versions(c, chosen))
+    summary: set[tuple[str, str, str]] = set()
+    for item in chosen.hard + chosen.digest_rest + chosen.counted:
+        if is_summary(item):
+            summary.update(item.versions)
+    return tuple(sorted(summary - complete))
+
+
 def trigger_text(trigger: Trigger, style: Style | None = None) -> str:
     """The ``[trigger]`` section: one metadata line (full time, handle, ``re:`` and the
     message it replies to, author by name —
@@ -1505,4 +1526,11 @@ def render(c: Candidates, max_chars: int, fmt: Format) -> Body:
         # left is short because its next message did not fit)
         chosen.omission_cause = "limit"
         content, numbers = draw(chosen)
-    return Body(content, media, numbers, _used_up(c, chosen), complete_versions(c, chosen))
+    return Body(
+        content,
+        media,
+        numbers,
+        _used_up(c, chosen),
+        complete_versions(c, chosen),
+        summarized_versions(c, chosen),
+    )

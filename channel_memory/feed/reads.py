@@ -107,19 +107,29 @@ async def resolve_trigger(conn: Connection, principal: Principal, handle: str) -
 
 
 async def known_read_id(
-    conn: Connection, principal: Principal, versions: Sequence[VersionTuple]
+    conn: Connection,
+    principal: Principal,
+    versions: Sequence[VersionTuple],
+    summarized: Sequence[VersionTuple] = (),
 ) -> str | None:
-    """The id a read of ``versions`` gets, when the deployment's secret exists already (a
-    read snapshot cannot create it); None otherwise."""
+    """The id a read of ``versions`` (and ``summarized``) gets, when the deployment's
+    secret exists already (a read snapshot cannot create it); None otherwise."""
     secret = await get_state(conn, SECRET_KEY)
     if secret is None:
         return None
     shown = [Version(*v) for v in versions]
-    return read_id_for(bytes.fromhex(secret), consumer_of(principal), shown)
+    summary = [Version(*v) for v in summarized]
+    return read_id_for(bytes.fromhex(secret), consumer_of(principal), shown, summary)
 
 
-async def record(ctx: ReadContext, principal: Principal, versions: Sequence[VersionTuple]) -> str:
-    """Record that ``principal``'s consumer was shown ``versions`` complete; the read id.
+async def record(
+    ctx: ReadContext,
+    principal: Principal,
+    versions: Sequence[VersionTuple],
+    summarized: Sequence[VersionTuple] = (),
+) -> str:
+    """Record that ``principal``'s consumer was shown ``versions`` complete (and
+    ``summarized`` in summaries); the read id.
 
     A busy writer or a full or read-only disk does not fail the answer: the read is
     then not recorded, so settling it answers ``404 read_not_found`` and nothing is
@@ -129,14 +139,21 @@ async def record(ctx: ReadContext, principal: Principal, versions: Sequence[Vers
     try:
         async with ctx.store.write(ctx.settings.ingest.writer_wait) as conn:
             return await record_read(
-                conn, consumer, versions, ctx.clock(), limits=limits(ctx.settings)
+                conn,
+                consumer,
+                versions,
+                ctx.clock(),
+                summarized=summarized,
+                limits=limits(ctx.settings),
             )
     except (WriterBusy, StorageError) as exc:
         log.warning("read not recorded: %s", type(exc).__name__)
     async with ctx.store.read() as conn:
-        known = await known_read_id(conn, principal, versions)
+        known = await known_read_id(conn, principal, versions, summarized)
     # without a secret yet, an id that was never recorded (settling it is a 404)
-    return known or read_id_for(b"", consumer, [Version(*v) for v in versions])
+    return known or read_id_for(
+        b"", consumer, [Version(*v) for v in versions], [Version(*v) for v in summarized]
+    )
 
 
 READ_NOT_FOUND = ("read_not_found", "no such read for this consumer")

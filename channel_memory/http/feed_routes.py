@@ -36,7 +36,7 @@ async def channel_awareness(request: Request, ctx: AppContext, principal: Princi
         body = body.with_read_id(read_id)
         ctx.telemetry.record(feed_op(ctx, principal, query, body, started, 304))
         return Response(status_code=304, headers={"ETag": etag_of(body.content), **_NO_CACHE})
-    body = body.with_read_id(await reads.record(ctx, principal, body.complete))
+    body = body.with_read_id(await reads.record(ctx, principal, body.complete, body.summarized))
     etag = etag_of(body.content)
     ctx.telemetry.record(feed_op(ctx, principal, query, body, started, 200))
     headers = {"ETag": etag, "Read-Id": body.numbers["read_id"], **_NO_CACHE}

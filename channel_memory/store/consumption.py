@@ -7,6 +7,14 @@ settles it after its turn: ``handled`` adds those versions to its consumed set
 read, so it is never consumed; an edit is a new version, so it is unconsumed
 until a handled read shows it.
 
+A feed's read also names the versions a *summary* it showed stands for (a rollup, a
+collapse line: ``whole = 0``). Handled, they join the ledger as *summarized*: the
+messages stay unconsumed (new to :func:`consumed`, to ``get_channel_messages``), but a
+summary whose every version this consumer was shown at least summarized
+(:func:`summarized`) is not new, so ``unconsumed=only`` stops serving it again (ADR 0068).
+A version shown whole and summarized counts as whole; a summarized one shown whole
+later becomes whole.
+
 Read ids are ``r_`` + 22 url-safe characters: an HMAC, under a secret kept in the
 database, of the consumer and the set of versions. The same consumer shown the
 same versions gets the same id (so an unchanged feed keeps its bytes and its
@@ -77,12 +85,20 @@ class Settled:
     repeated: bool
 
 
-def read_id_for(secret: bytes, consumer: str, versions: Iterable[Version]) -> str:
-    """The id of a read: bound to the consumer and the *set* of versions, unguessable
-    without ``secret``."""
-    canonical = json.dumps(
-        [consumer, sorted({tuple(v) for v in versions})], separators=(",", ":")
-    ).encode()
+def read_id_for(
+    secret: bytes,
+    consumer: str,
+    versions: Iterable[Version],
+    summarized: Iterable[Version] = (),
+) -> str:
+    """The id of a read: bound to the consumer and the *sets* of versions (shown whole,
+    and summarized, the latter only when there are any), unguessable without ``secret``."""
+    whole = {tuple(v) for v in versions}
+    parts: list[object] = [consumer, sorted(whole)]
+    summary = {tuple(v) for v in summarized} - whole
+    if summary:
+        parts.append(sorted(summary))
+    canonical = json.dumps(parts, separators=(",", ":")).encode()
     digest = hmac.new(secret, canonical, hashlib.sha256).digest()
     return "r_" + base64.urlsafe_b64encode(digest).decode()[:22]
 
@@ -105,9 +121,11 @@ async def record_read(
     versions: Sequence[tuple[str, str, str]],
     now_us: int,
     *,
+    summarized: Sequence[tuple[str, str, str]] = (),
     limits: Limits = Limits(),
 ) -> str:
-    """Record that ``consumer`` was shown ``versions`` complete; returns the read id.
+    """Record that ``consumer`` was shown ``versions`` complete, and ``summarized``
+    in a summary; returns the read id.
 
     Runs inside the caller's write transaction. Only versions still stored (not
     forgotten, not past retention) join the read. Recording the same consumer and
@@ -116,26 +134,33 @@ async def record_read(
     beyond ``limits.max_reads_per_consumer`` are dropped here.
     """
     shown = sorted({Version(*v) for v in versions})
-    read_id = read_id_for(await _secret(conn), consumer, shown)
+    summary = sorted({Version(*v) for v in summarized} - set(shown))
+    read_id = read_id_for(await _secret(conn), consumer, shown, summary)
     await _drop_reads(
         conn,
         "SELECT read_id FROM consumption_reads WHERE created_us < ?",
         (now_us - limits.read_ttl_us,),
     )
     await conn.execute("DELETE FROM consumption_read_versions WHERE read_id = ?", (read_id,))
-    await conn.execute(
-        "INSERT INTO consumption_read_versions (read_id, channel_id, message_id, content_hash) "
-        "SELECT DISTINCT ?, v.value->>0, v.value->>1, v.value->>2 FROM json_each(?) AS v "
-        "JOIN channels AS c ON c.channel_id = v.value->>0 "
-        "JOIN source_messages AS m ON m.source_kind = c.source_kind "
-        "AND m.channel_id = v.value->>0 AND m.message_id = v.value->>1 "
-        "AND m.content_hash = v.value->>2 AND m.forgotten_us IS NULL",
-        (read_id, _json(shown)),
-    )
+    for whole, listed in ((1, shown), (0, summary)):
+        if not listed:
+            continue
+        await conn.execute(
+            "INSERT INTO consumption_read_versions "
+            "(read_id, channel_id, message_id, content_hash, whole) "
+            f"SELECT DISTINCT ?, v.value->>0, v.value->>1, v.value->>2, {whole} "
+            "FROM json_each(?) AS v "
+            "JOIN channels AS c ON c.channel_id = v.value->>0 "
+            "JOIN source_messages AS m ON m.source_kind = c.source_kind "
+            "AND m.channel_id = v.value->>0 AND m.message_id = v.value->>1 "
+            "AND m.content_hash = v.value->>2 AND m.forgotten_us IS NULL",
+            (read_id, _json(listed)),
+        )
     await conn.execute(
         "INSERT INTO consumption_reads (read_id, consumer, created_us, versions, outcome, "
         "settled_us) VALUES (?1, ?2, ?3, "
-        "(SELECT count(*) FROM consumption_read_versions WHERE read_id = ?1), NULL, NULL) "
+        "(SELECT count(*) FROM consumption_read_versions WHERE read_id = ?1 AND whole = 1), "
+        "NULL, NULL) "
         "ON CONFLICT (read_id) DO UPDATE SET created_us = excluded.created_us, "
         "versions = excluded.versions, outcome = NULL, settled_us = NULL",
         (read_id, consumer, now_us),
@@ -186,7 +211,14 @@ async def settle(
         assert recorded in OUTCOMES
         return Settled(read_id, recorded, int(versions), repeated=True)
     if outcome == "handled":
-        # a version consumed again is replaced with a new id: the bound keeps the newest
+        # a version consumed again is replaced with a new id: the bound keeps the newest;
+        # a version the ledger holds whole stays whole when a summary shows it again
+        await conn.execute(
+            "UPDATE consumption_read_versions SET whole = 1 WHERE read_id = ? AND whole = 0 "
+            "AND (channel_id, message_id, content_hash) IN (SELECT channel_id, message_id, "
+            "content_hash FROM consumed_versions WHERE consumer = ? AND whole = 1)",
+            (read_id, consumer),
+        )
         await conn.execute(
             "DELETE FROM consumed_versions WHERE consumer = ? AND "
             "(channel_id, message_id, content_hash) IN (SELECT channel_id, message_id, "
@@ -195,8 +227,9 @@ async def settle(
         )
         await conn.execute(
             "INSERT INTO consumed_versions "
-            "(consumer, channel_id, message_id, content_hash, consumed_us) "
-            "SELECT ?, channel_id, message_id, content_hash, ? FROM consumption_read_versions "
+            "(consumer, channel_id, message_id, content_hash, consumed_us, whole) "
+            "SELECT ?, channel_id, message_id, content_hash, ?, whole "
+            "FROM consumption_read_versions "
             "WHERE read_id = ? ORDER BY channel_id, message_id, content_hash",
             (consumer, now_us, read_id),
         )
@@ -218,15 +251,30 @@ async def settle(
 async def consumed(
     conn: Connection, consumer: str, versions: Iterable[tuple[str, str, str]]
 ) -> set[Version]:
-    """Which of ``versions`` ``consumer`` has consumed (read or write transaction)."""
+    """Which of ``versions`` ``consumer`` has consumed, shown whole (read or write
+    transaction)."""
+    return await _in_ledger(conn, consumer, versions, whole_only=True)
+
+
+async def summarized(
+    conn: Connection, consumer: str, versions: Iterable[tuple[str, str, str]]
+) -> set[Version]:
+    """Which of ``versions`` ``consumer`` has handled at least in a summary (whole or
+    summarized): a summary all of whose versions are among them is no longer new."""
+    return await _in_ledger(conn, consumer, versions, whole_only=False)
+
+
+async def _in_ledger(
+    conn: Connection, consumer: str, versions: Iterable[tuple[str, str, str]], whole_only: bool
+) -> set[Version]:
     asked = {Version(*v) for v in versions}
     if not asked:
         return set()
     fetched = await conn.execute_fetchall(
         f"SELECT {columns(Version._fields)} FROM consumed_versions "
-        "WHERE consumer = ? AND (channel_id, message_id, content_hash) IN "
+        "WHERE consumer = ? AND whole >= ? AND (channel_id, message_id, content_hash) IN "
         "(SELECT value->>0, value->>1, value->>2 FROM json_each(?))",
-        (consumer, _json(sorted(asked))),
+        (consumer, 1 if whole_only else 0, _json(sorted(asked))),
     )
     return {Version._make(row) for row in fetched}
 
@@ -252,7 +300,7 @@ async def consumed_in_window(
         "SELECT count(*) FROM consumed_versions AS c JOIN source_messages AS m "
         "ON m.channel_id = c.channel_id AND m.message_id = c.message_id "
         "AND m.content_hash = c.content_hash "
-        "WHERE c.consumer = ? AND c.channel_id IN (SELECT value FROM json_each(?)) "
+        "WHERE c.consumer = ? AND c.whole = 1 AND c.channel_id IN (SELECT value FROM json_each(?)) "
         "AND m.is_current = 1 AND m.deleted = 0 AND m.forgotten_us IS NULL "
         "AND m.created_us BETWEEN ? AND ?",
         (consumer, json.dumps(sorted(set(channels))), from_us, to_us),

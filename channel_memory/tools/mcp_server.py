@@ -412,7 +412,9 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
             query = query_of(parameters, ctx)
             query = replace(query, max_chars=min(query.max_chars, server.budget))
             body, _ = await read_feed(ctx, principal, query)
-            body = body.with_read_id(await reads.record(ctx, principal, body.complete))
+            body = body.with_read_id(
+                await reads.record(ctx, principal, body.complete, body.summarized)
+            )
         except (ApiError, StorageError) as exc:  # the HTTP feed's answers: 404s, 422s, 503s
             error = exc.api_error() if isinstance(exc, StorageError) else exc
             ctx.telemetry.record(
