@@ -256,18 +256,19 @@ def test_a_handled_summary_is_no_longer_new_and_its_messages_still_are(
         "SELECT count(*) FROM consumed_versions WHERE consumer = 'alpha' AND whole = 0",
     )
     assert summarized == [(sum(len(b["source_messages"]) for b in summaries),)]
-    # read and handled turn after turn, it empties: no summary is served twice (what it
-    # left room for, the older messages shown one by one, is new until handled)
-    served = {b["id"] for b in summaries}
-    for _ in range(6):
-        again = feed(alpha, **only)
-        if not again["digest"] and not again["raw_recent"]:
-            break
-        ids = {b["id"] for b in again["digest"] if b["kind"] not in ("hard_event", "raw_excerpt")}
-        assert not ids & served
-        served |= ids
-        settle(alpha, again["header"]["read_id"], "handled")
-    assert again["digest"] == [] and again["raw_recent"] == [] and again["header"]["new"] == 0
+    # the next turn is empty: neither the summaries nor the messages they told of one by
+    # one, and the header counts nothing new and nothing left out (the review's finding:
+    # the older tier served the summarized chatter verbatim, the header called it omitted)
+    again = feed(alpha, **only)
+    assert again["digest"] == [] and again["raw_recent"] == [], again["digest"]
+    assert (again["header"]["new"], again["header"]["available"], again["header"]["omitted"]) == (
+        0,
+        0,
+        0,
+    )
+    # the same window for every message (not only the new): all of them, the summaries too
+    everything = feed(alpha, max_chars=6_000)
+    assert {b["id"] for b in summaries} <= {b["id"] for b in everything["digest"]}
     # another consumer still gets them
     with server.client(BETA) as beta:
         theirs = feed(beta, **only)["digest"]
@@ -276,8 +277,41 @@ def test_a_handled_summary_is_no_longer_new_and_its_messages_still_are(
     ingest_ok(alpha, message_event("hb99", "HEARTBEAT_OK", author="bot", created_at=at(59, 9)))
     server.drain()
     third = feed(alpha, **only)
-    assert [b for b in third["digest"] if "hb99" in b["source_messages"]]
-    assert all(b["new"] for b in third["digest"])
+    [joined] = [b for b in third["digest"] if "hb99" in b["source_messages"]]
+    assert joined["id"] not in {b["id"] for b in summaries} and third["header"]["new"] >= 1
+    # over unconsumed=all it is marked new, the chatter rollup (unchanged) is not
+    marked = {b["id"]: b["new"] for b in feed(alpha, max_chars=6_000)["digest"]}
+    assert marked[joined["id"]] is True
+    assert [marked[b["id"]] for b in summaries if b["id"] in marked and b["kind"] != "noise"]
+    assert all(
+        marked[b["id"]] is False for b in summaries if b["id"] in marked and b["kind"] != "noise"
+    )
+
+
+def test_summarized_versions_fall_out_of_the_ledger_before_consumed_ones(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    """The ledger's bound keeps versions shown whole before those only summarized: a
+    collapse block handled turn after turn does not push a consumed fill out (review)."""
+    server = make_server(
+        worker={"enabled": False}, tokens=TOKENS, consumption={"max_versions_per_consumer": 12}
+    )
+    with server.client(ALPHA) as alpha:
+        ingest_ok(
+            alpha,
+            *(
+                message_event(f"hb{i:02d}", "HEARTBEAT_OK", author="bot", created_at=at(i, 9))
+                for i in range(12)
+            ),
+            message_event("fill", "FILLED 200 NVDA @ 131.20", created_at=at(1)),
+        )
+        server.drain()
+        for _ in range(3):
+            body = feed(alpha, max_chars=6_000)
+            assert any(b["kind"] not in ("hard_event", "raw_excerpt") for b in body["digest"])
+            assert settle(alpha, body["header"]["read_id"], "handled")["versions"] == 1
+        assert ledger(server, "alpha") == {"fill"}
+        assert elements(feed(alpha, max_chars=6_000))["fill"] is False
 
 
 def test_a_304_records_nothing(server: LiveServer, alpha: httpx.Client) -> None:
@@ -321,7 +355,7 @@ def complete_in(body: dict[str, Any], contents: dict[str, str]) -> set[tuple[str
 ACTIONS = st.lists(
     st.tuples(
         st.sampled_from(["feed", "feed_only", "tool", "edit"]),
-        st.integers(min_value=900, max_value=6_000),
+        st.integers(min_value=900, max_value=12_000),
         st.sampled_from(["handled", "failed", "none"]),
         st.integers(min_value=0, max_value=7),
     ),
@@ -334,6 +368,8 @@ ACTIONS = st.lists(
     max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(actions=ACTIONS)
+# a summary (the heartbeats' collapse block) shown and handled, then the unconsumed only
+@example(actions=[("feed", 12_000, "handled", 0), ("feed_only", 12_000, "handled", 0)])
 # two edits of one message whose times came from their lengths went back in time
 @example(
     actions=[("edit", 900, "handled", 6), ("edit", 900, "handled", 6), ("feed", 2884, "handled", 0)]
@@ -346,6 +382,9 @@ def test_a_version_is_consumed_only_if_a_handled_read_showed_it_complete(
         f"m{i}": ("FILLED 5 NVDA @ 1.0 " if i % 3 == 0 else "note ") + "x" * (40 + 400 * (i % 4))
         for i in range(8)
     }
+    # older chatter, more than six hours before the rest: summarized (rollups, collapse)
+    older = {f"o{i}": f"lunch plans {i}, nothing on the book" for i in range(10)}
+    older |= {f"h{i}": "HEARTBEAT_OK" for i in range(6)}
     with server.client(ALPHA) as client:
         ingest_ok(
             client,
@@ -353,7 +392,12 @@ def test_a_version_is_consumed_only_if_a_handled_read_showed_it_complete(
                 message_event(m, text, channel=channel, created_at=at(i))
                 for i, (m, text) in enumerate(contents.items())
             ),
+            *(
+                message_event(m, text, channel=channel, created_at=at(i, 9), author=m[0] + "-bot")
+                for i, (m, text) in enumerate(older.items())
+            ),
         )
+        contents |= older
         server.drain()
         allowed: set[tuple[str, str]] = set()
         in_summaries: set[tuple[str, str]] = set()

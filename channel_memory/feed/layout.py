@@ -1186,11 +1186,11 @@ def is_summary(item: FeedItem) -> bool:
 
 
 def summarized_versions(c: Candidates, chosen: Selection) -> tuple[tuple[str, str, str], ...]:
-    """The versions the selection's summaries (:func:`is_summary`, shown or counted) stand
-    for, sorted, less what the selection shows complete."""
+    """The versions the selection's shown summaries (:func:`is_summary`; not one only
+    counted in the omission line) stand for, sorted, less what it shows complete."""
     complete = set(complete_versions(c, chosen))
     summary: set[tuple[str, str, str]] = set()
-    for item in chosen.hard + chosen.digest_rest + chosen.counted:
+    for item in chosen.hard + chosen.digest_rest:
         if is_summary(item):
             summary.update(item.versions)
     return tuple(sorted(summary - complete))

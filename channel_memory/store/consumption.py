@@ -11,7 +11,9 @@ A feed's read also names the versions a *summary* it showed stands for (a rollup
 collapse line: ``whole = 0``). Handled, they join the ledger as *summarized*: the
 messages stay unconsumed (new to :func:`consumed`, to ``get_channel_messages``), but a
 summary whose every version this consumer was shown at least summarized
-(:func:`summarized`) is not new, so ``unconsumed=only`` stops serving it again (ADR 0068).
+(:func:`summarized`) is not new, and under ``unconsumed=only`` neither it nor its messages
+shown one by one are served again: what a handled summary told a consumer is not news
+(ADR 0068); a hard event is served until shown whole.
 A version shown whole and summarized counts as whole; a summarized one shown whole
 later becomes whole.
 
@@ -26,8 +28,9 @@ Bounds (:class:`Limits`): a read lives ``read_ttl_us`` after it was last
 recorded, settled or not (later settlements answer "unknown"); a consumer keeps
 at most ``max_reads_per_consumer`` reads (pending ones are kept before settled
 ones, newer before older); its ledger keeps its ``max_versions_per_consumer``
-most recently consumed versions, and an older one falls out and counts as
-unconsumed again — the bound only ever errs towards showing a version as new.
+versions, those consumed whole before those only summarized, each kind the most
+recent first, and one that falls out counts as unconsumed again — the bound only
+ever errs towards showing a version as new.
 
 Ids and hashes only, never content. Forget and retention remove the rows of the
 messages they take (triggers in ``schema.sql``, on every write path, in the
@@ -236,7 +239,7 @@ async def settle(
         await conn.execute(
             "DELETE FROM consumed_versions WHERE consumer = ?1 AND id IN "
             "(SELECT id FROM consumed_versions WHERE consumer = ?1 "
-            "ORDER BY id DESC LIMIT -1 OFFSET ?2)",
+            "ORDER BY whole DESC, id DESC LIMIT -1 OFFSET ?2)",
             (consumer, limits.max_versions_per_consumer),
         )
     await conn.execute(
@@ -288,9 +291,16 @@ async def ledger_size(conn: Connection, consumer: str) -> int:
 
 
 async def consumed_in_window(
-    conn: Connection, consumer: str, channels: Sequence[str], from_us: int, to_us: int
+    conn: Connection,
+    consumer: str,
+    channels: Sequence[str],
+    from_us: int,
+    to_us: int,
+    *,
+    summarized: bool = False,
 ) -> int:
-    """How many readable current messages of the window ``consumer`` has consumed.
+    """How many readable current messages of the window ``consumer`` has consumed (with
+    ``summarized``: or handled in a summary).
 
     Read through the consumer's ledger (bounded by ``consumption.max_versions_per_consumer``),
     never through the window's history.
@@ -300,9 +310,10 @@ async def consumed_in_window(
         "SELECT count(*) FROM consumed_versions AS c JOIN source_messages AS m "
         "ON m.channel_id = c.channel_id AND m.message_id = c.message_id "
         "AND m.content_hash = c.content_hash "
-        "WHERE c.consumer = ? AND c.whole = 1 AND c.channel_id IN (SELECT value FROM json_each(?)) "
+        "WHERE c.consumer = ? AND c.whole >= ? "
+        "AND c.channel_id IN (SELECT value FROM json_each(?)) "
         "AND m.is_current = 1 AND m.deleted = 0 AND m.forgotten_us IS NULL "
         "AND m.created_us BETWEEN ? AND ?",
-        (consumer, json.dumps(sorted(set(channels))), from_us, to_us),
+        (consumer, 0 if summarized else 1, json.dumps(sorted(set(channels))), from_us, to_us),
     )
     return int(count)
