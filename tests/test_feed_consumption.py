@@ -288,6 +288,27 @@ def test_a_handled_summary_is_no_longer_new_and_its_messages_still_are(
     )
 
 
+def test_unconsumed_only_does_not_serve_again_what_it_showed_cut(
+    server: LiveServer, alpha: httpx.Client
+) -> None:
+    """A hard event shown with its other lines elided and a message shown cut, once a
+    handled read showed them, are not served again under ``unconsumed=only`` (they would
+    take the budget every turn, a check found, starving what is new); they stay ``new``
+    to ``unconsumed=all`` until shown whole (ADR 0068)."""
+    seed(server, alpha)
+    first = feed(alpha, unconsumed="only")
+    assert {"long", "huge"} <= set(elements(first))
+    settle(alpha, first["header"]["read_id"], "handled")
+    ingest_ok(alpha, message_event("later", "anyone for coffee?", created_at=at(20)))
+    server.drain()
+    again = feed(alpha, unconsumed="only")
+    assert set(elements(again)) == {"later"}
+    assert again["header"]["available"] == 1 and again["header"]["omitted"] == 0
+    everything = elements(feed(alpha))
+    assert everything["long"] is True and everything["huge"] is True
+    assert everything["fill"] is False
+
+
 def test_summarized_versions_fall_out_of_the_ledger_before_consumed_ones(
     make_server: Callable[..., LiveServer],
 ) -> None:
@@ -362,6 +383,20 @@ ACTIONS = st.lists(
     min_size=1,
     max_size=8,
 )
+
+
+def counted_collapse(server: LiveServer, channel: str) -> set[tuple[str, str]]:
+    """The versions of the channel's one-message collapse blocks (a JSON body counts them in
+    ``omitted.collapsed`` without naming them)."""
+    rows = query(
+        server.settings.db,
+        "SELECT s.message_id, s.content_hash FROM recall_blocks AS b JOIN block_sources AS s "
+        "ON s.block_seq = b.seq WHERE b.channel_id = ? AND b.kind IN "
+        "('telemetry_count', 'low_value_ack', 'decision_repeat') AND "
+        "(SELECT count(*) FROM block_sources AS o WHERE o.block_seq = b.seq) = 1",
+        channel,
+    )
+    return {(m, h) for m, h in rows}
 
 
 @settings(
@@ -439,12 +474,16 @@ def test_a_version_is_consumed_only_if_a_handled_read_showed_it_complete(
                 body = feed(client, channel, **params)
                 read_id = body["header"]["read_id"]
                 shown = complete_in(body, contents)
+                # everything the body shows, whole or in part (a summary, a cut), and the
+                # messages only counted in a note (one-message collapse blocks)
                 summary = {
                     (m, h)
                     for b in body["digest"]
-                    if b["kind"] not in ("hard_event", "raw_excerpt", "tombstone")
                     for m, h in zip(b["source_messages"], b["covered_content_hashes"], strict=True)
                 }
+                summary |= {(m["message_id"], m["content_hash"]) for m in body["raw_recent"]}
+                if body.get("collapsed"):
+                    summary |= counted_collapse(server, channel)
             if outcome != "none":
                 settled = client.post(
                     "/v1/consumption", json={"read_id": read_id, "outcome": outcome}
@@ -462,7 +501,7 @@ def test_a_version_is_consumed_only_if_a_handled_read_showed_it_complete(
             )
         )
         assert consumed <= allowed
-        # a version the ledger holds as summarized was in a summary a handled read showed
+        # a version the ledger holds as summarized was shown in part by a handled read
         summarized = set(
             query(
                 server.settings.db,

@@ -515,9 +515,9 @@ async def marked(
         asked.add(_version_of(trigger))
     done: set[tuple[str, str, str]] = set(await consumption.consumed(conn, consumer, asked))
     # a summary (no one message's whole version) is new until a handled read showed each
-    # of its versions, whole or in a summary; its messages themselves stay new, but under
-    # unconsumed=only what a handled summary told the consumer is not served again, one by
-    # one either (a hard event is, until shown whole) (ADR 0068)
+    # of its versions, whole or in part; the messages themselves stay new until shown
+    # whole, but under unconsumed=only nothing a handled read showed — whole, cut, in a
+    # summary or counted — is served again (ADR 0068)
     seen = done | set(await consumption.summarized(conn, consumer, asked - done))
 
     def keep(items: Sequence[FeedItem]) -> list[FeedItem]:
@@ -526,13 +526,12 @@ async def marked(
             if trigger is not None and item.handles == 1 and item.handle == trigger.key.handle:
                 continue  # the trigger section shows it
             new = any(v not in (seen if is_summary(item) else done) for v in item.versions)
-            told = seen if item.kind != HARD_EVENT_BLOCK else done
             if q.unconsumed_only:
-                if all(v in told for v in item.versions):
+                if all(v in seen for v in item.versions):
                     continue
-                known = {source_handle(v[0], v[1]) for v in item.versions if v in told}
+                known = {source_handle(v[0], v[1]) for v in item.versions if v in seen}
                 # the header counts new messages: a summary served again for the one
-                # message that joined it covers that one, not those it told of before
+                # message that joined it covers that one, not those shown before
                 item = replace(item, covers=item.covers - known)
             out.append(_with_new(item, new))
         return out

@@ -255,8 +255,8 @@ class Body:
     complete: tuple[tuple[str, str, str], ...] = ()
     """The versions the body shows complete: what its ``read_id`` names."""
     summarized: tuple[tuple[str, str, str], ...] = ()
-    """The versions its summaries stand for (rollups, collapse lines), none shown complete:
-    the read names them apart; handled, such a summary is no longer new (ADR 0068)."""
+    """The versions it shows only in part (in summaries, counted, cut): the read names them
+    apart; handled, under ``unconsumed=only`` they are not served again (ADR 0068)."""
 
     def with_read_id(self, read_id: str) -> Body:
         """The body with its read id in place of :data:`READ_ID_PLACEHOLDER` (same length)."""
@@ -1186,14 +1186,14 @@ def is_summary(item: FeedItem) -> bool:
 
 
 def summarized_versions(c: Candidates, chosen: Selection) -> tuple[tuple[str, str, str], ...]:
-    """The versions the selection's shown summaries (:func:`is_summary`; not one only
-    counted in the omission line) stand for, sorted, less what it shows complete."""
+    """The versions the selection shows only in part, sorted: what its summaries
+    (:func:`is_summary`, shown or counted in a note) stand for, and its hard events and raw
+    messages shown cut — every version it shows, less what it shows complete."""
     complete = set(complete_versions(c, chosen))
-    summary: set[tuple[str, str, str]] = set()
-    for item in chosen.hard + chosen.digest_rest:
-        if is_summary(item):
-            summary.update(item.versions)
-    return tuple(sorted(summary - complete))
+    told: set[tuple[str, str, str]] = set()
+    for item in chosen.hard + chosen.digest_rest + chosen.counted + chosen.raw:
+        told.update(item.versions)
+    return tuple(sorted(told - complete))
 
 
 def trigger_text(trigger: Trigger, style: Style | None = None) -> str:

@@ -7,15 +7,13 @@ settles it after its turn: ``handled`` adds those versions to its consumed set
 read, so it is never consumed; an edit is a new version, so it is unconsumed
 until a handled read shows it.
 
-A feed's read also names the versions a *summary* it showed stands for (a rollup, a
-collapse line: ``whole = 0``). Handled, they join the ledger as *summarized*: the
-messages stay unconsumed (new to :func:`consumed`, to ``get_channel_messages``), but a
-summary whose every version this consumer was shown at least summarized
-(:func:`summarized`) is not new, and under ``unconsumed=only`` neither it nor its messages
-shown one by one are served again: what a handled summary told a consumer is not news
-(ADR 0068); a hard event is served until shown whole.
-A version shown whole and summarized counts as whole; a summarized one shown whole
-later becomes whole.
+A feed's read also names the versions it showed only *in part* (``whole = 0``): what a
+summary stands for (a rollup, a collapse block, one counted in a note), a hard event or a
+message shown cut. Handled, they join the ledger as *summarized*: the messages stay
+unconsumed (not in :func:`consumed`) until shown complete, but a summary whose every
+version was handled (:func:`summarized`) is not new, and under ``unconsumed=only`` nothing
+a handled read showed is served again (ADR 0068). A version shown whole and in part counts
+as whole; one summarized and later shown whole becomes whole.
 
 Read ids are ``r_`` + 22 url-safe characters: an HMAC, under a secret kept in the
 database, of the consumer and the set of versions. The same consumer shown the
