@@ -362,8 +362,12 @@ async def test_an_agent_settles_its_read_over_mcp_and_the_feed_then_serves_only_
         assert handled.structured_content["outcome"] == "handled", _texts(handled)
         [last] = _texts(await session.call_tool("channel_awareness", only_new))
         assert "FILLED 200 NVDA" not in last
-        # only the 30,000-character message stays new: it was shown cut, never complete
-        assert " new=1 " in last.split("\n", 1)[0] and "big desk-lead cut: first " in last
+        # nothing a handled read showed comes again, not even the 30,000-character message
+        # shown cut (ADR 0068) ...
+        assert " new=0 " in last.split("\n", 1)[0] and "big desk-lead" not in last
+        # ... which stays new: it was shown cut, never complete
+        [every] = _texts(await session.call_tool("channel_awareness", {"channels": ["floor"]}))
+        assert " new=1 " in every.split("\n", 1)[0] and "big desk-lead cut: first " in every
         # unknown and malformed ids: one 404, and a 422 naming the field, never the value
         unknown = await session.call_tool(
             "settle_read", {"read_id": "r_" + "A" * 22, "outcome": "handled"}
