@@ -5873,6 +5873,10 @@ def test_the_forty_second_rounds_stop_moved_with_its_target_left(
         ("nah, too rich, covered the short", "P", "position_change"),
         ("pass, too crowded, closing the rest", "P", "position_change"),
         ("nope - too crowded - closed it", "P", "position_change"),
+        # resizing the proposal is its verdict, not a position changed (a review)
+        ("no, too big, halve it", "P", "trade_approval"),
+        ("no, too big, cut it to 5", "P", "trade_approval"),
+        ("no, too small, double it", "P", "trade_approval"),
     ],
 )
 def test_the_forty_second_rounds_refusal_naming_a_hedge(
@@ -5908,6 +5912,34 @@ def test_the_forty_second_rounds_refusal_naming_a_hedge(
         ("nobody adds risk before 09:30?", None),
         ("if nobody adds risk before the number we miss it", None),
         ("nobody adds milk to my coffee before 9", None),
+        # an add, a hit or a lift asked leave for, size and level said: a proposal
+        ("Want to add 100 RXZ5 at 128.40 to make it 300?", "trade_proposal"),
+        ("ok to add 2mm at 101.50?", "trade_proposal"),
+        ("want me to lift the 3mm offer at 102.25?", "trade_proposal"),
+        ("the hedge fund has a bid 98.10 for 2mm, want to hit?", "trade_proposal"),
+        ("can I add 2 people at 5?", None),
+        ("can we add 2 seats at 7pm?", None),
+        ("want to add 3 rows at the top?", None),
+        ("did they add 100 RXZ5 at 128.40?", None),
+        ("bid 101.75 for 4mm, want to know who?", None),
+        # an order worked by voice through a named broker
+        ("screen is empty — I'll do it voice via Tullett, they had offers", "route_decision"),
+        ("doing the rest by phone through Marex", "route_decision"),
+        ("I'll do it via Zoom", None),
+        ("do it voice via the app?", None),
+        ("if the screen is empty I'll do it voice via Tullett", None),
+        # a review's look-alikes: routes in other trades, a hedge, a wish, an observation
+        ("the default route for the app is HomeController", None),
+        ("the default route is Index in the new frontend", None),
+        ("the default destination is Lisbon for the offsite", None),
+        ("default venue for the party: Nobu", None),
+        ("all our flights go BA direct", None),
+        ("everything goes Amazon direct now", None),
+        ("the default route for rates is Halden voice, I think", None),
+        ("the default route for rates is Halden voice, isn't it", None),
+        ("I hope nobody adds risk before the CPI", None),
+        ("in my experience nobody adds duration risk before the auction", None),
+        ("nobody adds duration risk before the auction, that's the norm here", None),
     ],
 )
 def test_the_forty_third_rounds_defaults_and_freezes(text: str, event_type: str | None) -> None:
