@@ -355,7 +355,7 @@ CREATE TABLE consumption_reads (
 CREATE INDEX consumption_reads_by_consumer ON consumption_reads (consumer, created_us);
 CREATE INDEX consumption_reads_by_age ON consumption_reads (created_us);
 -- The versions of a pending read; dropped once it is settled. whole: 1 shown complete,
--- 0 only in a summary it showed (a rollup, a collapse line; added by migration 0010).
+-- 0 shown only in part (a summary, a count, a cut; added by migration 0010).
 CREATE TABLE consumption_read_versions (
     read_id TEXT NOT NULL,
     channel_id TEXT NOT NULL,
@@ -366,7 +366,7 @@ CREATE TABLE consumption_read_versions (
 CREATE INDEX consumption_read_versions_by_message
     ON consumption_read_versions (channel_id, message_id);
 -- The ledger: versions a consumer handled; id orders them, newest last, for the bound.
--- whole: 1 consumed (shown complete), 0 summarized (only ever shown in a summary).
+-- whole: 1 consumed (shown complete), 0 only ever shown in part (a summary, a count, a cut).
 CREATE TABLE consumed_versions (
     id INTEGER PRIMARY KEY,
     consumer TEXT NOT NULL,

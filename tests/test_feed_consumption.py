@@ -309,6 +309,59 @@ def test_unconsumed_only_does_not_serve_again_what_it_showed_cut(
     assert everything["fill"] is False
 
 
+def test_unconsumed_only_with_a_trigger_shown_cut_before(
+    server: LiveServer, alpha: httpx.Client
+) -> None:
+    """A trigger an earlier handled read showed cut is the trigger of the next turn: the
+    feed answers, its counts agree (a review: a 500 on a negative count)."""
+    ingest_ok(alpha, message_event("big", "long report line. " * 160, created_at=at(1)))
+    server.drain()
+    first = feed(alpha, unconsumed="only", max_chars=2_000)
+    assert [m["message_id"] for m in first["raw_recent"] if "shown_chars" in m] == ["big"]
+    settle(alpha, first["header"]["read_id"], "handled")
+    again = feed(alpha, unconsumed="only", max_chars=2_000, trigger="floor/big")
+    header = again["header"]
+    assert again["trigger"]["message_id"] == "big" and header["omitted"] >= 0
+    assert (header["available"], header["omitted"]) == (0, 0)
+
+
+def test_unconsumed_only_is_not_stuck_behind_hard_events_it_showed(
+    server: LiveServer, alpha: httpx.Client
+) -> None:
+    """More hard events in the window than a small feed loads: once a handled read showed
+    them, they are neither counted nor named as omitted, and a new message is served (a
+    review: the feed stuck at a header and a note blaming max_chars)."""
+    ingest_ok(
+        alpha,
+        *(
+            message_event(f"f{i:02d}", f"FILLED {100 + i} NVDA @ 131.{i:02d}", created_at=at(i))
+            for i in range(60)
+        ),
+    )
+    server.drain()
+    only = {"channels": "floor", "max_chars": 1_500, "unconsumed": "only"}
+
+    def counts(text: str) -> tuple[int, int]:
+        head = text.split("\n", 1)[0]
+        found = re.search(r" available=(\d+) omitted=(\d+) ", head)
+        assert found is not None, head
+        return int(found.group(1)), int(found.group(2))
+
+    seen = []
+    for _ in range(8):
+        answer = alpha.get("/channel-awareness", params=only)
+        seen.append(counts(answer.text))
+        if seen[-1] == (0, 0):
+            break
+        settle(alpha, answer.headers["read-id"], "handled")
+    assert seen[-1] == (0, 0) and len(seen) < 8, seen
+    assert "[omitted" not in answer.text
+    ingest_ok(alpha, message_event("new1", "anyone for coffee?", created_at="2026-05-21T19:59:30Z"))
+    server.drain()
+    after = alpha.get("/channel-awareness", params=only).text
+    assert counts(after) == (1, 0) and " new1 " in after
+
+
 def test_summarized_versions_fall_out_of_the_ledger_before_consumed_ones(
     make_server: Callable[..., LiveServer],
 ) -> None:

@@ -70,6 +70,9 @@ class FeedQuery:
     """The trigger's author id: that author's elements have trust ``trigger``."""
     unconsumed_only: bool = False
     """Serve only what the consumer has not consumed (``unconsumed=only``)."""
+    told_hard: int = 0
+    """With ``unconsumed_only``: the window's hard events a handled read showed, which the
+    hard tier reads past (they are not served again, and the newest unshown still are)."""
 
     @property
     def from_us(self) -> int:
@@ -82,7 +85,7 @@ class FeedQuery:
     @property
     def hard_reach(self) -> int:
         """Hard events read at any depth: as many as could fit (48+ characters each)."""
-        return self.max_chars // 48 + 8
+        return self.max_chars // 48 + 8 + self.told_hard
 
     def reach(self, smallest: int) -> int:
         """How many candidates of a tier to read: as many as could fit in the budget, when
@@ -450,6 +453,11 @@ async def serve(
     if q.as_of:
         found = await as_of(conn, q, principal)
         return render(await marked(conn, q, principal, found, trigger), q.max_chars, q.fmt)
+    if q.unconsumed_only:
+        told = await consumption.shown_blocks(
+            conn, consumer_of(principal), q.channels, HARD_EVENT_BLOCK, q.from_us, q.to_us
+        )
+        q = replace(q, told_hard=len(told))
     shallow_q = replace(q, depth=4)
     shallow = await marked(conn, q, principal, await live(conn, shallow_q, principal), trigger)
     body = render(shallow, q.max_chars, q.fmt)
@@ -539,15 +547,28 @@ async def marked(
     hard, raw, sparse, older = (keep(tier) for tier in tiers)
     more = list(c.hard_more_handles)
     hard_total = c.hard_total - (len(c.hard) - len(hard))
-    if trigger is not None and trigger.key.handle in more:
-        more.remove(trigger.key.handle)
-        hard_total -= 1
     kept_older = {i.key for i in older}
     older_total = c.older_total - sum(
         1
         for i in c.older
         if i.kind in (RAW_EXCERPT, HARD_EVENT_BLOCK) and i.handles == 1 and i.key not in kept_older
     )
+    if q.unconsumed_only:
+        # hard events and older messages beyond those loaded that a handled read showed are
+        # not counted nor named as omitted (else the hard tier never seems complete and the
+        # rest is never served: a review's stuck feed)
+        told = await consumption.shown_blocks(
+            conn, consumer, q.channels, HARD_EVENT_BLOCK, q.from_us, q.to_us
+        )
+        more = [h for h in more if h not in told]
+        hard_total -= len(told - {i.handle for i in c.hard})
+        told = await consumption.shown_blocks(
+            conn, consumer, q.channels, RAW_EXCERPT, q.from_us, q.raw_cutoff_us - 1
+        )
+        older_total -= len(told - {i.handle for i in c.older})
+    if trigger is not None and trigger.key.handle in more:
+        more.remove(trigger.key.handle)
+        hard_total -= 1
     available = c.available
     if q.unconsumed_only:
         available -= await consumption.consumed_in_window(
@@ -556,7 +577,11 @@ async def marked(
     view = None
     if trigger is not None:
         new = _version_of(trigger) not in done
-        in_window = q.from_us <= trigger.created_us <= q.to_us and (new or not q.unconsumed_only)
+        # counted among the header's messages as the window counts it: under
+        # unconsumed=only one a handled read showed, even in part, is not counted
+        in_window = q.from_us <= trigger.created_us <= q.to_us and (
+            not q.unconsumed_only or _version_of(trigger) not in seen
+        )
         view = trigger_view(trigger, q, principal, new, in_window)
     return replace(
         c,

@@ -186,7 +186,7 @@ class Telemetry:
         self.latency.labels(op.type).observe(op.latency_ms / 1000)
         self.bytes.labels(op.type, "raw").inc(op.raw_bytes)
         self.bytes.labels(op.type, "digest").inc(op.digest_bytes)
-        self.omitted.labels(op.type).inc(op.omitted)
+        self.omitted.labels(op.type).inc(max(0, op.omitted))  # never fail a served answer
         fields = {"event": "channel_context_op", **asdict(op)}
         # the message is the line itself (for any handler); a JSON-lines formatter uses fields
         log.info("%s", json.dumps(fields, sort_keys=True), extra={"fields": fields})

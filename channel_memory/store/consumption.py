@@ -26,9 +26,10 @@ Bounds (:class:`Limits`): a read lives ``read_ttl_us`` after it was last
 recorded, settled or not (later settlements answer "unknown"); a consumer keeps
 at most ``max_reads_per_consumer`` reads (pending ones are kept before settled
 ones, newer before older); its ledger keeps its ``max_versions_per_consumer``
-versions, those consumed whole before those only summarized, each kind the most
-recent first, and one that falls out counts as unconsumed again — the bound only
-ever errs towards showing a version as new.
+most recently recorded versions (a version consumed whole again is recorded anew; one
+shown in part again keeps its row, and within a settlement the whole ones come last),
+and one that falls out counts as unconsumed again — the bound only ever errs towards
+showing a version as new.
 
 Ids and hashes only, never content. Forget and retention remove the rows of the
 messages they take (triggers in ``schema.sql``, on every write path, in the
@@ -212,32 +213,39 @@ async def settle(
         assert recorded in OUTCOMES
         return Settled(read_id, recorded, int(versions), repeated=True)
     if outcome == "handled":
-        # a version consumed again is replaced with a new id: the bound keeps the newest;
-        # a version the ledger holds whole stays whole when a summary shows it again
+        # a version the ledger holds whole stays whole when shown again in part
         await conn.execute(
             "UPDATE consumption_read_versions SET whole = 1 WHERE read_id = ? AND whole = 0 "
             "AND (channel_id, message_id, content_hash) IN (SELECT channel_id, message_id, "
             "content_hash FROM consumed_versions WHERE consumer = ? AND whole = 1)",
             (read_id, consumer),
         )
+        # a version consumed whole again is replaced with a new id (the bound keeps the
+        # newest); one shown in part again keeps its row, so a summary read turn after
+        # turn does not push out what was consumed since
         await conn.execute(
             "DELETE FROM consumed_versions WHERE consumer = ? AND "
             "(channel_id, message_id, content_hash) IN (SELECT channel_id, message_id, "
-            "content_hash FROM consumption_read_versions WHERE read_id = ?)",
+            "content_hash FROM consumption_read_versions WHERE read_id = ? AND whole = 1)",
             (consumer, read_id),
         )
-        await conn.execute(
-            "INSERT INTO consumed_versions "
-            "(consumer, channel_id, message_id, content_hash, consumed_us, whole) "
-            "SELECT ?, channel_id, message_id, content_hash, ?, whole "
-            "FROM consumption_read_versions "
-            "WHERE read_id = ? ORDER BY channel_id, message_id, content_hash",
-            (consumer, now_us, read_id),
-        )
+        # in part first, then whole: within a settlement the whole rows are the newest
+        for whole in (0, 1):
+            await conn.execute(
+                "INSERT INTO consumed_versions "
+                "(consumer, channel_id, message_id, content_hash, consumed_us, whole) "
+                "SELECT ?1, r.channel_id, r.message_id, r.content_hash, ?2, r.whole "
+                "FROM consumption_read_versions AS r WHERE r.read_id = ?3 AND r.whole = ?4 "
+                "AND NOT EXISTS (SELECT 1 FROM consumed_versions AS c WHERE c.consumer = ?1 "
+                "AND c.channel_id = r.channel_id AND c.message_id = r.message_id "
+                "AND c.content_hash = r.content_hash) "
+                "ORDER BY r.channel_id, r.message_id, r.content_hash",
+                (consumer, now_us, read_id, whole),
+            )
         await conn.execute(
             "DELETE FROM consumed_versions WHERE consumer = ?1 AND id IN "
             "(SELECT id FROM consumed_versions WHERE consumer = ?1 "
-            "ORDER BY whole DESC, id DESC LIMIT -1 OFFSET ?2)",
+            "ORDER BY id DESC LIMIT -1 OFFSET ?2)",
             (consumer, limits.max_versions_per_consumer),
         )
     await conn.execute(
@@ -278,6 +286,25 @@ async def _in_ledger(
         (consumer, 1 if whole_only else 0, _json(sorted(asked))),
     )
     return {Version._make(row) for row in fetched}
+
+
+async def shown_blocks(
+    conn: Connection, consumer: str, channels: Sequence[str], kind: str, from_us: int, to_us: int
+) -> set[str]:
+    """The source handles of the window's single-message blocks of ``kind`` (fresh) whose
+    version ``consumer`` handled, whole or in part: under ``unconsumed=only`` such blocks
+    are not served again, loaded or not (ADR 0068)."""
+    fetched = await conn.execute_fetchall(
+        "SELECT b.channel_id, s.message_id FROM recall_blocks AS b "
+        "JOIN block_sources AS s ON s.block_seq = b.seq "
+        "JOIN consumed_versions AS c ON c.consumer = ? AND c.channel_id = s.channel_id "
+        "AND c.message_id = s.message_id AND c.content_hash = s.content_hash "
+        "WHERE b.channel_id IN (SELECT value FROM json_each(?)) AND b.kind = ? "
+        "AND b.from_us BETWEEN ? AND ? AND b.dirty = 0 "
+        "AND (SELECT count(*) FROM block_sources AS o WHERE o.block_seq = b.seq) = 1",
+        (consumer, json.dumps(sorted(set(channels))), kind, from_us, to_us),
+    )
+    return {f"{channel}/{message_id}" for channel, message_id in fetched}
 
 
 async def ledger_size(conn: Connection, consumer: str) -> int:
