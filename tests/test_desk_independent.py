@@ -1210,17 +1210,35 @@ MEASURED_DESKS = [
     ("desk_heldout221.jsonl", 235, 66, 64, (24, 33, 47)),
     ("desk_heldout222.jsonl", 240, 66, 63, (32, 41, 49)),
     ("desk_heldout223.jsonl", 239, 65, 63, (33, 40, 51)),
+    # Held-out desks of the forty-third round, written from bench/data/WRITING_BRIEF.md by
+    # hands that read nothing of the project but the brief and its checker (an Auckland/
+    # Sydney dairy and wool desk, New Zealand and Australian English with some te reo Maori;
+    # an Istanbul/London Turkish markets desk, English with Turkish; a Chicago/Kansas City
+    # livestock desk), asked for at its start; measured on arrival on its code before its
+    # rules changes (f9f0cb1): 188 of 197; 86, 102, 136; on its final code 188; 86, 103,
+    # 136. Never read.
+    ("desk_heldout224.jsonl", 239, 66, 64, (28, 33, 46)),
+    ("desk_heldout225.jsonl", 240, 65, 62, (34, 40, 49)),
+    ("desk_heldout226.jsonl", 238, 66, 62, (24, 30, 41)),
+    # Development desks of the forty-third round: a Tokyo/Osaka power and LNG desk (English
+    # with Japanese), a Milan/Zurich convertible-bond arbitrage desk (English with Italian
+    # and Swiss German), a Toronto/Calgary energy and financials desk; measured on arrival on
+    # f9f0cb1 (62, 60 and 64; 33 / 41 / 51, 29 / 40 / 50, 32 / 40 / 49), their floors the
+    # round's final figures; their misses read (ADR 0068).
+    ("desk_heldout227.jsonl", 237, 66, 63, (33, 41, 51)),
+    ("desk_heldout228.jsonl", 239, 66, 62, (30, 40, 51)),
+    ("desk_heldout229.jsonl", 239, 66, 65, (31, 41, 48)),
 ]
 
 
 # The desks the rules are tuned on (the development desks, whose misses are read each round)
 # and those the decision model, the desk reading and the ranker learn from: their floors
 # run under `make floors` (pytest -m tuned_on), with every change of the rules, the model or
-# the feed, and `make test` keeps the floors of the hundred and five desks nobody tunes on
+# the feed, and `make test` keeps the floors of the hundred and eight desks nobody tunes on
 # (ADR 0066). A new round's desks go in one set or the other.
 DEVELOPMENT = frozenset(
     [*range(41, 54), 97, 98, 99, *range(108, 113), 116, 117, 118]
-    + [n for start in range(125, 224, 6) for n in range(start, start + 3)]
+    + [n for start in range(125, 230, 6) for n in range(start, start + 3)]
 )
 
 
@@ -1234,11 +1252,11 @@ TRAINED_ON = frozenset(_desk_number(p.name) for p in (*READ_DESKS, *RUNS_DESKS))
 
 def test_every_measured_desk_is_held_out_developed_on_or_trained_on() -> None:
     numbers = [_desk_number(d[0]) for d in MEASURED_DESKS]
-    assert sorted(numbers) == list(range(1, 224))
+    assert sorted(numbers) == list(range(1, 230))
     held_out = set(numbers) - DEVELOPMENT - TRAINED_ON
     assert not DEVELOPMENT & TRAINED_ON
-    assert (len(held_out), len(DEVELOPMENT), len(TRAINED_ON)) == (105, 75, 43)
-    assert {218, 219, 220, 119, 54} <= held_out and {221, 215, 125, 41} <= DEVELOPMENT
+    assert (len(held_out), len(DEVELOPMENT), len(TRAINED_ON)) == (108, 78, 43)
+    assert {224, 225, 226, 218, 119, 54} <= held_out and {227, 221, 125, 41} <= DEVELOPMENT
 
 
 @pytest.mark.parametrize(
@@ -1461,6 +1479,10 @@ LABELLED_DESKS = [
     ("desk_heldout221.jsonl", 235, 66),
     ("desk_heldout222.jsonl", 240, 66),
     ("desk_heldout223.jsonl", 239, 65),
+    ("desk_heldout224.jsonl", 239, 66),
+    ("desk_heldout225.jsonl", 240, 65),
+    ("desk_heldout227.jsonl", 237, 66),
+    ("desk_heldout229.jsonl", 239, 66),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
@@ -1473,14 +1495,15 @@ LABELLED_DESKS = [
     # (likewise), one of desk_heldout164, one of desk_heldout172 and one of desk_heldout176
     # (likewise), one of desk_heldout194 (likewise), one of each of
     # the development desks desk_heldout109, 125, 127, 131, 132, 150, 157, 161, 173, 203,
-    # 209 and 215, one of desk_heldout213 (held out: counted, not read),
+    # 209 and 215, one of desk_heldout213 (held out: counted, not read), one of
+    # desk_heldout226 (likewise) and one of the development desk desk_heldout228,
     # and three of desk_heldout137 and of desk_heldout143
 ]
 
 
-@pytest.mark.parametrize("number", range(113, 224))
+@pytest.mark.parametrize("number", range(113, 230))
 def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
-    # desk_heldout113 to 223 were written from bench/data/WRITING_BRIEF.md, their writers
+    # desk_heldout113 to 229 were written from bench/data/WRITING_BRIEF.md, their writers
     # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
