@@ -364,7 +364,7 @@ def test_version_9_indexes_words_of_every_script_and_inside_runs(pg_url: str) ->
             old = await conn.fetchrow(state, lookups)
         finally:
             await conn.close()
-        store = await Store.open(pg_url)  # migrates 8 -> 9
+        store = await Store.open(pg_url)  # migrates 8 -> 9 -> 10
         await store.close()
         conn = await asyncpg.connect(pg_url)
         try:

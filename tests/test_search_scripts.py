@@ -288,13 +288,13 @@ async def test_version_9_indexes_again_what_version_8_held_whole(tmp_path: Path)
             "SELECT count(*) FROM search_index WHERE search_index MATCH '\"野村\"'"
         )
         assert list(held_whole) == [(0,)]
-    store = await Store.open(db)  # migrates 8 -> 9
+    store = await Store.open(db)  # migrates 8 -> 9 -> 10
     await store.close()
     fresh = tmp_path / "fresh.db"
     await (await Store.open(fresh)).close()
     conn2 = sqlite3.connect(db)
     try:
-        assert conn2.execute("PRAGMA user_version").fetchone() == (9,)
+        assert conn2.execute("PRAGMA user_version").fetchone() == (10,)
         # the totals count a run's characters as words: computed again
         lengths = sum(doc_length(t) for t in ["野村経由で流して", "ストップ移動 stop moved"])
         assert conn2.execute("SELECT docs, tokens FROM search_channels").fetchall() == [
