@@ -362,6 +362,48 @@ def test_unconsumed_only_is_not_stuck_behind_hard_events_it_showed(
     assert counts(after) == (1, 0) and " new1 " in after
 
 
+def test_unconsumed_only_drains_a_busy_channel_at_a_small_budget(
+    server: LiveServer, alpha: httpx.Client
+) -> None:
+    """Chatter, heartbeats between it (status blocks) and fills over a day, read turn by
+    turn at 1,500 characters: every tier reads past what a handled read showed, so the
+    oldest status blocks come too and the feed ends empty (a check with a trial's desk:
+    it stuck at a header and a note blaming max_chars, the oldest blocks never loaded)."""
+    events = []
+    for hour in range(0, 20):
+        for minute in (0, 10, 20, 30, 40):
+            n = f"{hour:02d}{minute:02d}"
+            events.append(
+                message_event(
+                    f"c{n}", f"chatter {n}: coffee, lunch, the game", created_at=at(minute, hour)
+                )
+            )
+            events.append(
+                message_event(
+                    f"h{n}", "HEARTBEAT_OK", author="gw-bot", created_at=at(minute + 1, hour)
+                )
+            )
+        events.append(
+            message_event(f"f{hour}", f"FILLED {hour}01 NVDA @ 131.{hour}", created_at=at(50, hour))
+        )
+    ingest_ok(alpha, *events)
+    server.drain()
+    only = {"channels": "floor", "max_chars": 1_500, "unconsumed": "only"}
+    heads = []
+    for _ in range(60):
+        answer = alpha.get("/channel-awareness", params=only)
+        head = answer.text.split("\n", 1)[0]
+        found = re.search(r" available=(\d+) omitted=(\d+) ", head)
+        assert found is not None, head
+        heads.append((int(found.group(1)), int(found.group(2))))
+        if heads[-1] == (0, 0):
+            break
+        assert " digest=unavailable " not in head or " messages=0 " not in head, heads
+        settle(alpha, answer.headers["read-id"], "handled")
+    assert heads[-1] == (0, 0), heads
+    assert "[omitted" not in answer.text
+
+
 def test_summarized_versions_fall_out_of_the_ledger_before_consumed_ones(
     make_server: Callable[..., LiveServer],
 ) -> None:

@@ -73,6 +73,9 @@ class FeedQuery:
     told_hard: int = 0
     """With ``unconsumed_only``: the window's hard events a handled read showed, which the
     hard tier reads past (they are not served again, and the newest unshown still are)."""
+    told_other: int = 0
+    """With ``unconsumed_only``: the window's other blocks a handled read showed, which the
+    other tiers read past likewise."""
 
     @property
     def from_us(self) -> int:
@@ -90,7 +93,7 @@ class FeedQuery:
     def reach(self, smallest: int) -> int:
         """How many candidates of a tier to read: as many as could fit in the budget, when
         the tier's items take at least ``smallest`` characters with their metadata line."""
-        return self.max_chars // (smallest * self.depth) + 8
+        return self.max_chars // (smallest * self.depth) + 8 + self.told_other
 
 
 def _whole(block: RecallBlock) -> bool:
@@ -457,7 +460,10 @@ async def serve(
         told = await consumption.shown_blocks(
             conn, consumer_of(principal), q.channels, HARD_EVENT_BLOCK, q.from_us, q.to_us
         )
-        q = replace(q, told_hard=len(told))
+        others = await consumption.shown_other_blocks(
+            conn, consumer_of(principal), q.channels, q.from_us, q.to_us
+        )
+        q = replace(q, told_hard=len(told), told_other=others)
     shallow_q = replace(q, depth=4)
     shallow = await marked(conn, q, principal, await live(conn, shallow_q, principal), trigger)
     body = render(shallow, q.max_chars, q.fmt)

@@ -307,6 +307,25 @@ async def shown_blocks(
     return {f"{channel}/{message_id}" for channel, message_id in fetched}
 
 
+async def shown_other_blocks(
+    conn: Connection, consumer: str, channels: Sequence[str], from_us: int, to_us: int
+) -> int:
+    """How many of the window's fresh blocks other than hard events show only versions
+    ``consumer`` handled, whole or in part: the tiers under ``unconsumed=only`` read past
+    them (ADR 0068)."""
+    (count,) = await one_row(
+        conn,
+        "SELECT count(*) FROM recall_blocks AS b "
+        "WHERE b.channel_id IN (SELECT value FROM json_each(?)) AND b.kind <> 'hard_event' "
+        "AND b.from_us BETWEEN ? AND ? AND b.dirty = 0 AND NOT EXISTS (SELECT 1 FROM "
+        "block_sources AS s WHERE s.block_seq = b.seq AND NOT EXISTS (SELECT 1 FROM "
+        "consumed_versions AS c WHERE c.consumer = ? AND c.channel_id = s.channel_id "
+        "AND c.message_id = s.message_id AND c.content_hash = s.content_hash))",
+        (json.dumps(sorted(set(channels))), from_us, to_us, consumer),
+    )
+    return int(count)
+
+
 async def ledger_size(conn: Connection, consumer: str) -> int:
     """How many versions ``consumer``'s ledger holds."""
     (count,) = await one_row(
