@@ -370,6 +370,7 @@ def test_http_foreign_read_answers_exactly_like_an_unknown_one(tokens_server: Li
     same = {k: v for k, v in foreign.headers.items() if k != "date"}
     assert same == {k: v for k, v in unknown.headers.items() if k != "date"}
     assert foreign.json()["error"]["code"] == "read_not_found"
+    assert "expires after consumption.read_ttl" in foreign.json()["error"]["message"]
     assert server.run(consumed(server.app.state.ctx.store, "beta", shown)) == set()
     # the owner still settles it
     with server.client(READ) as alpha:

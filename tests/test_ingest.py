@@ -243,6 +243,9 @@ def test_channel_keeps_its_source_kind(client: httpx.Client) -> None:
     clash = post(client, message_event("2", "y") | {"source_kind": "discord"})
     assert clash.status_code == 422
     assert clash.json()["error"]["code"] == "channel_kind_conflict"
+    # it says which kind the channel has and what to do (a new user's trial)
+    said = clash.json()["error"]["details"][0]["message"]
+    assert "source kind slack" in said and "leave source_kind out" in said
     # events that omit source_kind take the channel's
     deleted = post(client, {"type": "delete", "channel_id": "floor", "message_id": "1"})
     assert deleted.json()["results"][0]["source_handle"] == "floor/1"

@@ -363,7 +363,9 @@ def test_block_provenance_resolves_exact_versions(desk: tuple[LiveServer, httpx.
     stale = client.get(f"/v1/blocks/{hit['block_id']}").json()
     assert stale["dirty"] is True
     assert [p["is_current"] for p in stale["provenance"]] == [True, False, True]
-    assert client.get("/v1/blocks/doesnotexist").status_code == 404
+    missing = client.get("/v1/blocks/doesnotexist")
+    assert missing.status_code == 404
+    assert "read the feed or search again" in missing.json()["error"]["message"]
 
 
 def test_hard_events_browses_the_decisions_a_feed_omitted(

@@ -156,7 +156,11 @@ async def record(
     )
 
 
-READ_NOT_FOUND = ("read_not_found", "no such read for this consumer")
+READ_NOT_FOUND = (
+    "read_not_found",
+    "no such read for this consumer (a read expires after consumption.read_ttl and is "
+    "settled with the token that read it; read again for a new read_id)",
+)
 
 
 class ConsumptionRequest(StrictModel):

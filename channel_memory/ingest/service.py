@@ -137,7 +137,9 @@ def resolve_kind(kinds: dict[str, str], index: int, channel_id: str, asked: str 
             index,
             "source_kind",
             "channel_kind_conflict",
-            "the channel is registered under another source kind",
+            # the registered kind is an identifier (a-z, 0-9, ".", "_", "-"), never content
+            f"the channel is registered under source kind {registered}: send that, or leave "
+            "source_kind out",
         )
     return kind
 

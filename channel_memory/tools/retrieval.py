@@ -110,6 +110,12 @@ _Limit = Annotated[int, Field(ge=1)]
 _Position = Annotated[str, Field(max_length=260)]
 
 
+BLOCK_NOT_FOUND = (
+    "no such block (a block's id changes when the messages it covers change: read the feed "
+    "or search again for current ids)"
+)
+
+
 class SearchRequest(StrictModel):
     channels: Annotated[
         list[Id], Field(min_length=1, max_length=32), _about("Channel ids to search (1 to 32).")
@@ -972,13 +978,13 @@ async def expand_block(ctx: ToolContext, principal: Principal, block_id: str) ->
     async with ctx.store.read() as conn:
         block = await block_store.block_by_id(conn, block_id)
         if block is None or not principal.may_see(block.channel_id):
-            raise ApiError(404, "block_not_found", "no such block")
+            raise ApiError(404, "block_not_found", BLOCK_NOT_FOUND)
         if block.kind != TOMBSTONE_BLOCK and await sources.deleted_messages(
             conn, block.channel_id, [s.message_id for s in block.sources]
         ):
             # until the worker replaces it, a block citing a deleted message still
             # holds its content: it answers as a block that no longer exists
-            raise ApiError(404, "block_not_found", "no such block")
+            raise ApiError(404, "block_not_found", BLOCK_NOT_FOUND)
         status = await sources.version_status(
             conn, block.channel_id, [(s.message_id, s.content_hash) for s in block.sources]
         )
