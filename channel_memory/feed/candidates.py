@@ -70,12 +70,15 @@ class FeedQuery:
     """The trigger's author id: that author's elements have trust ``trigger``."""
     unconsumed_only: bool = False
     """Serve only what the consumer has not consumed (``unconsumed=only``)."""
-    told_hard: int = 0
-    """With ``unconsumed_only``: the window's hard events a handled read showed, which the
-    hard tier reads past (they are not served again, and the newest unshown still are)."""
+    told_hard: frozenset[str] = frozenset()
+    """With ``unconsumed_only``: the handles of the window's hard events a handled read
+    showed, which the hard tier reads past and neither counts nor names (they are not
+    served again, and the newest unshown still are); read once per feed."""
+    told_older: frozenset[str] = frozenset()
+    """Likewise the older messages' handles (excerpts before the raw tier's cutoff)."""
     told_other: int = 0
-    """With ``unconsumed_only``: the window's other blocks a handled read showed, which the
-    other tiers read past likewise."""
+    """With ``unconsumed_only``: how many of the window's other blocks a handled read
+    showed, which the other tiers read past likewise."""
 
     @property
     def from_us(self) -> int:
@@ -88,7 +91,7 @@ class FeedQuery:
     @property
     def hard_reach(self) -> int:
         """Hard events read at any depth: as many as could fit (48+ characters each)."""
-        return self.max_chars // 48 + 8 + self.told_hard
+        return self.max_chars // 48 + 8 + len(self.told_hard)
 
     def reach(self, smallest: int) -> int:
         """How many candidates of a tier to read: as many as could fit in the budget, when
@@ -457,13 +460,7 @@ async def serve(
         found = await as_of(conn, q, principal)
         return render(await marked(conn, q, principal, found, trigger), q.max_chars, q.fmt)
     if q.unconsumed_only:
-        told = await consumption.shown_blocks(
-            conn, consumer_of(principal), q.channels, HARD_EVENT_BLOCK, q.from_us, q.to_us
-        )
-        others = await consumption.shown_other_blocks(
-            conn, consumer_of(principal), q.channels, q.from_us, q.to_us
-        )
-        q = replace(q, told_hard=len(told), told_other=others)
+        q = await with_told(conn, q, consumer_of(principal))
     shallow_q = replace(q, depth=4)
     shallow = await marked(conn, q, principal, await live(conn, shallow_q, principal), trigger)
     body = render(shallow, q.max_chars, q.fmt)
@@ -472,6 +469,24 @@ async def serve(
         deep = await marked(conn, q, principal, await live(conn, q, principal), trigger)
         body = render(deep, q.max_chars, q.fmt)
     return body
+
+
+async def with_told(conn: Connection, q: FeedQuery, consumer: str) -> FeedQuery:
+    """``q`` with what a handled read of ``consumer`` showed in its window (for
+    ``unconsumed=only``): read once, before the tiers, which read past it."""
+    told_hard = await consumption.shown_blocks(
+        conn, consumer, q.channels, HARD_EVENT_BLOCK, q.from_us, q.to_us
+    )
+    told_older = await consumption.shown_blocks(
+        conn, consumer, q.channels, RAW_EXCERPT, q.from_us, q.raw_cutoff_us - 1
+    )
+    others = await consumption.shown_other_blocks(conn, consumer, q.channels, q.from_us, q.to_us)
+    return replace(
+        q,
+        told_hard=frozenset(told_hard),
+        told_older=frozenset(told_older),
+        told_other=others,
+    )
 
 
 def _with_new(item: FeedItem, new: bool) -> FeedItem:
@@ -563,15 +578,9 @@ async def marked(
         # hard events and older messages beyond those loaded that a handled read showed are
         # not counted nor named as omitted (else the hard tier never seems complete and the
         # rest is never served: a review's stuck feed)
-        told = await consumption.shown_blocks(
-            conn, consumer, q.channels, HARD_EVENT_BLOCK, q.from_us, q.to_us
-        )
-        more = [h for h in more if h not in told]
-        hard_total -= len(told - {i.handle for i in c.hard})
-        told = await consumption.shown_blocks(
-            conn, consumer, q.channels, RAW_EXCERPT, q.from_us, q.raw_cutoff_us - 1
-        )
-        older_total -= len(told - {i.handle for i in c.older})
+        more = [h for h in more if h not in q.told_hard]
+        hard_total -= len(q.told_hard - {i.handle for i in c.hard})
+        older_total -= len(q.told_older - {i.handle for i in c.older})
     if trigger is not None and trigger.key.handle in more:
         more.remove(trigger.key.handle)
         hard_total -= 1

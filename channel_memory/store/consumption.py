@@ -48,6 +48,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
+from channel_memory.kernel.models import source_handle
 from channel_memory.store.connection import Connection
 from channel_memory.store.rows import columns, first_row, one_row
 from channel_memory.store.state import get_state, set_state
@@ -304,7 +305,7 @@ async def shown_blocks(
         "AND (SELECT count(*) FROM block_sources AS o WHERE o.block_seq = b.seq) = 1",
         (consumer, json.dumps(sorted(set(channels))), kind, from_us, to_us),
     )
-    return {f"{channel}/{message_id}" for channel, message_id in fetched}
+    return {source_handle(channel, message_id) for channel, message_id in fetched}
 
 
 async def shown_other_blocks(
