@@ -959,27 +959,48 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
     # a bare verdict comes with the proposal it answers, or not at all: "yes, go" alone says
     # nothing of what was approved (a new user's trial); one with its reasons stands alone
     by_handle = {i.handle: i for i in items}
+    newer_of = _newer_changes(items, echoes)
     taken: set[str] = set()
-    for item in sorted(items, key=lambda i: (answered not in i.covers, -density(i), _tie(i))):
-        if item.key in taken:
+    # a stop's change whose turn comes stands for the newest change of that stop not shown
+    # yet and no longer than it: the one in force first, an older one only once the newer
+    # ones are in, at the turn the newer one would have had (as many are shown as by score
+    # alone; a longer newer one takes an older one's place after, where the room left
+    # holds it: _in_force)
+    turn_of: dict[str, FeedItem] = {}
+    for turn in sorted(items, key=lambda i: (answered not in i.covers, -density(i), _tie(i))):
+        older = turn
+        while older.key in taken and older.key in turn_of:
+            older = turn_of.pop(older.key)
+        if older.key in taken:
             continue
-        group = [item]
-        answers = item.answers if len(item.text) <= BARE_VERDICT_CHARS else None
+        pick = next(
+            (
+                n
+                for n in newer_of.get(older.key, ())
+                if n.key not in taken and cut[n.key] <= min(cut[older.key], left)
+            ),
+            older,
+        )
+        group = [pick]
+        answers = pick.answers if len(pick.text) <= BARE_VERDICT_CHARS else None
         answering = by_handle.get(answers) if answers else None
         if answering is not None and answering.key not in taken:
             group.append(answering)
         need = sum(cut[g.key] for g in group)
-        if need <= left:
-            chosen.hard.extend(group)
-            taken.update(g.key for g in group)
-            left -= need
+        if need > left:
+            continue
+        chosen.hard.extend(group)
+        taken.update(g.key for g in group)
+        left -= need
+        if pick is not older:
+            turn_of[pick.key] = older
     # what is left restores whole texts, the smallest restorations first
     for item in sorted(chosen.hard, key=lambda i: (full[i.key] - cut[i.key], _tie(i))):
         extra = full[item.key] - cut[item.key]
         if extra <= left:
             chosen.cut.discard(item.key)
             left -= extra
-    left = _in_force(items, chosen, left, (full, cut), echoes)
+    left = _in_force(chosen, left, (full, cut), newer_of)
     position = {item.key: n for n, item in enumerate(items)}
     chosen.hard.sort(key=lambda i: position[i.key])
     return max(0, left)
@@ -1074,48 +1095,54 @@ def _same_level(first: frozenset[str], second: frozenset[str]) -> bool:
     return not first or not second or bool(first & second)
 
 
+def _newer_changes(items: Sequence[FeedItem], echoes: frozenset[str]) -> dict[str, list[FeedItem]]:
+    """For each stop or target change, the newer changes of the same stop, newest first:
+    of the same channel, naming an instrument it names (a name in capitals both give, not a
+    record's word nor a macro release's), changing the same level (a stop for a stop, a
+    target for a target, as far as English words say), more likely a decision than not, and
+    no echo (a status record repeating an order's levels)."""
+    stops = [i for i in items if i.event_type == STOP_CHANGE]
+    if len(stops) < 2:
+        return {}
+    names = {i.key: _names(i) for i in stops}
+    levels = {i.key: _levels(i) for i in stops}
+    eligible = [i for i in stops if i.score >= IN_FORCE_SCORE and i.key not in echoes]
+    out: dict[str, list[FeedItem]] = {}
+    for older in stops:
+        newer = [
+            i
+            for i in eligible
+            if i.last_us > older.last_us
+            and _channel(i) == _channel(older)
+            and _same_instrument(names[older.key], names[i.key])
+            and _same_level(levels[older.key], levels[i.key])
+        ]
+        if newer:
+            out[older.key] = sorted(newer, key=lambda i: (i.last_us, i.key), reverse=True)
+    return out
+
+
 def _in_force(
-    items: Sequence[FeedItem],
     chosen: Selection,
     left: int,
     sizes: tuple[dict[str, int], dict[str, int]],
-    echoes: frozenset[str],
+    newer_of: dict[str, list[FeedItem]],
 ) -> int:
     """Shows the stop or target change in force rather than one it replaced: a chosen
-    change gives its place to the newest unchosen change of the same channel that names an
-    instrument it names (a name in capitals both give, not a record's word nor a macro
-    release's), changes the same level (a stop for a stop, a target for a target, as far
-    as English words say), is more likely a decision than not, is no echo (a status record
-    repeating an order's levels) and fits in the room the older one took and what the
+    change gives its place to the newest unchosen change of the same stop
+    (:func:`_newer_changes`) that fits in the room the older one took and what the
     selection left (whole if it can be, else cut). As many hard events are shown; only
     which of two changes of one stop is shown moves (ADR 0061)."""
     full, cut = sizes
-    stops = [i for i in items if i.event_type == STOP_CHANGE]
-    if len(stops) < 2:
-        return left
-    # each change read once: the layout is fitted by several attempts, each selecting anew
-    names = {i.key: _names(i) for i in stops}
-    levels = {i.key: _levels(i) for i in stops}
     shown = {i.key for i in chosen.hard}
     for n, older in enumerate(chosen.hard):
-        if older.event_type != STOP_CHANGE:
-            continue
         room = (cut if older.key in chosen.cut else full)[older.key] + left
         newer = [
-            i
-            for i in stops
-            if i.key not in shown
-            and _channel(i) == _channel(older)
-            and i.last_us > older.last_us
-            and i.score >= IN_FORCE_SCORE
-            and _same_instrument(names[older.key], names[i.key])
-            and _same_level(levels[older.key], levels[i.key])
-            and i.key not in echoes
-            and cut[i.key] <= room
+            i for i in newer_of.get(older.key, ()) if i.key not in shown and cut[i.key] <= room
         ]
         if not newer:
             continue
-        latest = max(newer, key=lambda i: (i.last_us, i.key))
+        latest = newer[0]
         whole = full[latest.key] <= room
         left = room - (full if whole else cut)[latest.key]
         chosen.cut.discard(older.key)
