@@ -322,6 +322,36 @@ def test_a_decision_among_the_hits_says_which_it_is(
         hits = {h["message_id"]: h for h in search(client, "ES stop")["hits"]}
         assert hits["1"]["decision"] == "stop_or_target_change"
         assert "decision" not in hits["2"]
+        assert "answers" not in hits["1"]  # decided by itself, not by reply
+
+
+def test_a_decision_by_reply_among_the_hits_names_what_it_answers(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    """A new user's trial: "approved, 200 max" says nothing of what it approved; as a hit
+    (and browsed as a hard event) it carries the handle of the proposal it answers."""
+    server = make_server(worker={"enabled": False}, tokens=TOKENS)
+    with server.client(READ) as client:
+        push(
+            server,
+            message_event(
+                "p", "proposal: buy 400 NVDA at 131.20 into the close, ok?", created_at=at(1)
+            ),
+            message_event("a", "approved, 200 max", created_at=at(2), reply_to="p"),
+            message_event("q", "approved the new desk layout too", created_at=at(3)),
+        )
+        server.drain()
+        hits = {h["message_id"]: h for h in search(client, "approved")["hits"]}
+        assert hits["a"]["decision"] == "trade_approval"
+        assert hits["a"]["answers"] == "floor/p"
+        assert "answers" not in hits["q"]  # no reply: it answers nothing
+        browsed = client.post(
+            "/v1/tools/get_channel_messages",
+            json={"channels": ["floor"], "hard_events": True, "since": "100000h"},
+        ).json()["messages"]
+        by_id = {m["message_id"]: m for m in browsed}
+        assert by_id["a"]["answers"] == "floor/p"
+        assert "answers" not in by_id["p"]
 
 
 def test_deduplication_keeps_messages_and_blocks_that_add_something() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from channel_memory.kernel.models import (
@@ -234,22 +234,46 @@ def exact_key(version: SourceVersion) -> ExactKey:
     return (version.key.channel_id, version.key.message_id, version.content_hash)
 
 
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """What the fresh hard-event block covering a version says of it."""
+
+    event_type: str
+    answers: str | None
+    """A decision by reply: the handle of the proposal it decides on."""
+
+    def fields(self) -> dict[str, str]:
+        """The fields a tool result adds to the message: ``decision``, and ``answers``
+        for a decision by reply ("approved, 200 max" names what it approved)."""
+        out = {"decision": self.event_type}
+        if self.answers:
+            out["answers"] = self.answers
+        return out
+
+
 async def hard_event_types(
     conn: Connection, versions: Iterable[SourceVersion]
-) -> dict[ExactKey, str]:
-    """The decision type of the fresh hard-event block covering each of these exact versions,
-    for those one covers, by :func:`exact_key`; one query."""
+) -> dict[ExactKey, Decided]:
+    """The decision type (and, a decision by reply, the proposal it answers) of the fresh
+    hard-event block covering each of these exact versions, for those one covers, by
+    :func:`exact_key`; one query."""
     wanted = sorted({exact_key(v) for v in versions})
     if not wanted:
         return {}
     fetched = await conn.execute_fetchall(
-        f"SELECT s.channel_id, s.message_id, s.content_hash, b.event_type "
+        f"SELECT s.channel_id, s.message_id, s.content_hash, b.event_type, b.answers "
         f"FROM {_FRESH_HARD_EVENT_SOURCES} "
         "WHERE (s.channel_id, s.message_id, s.content_hash) IN "
         "(SELECT value->>0, value->>1, value->>2 FROM json_each(?))",
         (HARD_EVENT_BLOCK, json.dumps(wanted)),
     )
-    return {(str(row[0]), str(row[1]), str(row[2])): str(row[3]) for row in fetched if row[3]}
+    return {
+        (str(row[0]), str(row[1]), str(row[2])): Decided(
+            str(row[3]), str(row[4]) if row[4] else None
+        )
+        for row in fetched
+        if row[3]
+    }
 
 
 def author_parameters(author: str) -> list[str]:

@@ -282,7 +282,8 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
             'among equals; `sort: "newest"` orders the same matches newest first (for '
             "'what was said lately about X'). Each hit has an excerpt around the matched "
             "words; a digest block hit lists the messages it `covers`; a hit that is a "
-            "decision carries its `decision` type. Filters: `since` (a "
+            "decision carries its `decision` type, and one decided by reply the handle of the "
+            "proposal it `answers`. Filters: `since` (a "
             "duration like 24h or an RFC 3339 time; default everything retained), `author` "
             "(part of a name or id). Pass `next_cursor` back as `cursor` for the next page."
         ),
@@ -320,7 +321,8 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
             "with `after`/`before` (a handle, an RFC 3339 time, or with one channel a "
             "message id alone; exclusive) or `since` (24h, or a time; inclusive, as the "
             "feed's window), oldest first; `hard_events` browses only the decisions (the "
-            "hard events a feed shows, names or counts as omitted). "
+            "hard events a feed shows, names or counts as omitted), each with its "
+            "`decision` type and, decided by reply, the proposal it `answers`. "
             "A message too large for one result comes as a `read_content` locator: ask for "
             "its handle alone to get fragments, then pass each `next_content_cursor` as "
             "`content_cursor`. `include_history` returns every version of named messages."

@@ -247,7 +247,8 @@ class MessagesOutput(_Page):
     messages: list[dict[str, Any]] = Field(
         default_factory=list,
         description="Source messages, oldest first (or as named); browsed with hard_events, "
-        "each with its decision type (trade_fill, stop_or_target_change, …).",
+        "each with its decision type (trade_fill, stop_or_target_change, …) and, decided "
+        "by reply, the handle of the proposal it answers.",
     )
     read_content: list[dict[str, Any]] = Field(
         default_factory=list,
@@ -379,7 +380,7 @@ def _message_hit(
     version: SourceVersion,
     units: list[search_index.Unit],
     principal: Principal,
-    decision: str | None = None,
+    decision: sources.Decided | None = None,
 ) -> dict[str, Any]:
     hit = {
         "source_handle": version.key.handle,
@@ -392,7 +393,7 @@ def _message_hit(
         "excerpt": search_index.excerpt(version.content, units, EXCERPT_CHARS),
     }
     if decision:  # the message is a decision: the type the feed shows it as
-        hit["decision"] = decision
+        hit |= decision.fields()
     return hit
 
 
@@ -431,6 +432,8 @@ def _block_hit(
     }
     if block.kind == HARD_EVENT_BLOCK and block.event_type:
         hit["decision"] = block.event_type
+        if block.answers:
+            hit["answers"] = block.answers
     return hit
 
 
@@ -512,7 +515,7 @@ def _hit(
     item: search_index.Ranked,
     units: list[search_index.Unit],
     principal: Principal,
-    decisions: Mapping[sources.ExactKey, str],
+    decisions: Mapping[sources.ExactKey, sources.Decided],
 ) -> dict[str, Any]:
     if isinstance(item.payload, RecallBlock):
         return _block_hit(item.payload, units, principal)
@@ -768,11 +771,12 @@ def _fit_messages(
     principal: Principal,
     budget: int,
     envelope: dict[str, Any],
-    decisions: Mapping[sources.ExactKey, str] | None = None,
+    decisions: Mapping[sources.ExactKey, sources.Decided] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The largest fitting prefix. A message too big for any result on its own comes
     without content, with a ``read_content`` locator to read it in fragments. With
-    ``decisions`` (a browse of hard events), each message carries its ``decision`` type."""
+    ``decisions`` (a browse of hard events), each message carries its ``decision`` type
+    and, a decision by reply, the handle of the proposal it ``answers``."""
     empty = len(compact(envelope))
     used = empty
     messages: list[dict[str, Any]] = []
@@ -781,7 +785,7 @@ def _fit_messages(
         trust = trust_of(version.origin, version.author_id, principal)
         role = role_of(version.origin, version.author_id, principal)
         decision = (decisions or {}).get(sources.exact_key(version))
-        extra = {"decision": decision} if decision else {}
+        extra = decision.fields() if decision else {}
         item = ToolMessageOut.of_tool(version, trust, role).model_dump(mode="json") | extra
         locator = None
         if empty + len(compact(item)) > budget:
