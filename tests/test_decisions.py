@@ -5944,3 +5944,50 @@ def test_the_forty_second_rounds_refusal_naming_a_hedge(
 )
 def test_the_forty_third_rounds_defaults_and_freezes(text: str, event_type: str | None) -> None:
     assert _rules_read(text, None) == event_type
+
+
+# The forty-fourth round: a route straight to the screen with how, an RFQ to named dealers,
+# a trade cleared one way and not another, an auction's award, a contract's size put to the
+# room as a question, a rejection at the level asked — with look-alikes (ADR 0069)
+@pytest.mark.parametrize(
+    ("text", "parent", "event_type"),
+    [
+        ("straight to screen at market, no algo, it's moving too fast", None, "route_decision"),
+        ("direct to the screen, limit order at 3.97", None, "route_decision"),
+        (
+            "RFQ on the platform to Léman, Helvetia Kantonal and Rhône Privée, best price wins",
+            None,
+            "route_decision",
+        ),
+        ("putting it through FICC sponsored, not bilateral — it nets", None, "route_decision"),
+        ("awarded in full: 500mm new 2s at 3.972%. settles 6/2", None, "trade_fill"),
+        ("we were awarded 300mm at 4.02 in the auction", None, "trade_fill"),
+        ("could we buy 1,000 USU5 outright here? 30s gave back 4bp", None, "trade_proposal"),
+        (
+            "JEPX RESULT bid=JX-1 blocks 35-40\nawarded=30.0MW (100%) avg_px=25.84",
+            None,
+            "trade_fill",
+        ),
+        (
+            "I said diffs would firm. That's wrong, I change my mind. We sell.",
+            None,
+            "thesis_change",
+        ),
+        ("if that's wrong I change my mind", None, None),
+        ("that's wrong, I change my mind about lunch", None, None),
+        ("awarded: 3 stars", None, None),
+        ("no at 95. bid 93.5 and let them walk if they want", "P", "trade_approval"),
+        ("went straight to the screen to check", None, None),
+        ("straight to screen?", None, None),
+        ("straight to the screen at market?", None, None),
+        ("awarded 3 stars by the magazine", None, None),
+        ("was it awarded in full: 500mm?", None, None),
+        ("could we buy 2 tickets here?", None, None),
+        ("could we buy 1,000 USU5 last week?", None, None),
+        ("no at 95?", "P", None),
+    ],
+)
+def test_the_forty_fourth_rounds_routes_awards_and_questions(
+    text: str, parent: str | None, event_type: str | None
+) -> None:
+    assert _rules_read(text, PROPOSAL if parent == "P" else parent) == event_type
