@@ -210,3 +210,29 @@ async def test_mcp_feed_takes_the_trigger_and_never_cuts_it(tmp_path: Path) -> N
         assert json.loads(_texts(missing)[0])["error"]["code"] == "trigger_not_found"
         read = await session.call_tool("get_channel_messages", {"source_handles": ["floor/n"]})
         assert read.structured_content["read_id"].startswith("r_")
+
+
+def test_the_proposal_a_trigger_answers_is_read_however_old(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    # a new user's trial: "yes" as the trigger at 1,000 characters, the proposal it answers
+    # older than the hard events a small budget reads, was left out while four newer
+    # decisions were shown; the proposal is now read whatever the budget's reach
+    server = make_server(tokens=TOKENS)
+    with server.client(INGEST) as client:
+        ingest_ok(
+            client,
+            message_event("p1", "proposal: buy 20 CLZ5 at 72.10, stop 71.40", created_at=at(0)),
+            message_event("ok1", "yes", created_at=at(1), author="risk", reply_to="p1"),
+            *(
+                message_event(f"f{i}", f"filled {i + 1} ES @ 5,88{i % 10}.25", created_at=at(2 + i))
+                for i in range(50)
+            ),
+        )
+    server.drain()
+    body = feed(server, trigger="floor/ok1", max_chars=1000).text
+    digest = body.split("[trigger]\n", 1)[1]
+    assert " p1 " in digest and "proposal: buy 20 CLZ5" in digest
+    # without the trigger the budget reads the newest fills only
+    plain = feed(server, max_chars=1000).text
+    assert "proposal: buy 20 CLZ5" not in plain

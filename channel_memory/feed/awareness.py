@@ -28,7 +28,7 @@ from channel_memory.feed.candidates import ContextKind, FeedQuery
 from channel_memory.feed.layout import Body, BudgetTooSmall
 from channel_memory.feed.reads import ReadContext
 from channel_memory.kernel.errors import ApiError
-from channel_memory.kernel.models import ID_PATTERN, SourceVersion
+from channel_memory.kernel.models import ID_PATTERN, SourceVersion, source_handle
 from channel_memory.kernel.ops import ContextOp
 from channel_memory.kernel.principal import Principal
 from channel_memory.kernel.timefmt import (
@@ -398,7 +398,13 @@ async def feed_trigger(
             f'source_handles=["{handle}"]',
             [detail],
         )
-    return replace(query, trigger_author=version.author_id), version
+    # a reply's target, else its thread's root (as the trigger's line names it)
+    target = next(
+        (t for t in (version.reply_to, version.thread_id) if t and t != version.key.message_id),
+        None,
+    )
+    answers = None if target is None else source_handle(version.key.channel_id, target)
+    return replace(query, trigger_author=version.author_id, trigger_answers=answers), version
 
 
 async def read_feed(

@@ -68,6 +68,9 @@ class FeedQuery:
     """The handle of the message that woke the agent: shown whole, outside ``max_chars``."""
     trigger_author: str | None = None
     """The trigger's author id: that author's elements have trust ``trigger``."""
+    trigger_answers: str | None = None
+    """The handle of the message the trigger replies to: its hard event is read whatever
+    the budget's reach (it is chosen first when not every hard event fits)."""
     unconsumed_only: bool = False
     """Serve only what the consumer has not consumed (``unconsumed=only``)."""
     told_hard: frozenset[str] = frozenset()
@@ -378,6 +381,13 @@ async def live(conn: Connection, q: FeedQuery, principal: Principal) -> Candidat
     )
     kept = hard_items[: q.hard_reach]
     dropped = [(i.first_us, i.handle) for i in hard_items[q.hard_reach :]]
+    # the hard event the trigger answers is read however old: "yes" as the trigger, its
+    # proposal older than the budget's reach (a new user's trial)
+    pinned = await _trigger_answers(conn, q, principal)
+    if pinned is not None and all(i.key != pinned.key for i in kept):
+        kept = _newest_first([*kept, pinned])
+        dropped = [d for d in dropped if d[1] != pinned.handle]
+        more = [m for m in more if m[1] != pinned.handle]
     more_handles = [h for _, h in sorted(dropped + more, reverse=True)]
     raw_items = [block_item(b, principal, q.fmt, q.trigger_author) for b in raw_blocks]
     older_items = [block_item(b, principal, q.fmt, q.trigger_author) for b in older_blocks]
@@ -407,6 +417,20 @@ async def live(conn: Connection, q: FeedQuery, principal: Principal) -> Candidat
         older_total=older_total,
         truncated=truncated,
     )
+
+
+async def _trigger_answers(conn: Connection, q: FeedQuery, principal: Principal) -> FeedItem | None:
+    """The hard event covering the message the trigger replies to, when the window holds
+    one (see ``FeedQuery.trigger_answers``)."""
+    if q.trigger_answers is None:
+        return None
+    channel, message_id = q.trigger_answers.split("/", 1)
+    if channel not in q.channels:
+        return None
+    block = await windows.fresh_block_covering(
+        conn, channel, message_id, HARD_EVENT_BLOCK, q.from_us, q.to_us
+    )
+    return None if block is None else block_item(block, principal, q.fmt, q.trigger_author)
 
 
 async def _answered(

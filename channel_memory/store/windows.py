@@ -55,6 +55,25 @@ async def fresh_blocks_newest(
     return [block_from_row(row) for row in fetched]
 
 
+async def fresh_block_covering(
+    conn: Connection,
+    channel_id: str,
+    message_id: str,
+    kind: str,
+    from_us: int,
+    to_us: int,
+) -> RecallBlock | None:
+    """The non-dirty block of one kind starting in the window that covers a message, if
+    any (by the index of block sources by message)."""
+    fetched = await conn.execute_fetchall(
+        f"SELECT {BLOCK_COLUMNS} FROM recall_blocks WHERE seq IN (SELECT block_seq FROM "
+        "block_sources WHERE channel_id = ? AND message_id = ?) AND kind = ? "
+        "AND from_us BETWEEN ? AND ? AND dirty = 0 ORDER BY seq LIMIT 1",
+        (channel_id, message_id, kind, from_us, to_us),
+    )
+    return block_from_row(fetched[0]) if fetched else None
+
+
 async def fresh_block_count(
     conn: Connection, channel_ids: Sequence[str], kind: str, from_us: int, to_us: int
 ) -> int:
