@@ -81,8 +81,9 @@ def test_only_a_newer_change_in_the_same_channel_replaces() -> None:
     status = replace(NEWER, text="CARD #0418 STATUS: ACTIVE stop=4.68")
     seen = _budgets([card, status, *OTHERS])
     assert any(shown & {"s1", "s2"} == {"s1"} for shown, _ in seen)
-    # nor a newer one less sure of being a decision than not (a restatement)
-    unsure = replace(NEWER, score=0.3)
+    # nor a newer one less sure of being a decision than not that names no new level (a
+    # restatement)
+    unsure = replace(NEWER, text="stop USDJPY still 151.60", score=0.3)
     seen = _budgets([OLDER, unsure, *OTHERS])
     assert any(shown & {"s1", "s2"} == {"s1"} for shown, _ in seen)
 
@@ -166,3 +167,28 @@ def test_of_several_changes_of_one_stop_the_newest_are_shown_first() -> None:
     ]
     by_score = _budgets([*other, *OTHERS])
     assert any("s1" in shown and "s4" not in shown for shown, _ in by_score)
+
+
+def test_a_newer_change_naming_a_new_level_is_in_force_however_unsure_the_ranker() -> None:
+    # a new user's trial: "NVDA stop 128.40 now — final one before the print, won't touch it
+    # again" ranked 0.22 and the feed showed older NVDA stops at every budget up to 6,000. A
+    # newer change naming one instrument and a level near those its stop named before, but
+    # not one of them, is a move: it stands for an older one as a sure change does, longer
+    # than it or not
+    final = replace(NEWER, text="USDJPY stop 152.40 now, won't touch it again", score=0.22)
+    seen = _budgets([OLDER, final, *OTHERS])  # budgets from the largest down
+    newer = [n for n, (shown, _) in enumerate(seen) if "s2" in shown]
+    older_alone = [n for n, (shown, _) in enumerate(seen) if shown & {"s1", "s2"} == {"s1"}]
+    assert newer and any(seen[n][0] & {"s1", "s2"} == {"s2"} for n in newer)
+    # the older change is shown without the newer only where the newer no longer fits
+    assert all(n > max(newer) for n in older_alone)
+    # the same level again is a restatement; a size, an id or a time is no level; a report
+    # naming several instruments moves no one stop: none replaces the older change
+    for text in (
+        "USDJPY stop 151.60 still, won't touch it",
+        "USDJPY stop order 88190 for 10 at 09:30, unchanged",
+        "wrap: USDJPY stop 152.40, EURUSD stop 1.0850, NVDA stop 128",
+    ):
+        unsure = replace(NEWER, text=text, score=0.22)
+        seen = _budgets([OLDER, unsure, *OTHERS])
+        assert any(shown & {"s1", "s2"} == {"s1"} for shown, _ in seen), text
