@@ -588,6 +588,7 @@ class Sizes:
         self.style = style
         self._known: dict[tuple[str, bool, bool], int] = {}
         self._echoes: frozenset[str] | None = None
+        self._newer: dict[str, list[FeedItem]] | None = None
 
     def echoes(self, hard: Sequence[FeedItem]) -> frozenset[str]:
         """The keys of the hard events that echo an earlier one (computed once: every
@@ -595,6 +596,12 @@ class Sizes:
         if self._echoes is None:
             self._echoes = echo_keys(hard)
         return self._echoes
+
+    def newer_changes(self, hard: Sequence[FeedItem]) -> dict[str, list[FeedItem]]:
+        """:func:`_newer_changes` of the hard events, computed once likewise."""
+        if self._newer is None:
+            self._newer = _newer_changes(hard, self.echoes(hard))
+        return self._newer
 
     def of(self, item: FeedItem, cut: bool, raw_tier: bool) -> int:
         """The item's size, shown cut (hard events) or whole, in the raw tier or not."""
@@ -959,37 +966,43 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
     # a bare verdict comes with the proposal it answers, or not at all: "yes, go" alone says
     # nothing of what was approved (a new user's trial); one with its reasons stands alone
     by_handle = {i.handle: i for i in items}
-    newer_of = _newer_changes(items, echoes)
+    newer_of = sizes.newer_changes(c.hard)
     taken: set[str] = set()
-    # a stop's change whose turn comes stands for the newest change of that stop not shown
-    # yet that fits: the one in force first, an older one only once the newer ones are in,
-    # at the turn the newer one would have had (a longer newer one may leave room for one
-    # hard event less: a new user's trial read a stale stop at 1,000 to 3,000 characters;
-    # 6 / 6 / 4 of the development desks' 5,077 decisions at 6,000 / 8,192 / 12,000, ADR 0069)
+    # a stop's change whose turn comes, and that fits, stands for the newest change of that
+    # stop not shown yet that fits: the one in force first, an older one only once the newer
+    # ones are in, at the turn the newer one would have had (a longer newer one may leave
+    # room for one hard event less: a new user's trial read a stale stop at 1,000 to 3,000
+    # characters; 6 / 6 / 4 of the development desks' 5,077 decisions at 6,000 / 8,192 /
+    # 12,000, ADR 0069)
     turn_of: dict[str, FeedItem] = {}
+
+    def group_of(item: FeedItem) -> list[FeedItem]:
+        # a bare verdict comes with the proposal it answers, or not at all
+        answers = item.answers if len(item.text) <= BARE_VERDICT_CHARS else None
+        answering = by_handle.get(answers) if answers else None
+        if answering is not None and answering.key not in taken:
+            return [item, answering]
+        return [item]
+
     for turn in sorted(items, key=lambda i: (answered not in i.covers, -density(i), _tie(i))):
         older = turn
         while older.key in taken and older.key in turn_of:
             older = turn_of.pop(older.key)
         if older.key in taken:
             continue
-        pick = next(
-            (n for n in newer_of.get(older.key, ()) if n.key not in taken and cut[n.key] <= left),
-            older,
+        own = group_of(older)
+        if sum(cut[g.key] for g in own) > left:
+            continue  # a newer change waits for its own turn
+        stand_ins = [n for n in newer_of.get(older.key, ()) if n.key not in taken]
+        group = next(
+            (g for g in (group_of(n) for n in stand_ins) if sum(cut[x.key] for x in g) <= left),
+            own,
         )
-        group = [pick]
-        answers = pick.answers if len(pick.text) <= BARE_VERDICT_CHARS else None
-        answering = by_handle.get(answers) if answers else None
-        if answering is not None and answering.key not in taken:
-            group.append(answering)
-        need = sum(cut[g.key] for g in group)
-        if need > left:
-            continue
         chosen.hard.extend(group)
         taken.update(g.key for g in group)
-        left -= need
-        if pick is not older:
-            turn_of[pick.key] = older
+        left -= sum(cut[g.key] for g in group)
+        if group[0] is not older:
+            turn_of[group[0].key] = older
     # what is left restores whole texts, the smallest restorations first
     for item in sorted(chosen.hard, key=lambda i: (full[i.key] - cut[i.key], _tie(i))):
         extra = full[item.key] - cut[item.key]
@@ -1091,6 +1104,12 @@ def _same_level(first: frozenset[str], second: frozenset[str]) -> bool:
     return not first or not second or bool(first & second)
 
 
+STOPS_WEIGHED = 200
+"""The newest stop and target changes a feed weighs against each other (every pair is
+compared once per layout); older ones are chosen by score alone: an order system posting a
+thousand stop records in a day would otherwise cost a second a feed (a review)."""
+
+
 def _newer_changes(items: Sequence[FeedItem], echoes: frozenset[str]) -> dict[str, list[FeedItem]]:
     """For each stop or target change, the newer changes of the same stop, newest first:
     of the same channel, naming an instrument it names (a name in capitals both give, not a
@@ -1098,7 +1117,9 @@ def _newer_changes(items: Sequence[FeedItem], echoes: frozenset[str]) -> dict[st
     target for a target, as far as English words say), no echo (a status record repeating an
     order's levels), and more likely a decision than not or naming a level no older change
     of its stop named (a move the ranker is unsure of, not a restatement)."""
-    stops = [i for i in items if i.event_type == STOP_CHANGE]
+    stops = sorted(
+        (i for i in items if i.event_type == STOP_CHANGE), key=lambda i: (i.last_us, i.key)
+    )[-STOPS_WEIGHED:]
     if len(stops) < 2:
         return {}
     names = {i.key: _names(i) for i in stops}
