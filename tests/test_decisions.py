@@ -5985,6 +5985,8 @@ def test_the_forty_third_rounds_defaults_and_freezes(text: str, event_type: str 
         ("could we buy 2 tickets here?", None, None),
         ("could we buy 1,000 USU5 last week?", None, None),
         ("no at 95?", "P", None),
+        ("putting it through QA, not prod, the deploy can wait", None, None),
+        ("putting it through the wash, not the dryer", None, None),
     ],
 )
 def test_the_forty_fourth_rounds_routes_awards_and_questions(
