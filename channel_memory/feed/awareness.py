@@ -24,7 +24,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from channel_memory.feed import candidates, reads
-from channel_memory.feed.candidates import ContextKind, FeedQuery
+from channel_memory.feed.candidates import ContextKind, FeedQuery, answered_id
 from channel_memory.feed.layout import Body, BudgetTooSmall
 from channel_memory.feed.reads import ReadContext
 from channel_memory.kernel.errors import ApiError
@@ -398,11 +398,7 @@ async def feed_trigger(
             f'source_handles=["{handle}"]',
             [detail],
         )
-    # a reply's target, else its thread's root (as the trigger's line names it)
-    target = next(
-        (t for t in (version.reply_to, version.thread_id) if t and t != version.key.message_id),
-        None,
-    )
+    target = answered_id(version)  # as the trigger's line names it
     answers = None if target is None else source_handle(version.key.channel_id, target)
     return replace(query, trigger_author=version.author_id, trigger_answers=answers), version
 

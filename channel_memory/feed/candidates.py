@@ -524,6 +524,15 @@ def _with_new(item: FeedItem, new: bool) -> FeedItem:
     )
 
 
+def answered_id(version: SourceVersion) -> str | None:
+    """The message id a message answers: its reply's target, else its thread's root (a
+    thread reply answers the root; a root answers nothing)."""
+    return next(
+        (t for t in (version.reply_to, version.thread_id) if t and t != version.key.message_id),
+        None,
+    )
+
+
 def trigger_view(
     version: SourceVersion, q: FeedQuery, principal: Principal, new: bool, counted: bool
 ) -> Trigger:
@@ -542,11 +551,7 @@ def trigger_view(
         text=version.content,
         version=_version_of(version),
         in_window=counted,
-        # a reply's target, else its thread's root (a thread reply answers the root)
-        reply_to=next(
-            (t for t in (version.reply_to, version.thread_id) if t and t != version.key.message_id),
-            None,
-        ),
+        reply_to=answered_id(version),
         message_object={**message, "new": new},
     )
 
