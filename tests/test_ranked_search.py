@@ -354,6 +354,87 @@ def test_a_decision_by_reply_among_the_hits_names_what_it_answers(
         assert "answers" not in by_id["p"]
 
 
+def test_a_proposal_among_the_hits_names_the_verdicts_that_decided_it(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    """A new user's trial: "what did we decide about the ES short?" found the proposal but
+    not the rejection under it, which repeats neither word; the proposal's hit names its
+    verdicts by reply (``decided_by``), oldest first, and so does a browse of hard
+    events. A verdict deleted decides nothing."""
+    server = make_server(worker={"enabled": False}, tokens=TOKENS)
+    with server.client(READ) as client:
+        push(
+            server,
+            message_event(
+                "p", "want to short 10 ES at 5,120 into the print, ok?", created_at=at(1)
+            ),
+            message_event("n", "no, pass — too crowded", created_at=at(2), reply_to="p"),
+            message_event("c", "ES short interest is up again, fyi", created_at=at(3)),
+        )
+        server.drain()
+        hits = {h["message_id"]: h for h in search(client, "what about the ES short?")["hits"]}
+        assert hits["p"]["decided_by"] == ["floor/n"]
+        assert hits["p"]["decision"] == "trade_proposal"
+        assert "decided_by" not in hits["c"]  # nothing decided on it
+        assert "n" not in hits  # the verdict has none of the words: named, not found
+        browsed = client.post(
+            "/v1/tools/get_channel_messages",
+            json={"channels": ["floor"], "hard_events": True, "since": "100000h"},
+        ).json()["messages"]
+        by_id = {m["message_id"]: m for m in browsed}
+        assert by_id["p"]["decided_by"] == ["floor/n"]
+        assert by_id["n"]["answers"] == "floor/p"
+        assert "decided_by" not in by_id["n"]
+        # a second verdict (the rejection taken back) is named after the first
+        push(
+            server,
+            message_event("y", "ok fine, approved — 5 lots", created_at=at(4), reply_to="p"),
+        )
+        server.drain()
+        hits = {h["message_id"]: h for h in search(client, "ES short")["hits"]}
+        assert hits["p"]["decided_by"] == ["floor/n", "floor/y"]
+        push(server, {"type": "delete", "channel_id": "floor", "message_id": "n"})
+        server.drain()
+        hits = {h["message_id"]: h for h in search(client, "ES short")["hits"]}
+        assert hits["p"]["decided_by"] == ["floor/y"]
+
+
+def test_a_hard_event_block_hit_names_what_it_answers_and_its_verdicts() -> None:
+    """A block hit of one decision carries what a message hit of it would: its type, the
+    proposal it answers, the verdicts that decided on it; a digest block none of them."""
+    from channel_memory.kernel.models import BlockSource, RecallBlock
+    from channel_memory.kernel.principal import Principal
+    from channel_memory.tools import retrieval
+
+    def block(kind: str, event_type: str | None, answers: str | None, n: int) -> RecallBlock:
+        return RecallBlock(
+            "b" + kind, "chat", "floor", "g", kind, event_type, "buy 10 ES ok?", at_us(1),
+            at_us(1), False, 0.9, at_us(2), "rules",
+            tuple(BlockSource(f"m{i}", "h") for i in range(n)), answers=answers,
+        )  # fmt: skip
+
+    def at_us(minute: int) -> int:
+        return 1_779_379_200_000_000 + minute * 60_000_000
+
+    reader = Principal("r", frozenset({"read"}), frozenset({"*"}))
+    units = search_index.parse_query("ES")
+    verdicts = {"floor/m0": ("floor/v1", "floor/v2")}
+    ranked = [
+        search_index.Ranked((1, -1.0, 0, "b"), ("floor/m0",), b, block=True)
+        for b in (
+            block("hard_event", "trade_proposal", None, 1),
+            block("hard_event", "trade_approval", "floor/p", 1),
+            block("chatter_rollup", None, None, 2),
+        )
+    ]
+    hits = [retrieval._hit(r, units, reader, {}, verdicts) for r in ranked]
+    assert hits[0]["decision"] == "trade_proposal"
+    assert hits[0]["decided_by"] == ["floor/v1", "floor/v2"]
+    assert "answers" not in hits[0]
+    assert hits[1]["answers"] == "floor/p"
+    assert not {"decision", "answers", "decided_by"} & set(hits[2])
+
+
 def test_deduplication_keeps_messages_and_blocks_that_add_something() -> None:
     Ranked = search_index.Ranked
     items = [

@@ -14,6 +14,7 @@ from channel_memory.kernel.models import (
     MessageState,
     Origin,
     SourceVersion,
+    source_handle,
 )
 from channel_memory.store.connection import Connection
 from channel_memory.store.rows import columns, one_row
@@ -236,28 +237,65 @@ def exact_key(version: SourceVersion) -> ExactKey:
 
 @dataclass(frozen=True, slots=True)
 class Decided:
-    """What the fresh hard-event block covering a version says of it."""
+    """What the fresh hard-event blocks say of a version: the decision covering it, and the
+    decisions by reply that decide on it."""
 
-    event_type: str
+    event_type: str | None
+    """The decision type of the fresh hard-event block covering it, None when none does."""
     answers: str | None
     """A decision by reply: the handle of the proposal it decides on."""
+    decided_by: tuple[str, ...] = ()
+    """The handles of the decisions by reply that decide on it ("yes, go", "denied, too
+    correlated"), oldest first, at most :data:`DECIDED_BY_SHOWN`."""
 
-    def fields(self) -> dict[str, str]:
-        """The fields a tool result adds to the message: ``decision``, and ``answers``
-        for a decision by reply ("approved, 200 max" names what it approved)."""
-        out = {"decision": self.event_type}
+    def fields(self) -> dict[str, Any]:
+        """The fields a tool result adds to the message: ``decision``; ``answers`` for a
+        decision by reply ("approved, 200 max" names what it approved); ``decided_by`` for
+        a message decided on by reply (a proposal names its verdicts, which often repeat
+        none of its words: a search for the proposal finds what was decided)."""
+        out: dict[str, Any] = {}
+        if self.event_type:
+            out["decision"] = self.event_type
         if self.answers:
             out["answers"] = self.answers
+        if self.decided_by:
+            out["decided_by"] = list(self.decided_by)
         return out
+
+
+DECIDED_BY_SHOWN = 4
+"""Verdicts a message names at most (a proposal is rarely decided on more than twice)."""
+
+
+async def verdicts(conn: Connection, handles: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """Source handle -> the handles of the fresh hard events that decide on it by reply
+    (their block ``answers`` it), oldest first, at most :data:`DECIDED_BY_SHOWN`; one
+    query, by the index of blocks by what they answer."""
+    wanted = sorted(set(handles))
+    if not wanted:
+        return {}
+    fetched = await conn.execute_fetchall(
+        f"SELECT b.answers, s.channel_id, s.message_id FROM {_FRESH_HARD_EVENT_SOURCES} "
+        "WHERE b.answers IN (SELECT value FROM json_each(?)) "
+        "ORDER BY b.answers, b.from_us, s.message_id",
+        (HARD_EVENT_BLOCK, json.dumps(wanted)),
+    )
+    out: dict[str, list[str]] = {}
+    for answers, channel_id, message_id in fetched:
+        found = out.setdefault(str(answers), [])
+        if len(found) < DECIDED_BY_SHOWN:
+            found.append(source_handle(str(channel_id), str(message_id)))
+    return {handle: tuple(found) for handle, found in out.items()}
 
 
 async def hard_event_types(
     conn: Connection, versions: Iterable[SourceVersion]
 ) -> dict[ExactKey, Decided]:
-    """The decision type (and, a decision by reply, the proposal it answers) of the fresh
-    hard-event block covering each of these exact versions, for those one covers, by
-    :func:`exact_key`; one query."""
-    wanted = sorted({exact_key(v) for v in versions})
+    """What the fresh hard-event blocks say of each of these exact versions (see
+    :class:`Decided`), for those a block covers or a decision by reply decides on, by
+    :func:`exact_key`; two queries."""
+    chosen = list(versions)
+    wanted = sorted({exact_key(v) for v in chosen})
     if not wanted:
         return {}
     fetched = await conn.execute_fetchall(
@@ -267,13 +305,21 @@ async def hard_event_types(
         "(SELECT value->>0, value->>1, value->>2 FROM json_each(?))",
         (HARD_EVENT_BLOCK, json.dumps(wanted)),
     )
-    return {
+    out = {
         (str(row[0]), str(row[1]), str(row[2])): Decided(
             str(row[3]), str(row[4]) if row[4] else None
         )
         for row in fetched
         if row[3]
     }
+    decided = await verdicts(conn, (v.key.handle for v in chosen))
+    for version in chosen:
+        by = decided.get(version.key.handle)
+        if by:
+            key = exact_key(version)
+            known = out.get(key, Decided(None, None))
+            out[key] = replace(known, decided_by=by)
+    return out
 
 
 def author_parameters(author: str) -> list[str]:

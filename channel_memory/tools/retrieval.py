@@ -237,7 +237,9 @@ class SearchOutput(_Page):
     hits: list[dict[str, Any]] = Field(
         default_factory=list,
         description="source_handle, message_id, kind, block_id?, covers? (a block's "
-        "messages), author_name, created_at, trust, excerpt; best first (or newest first).",
+        "messages), author_name, created_at, trust, excerpt, decision? and answers? (a "
+        "decision by reply: the proposal it decides on), decided_by? (the verdicts by reply "
+        "on it); best first (or newest first).",
     )
 
 
@@ -247,8 +249,9 @@ class MessagesOutput(_Page):
     messages: list[dict[str, Any]] = Field(
         default_factory=list,
         description="Source messages, oldest first (or as named); browsed with hard_events, "
-        "each with its decision type (trade_fill, stop_or_target_change, …) and, decided "
-        "by reply, the handle of the proposal it answers.",
+        "each with its decision type (trade_fill, stop_or_target_change, …), decided "
+        "by reply the handle of the proposal it answers, and, a proposal decided on by "
+        "reply, its verdicts' handles (decided_by).",
     )
     read_content: list[dict[str, Any]] = Field(
         default_factory=list,
@@ -413,7 +416,10 @@ COVERS_SHOWN = 8
 
 
 def _block_hit(
-    block: RecallBlock, units: list[search_index.Unit], principal: Principal
+    block: RecallBlock,
+    units: list[search_index.Unit],
+    principal: Principal,
+    decided_by: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     first = block.sources[0].message_id
     covers = [source_handle(block.channel_id, s.message_id) for s in block.sources]
@@ -434,6 +440,8 @@ def _block_hit(
         hit["decision"] = block.event_type
         if block.answers:
             hit["answers"] = block.answers
+        if decided_by:  # a proposal names its verdicts, as a message hit does
+            hit["decided_by"] = list(decided_by)
     return hit
 
 
@@ -516,13 +524,24 @@ def _hit(
     units: list[search_index.Unit],
     principal: Principal,
     decisions: Mapping[sources.ExactKey, sources.Decided],
+    block_verdicts: Mapping[str, tuple[str, ...]],
 ) -> dict[str, Any]:
     if isinstance(item.payload, RecallBlock):
-        return _block_hit(item.payload, units, principal)
+        block = item.payload
+        by = block_verdicts.get(_first_handle(block), ()) if _decides(block) else ()
+        return _block_hit(block, units, principal, by)
     assert isinstance(item.payload, SourceVersion)
     return _message_hit(
         item.payload, units, principal, decisions.get(sources.exact_key(item.payload))
     )
+
+
+def _decides(block: RecallBlock) -> bool:
+    return block.kind == HARD_EVENT_BLOCK and len(block.sources) == 1
+
+
+def _first_handle(block: RecallBlock) -> str:
+    return source_handle(block.channel_id, block.sources[0].message_id)
 
 
 async def search(ctx: ToolContext, principal: Principal, body: SearchRequest) -> dict[str, Any]:
@@ -573,11 +592,21 @@ async def search(ctx: ToolContext, principal: Principal, body: SearchRequest) ->
         ranking = await _ranking(conn, channels, _Query(units, body, from_us), position, limit + 1)
         page = ranking[: limit + 1]
         fetched = page[:limit]
-        # a message hit that is a decision says so, as a browse of hard events does
+        # a message hit that is a decision says so, as a browse of hard events does, and
+        # one decided on by reply names its verdicts
         decisions = await sources.hard_event_types(
             conn, [r.payload for r in fetched if isinstance(r.payload, SourceVersion)]
         )
-    hits = [_hit(r, units, principal, decisions) for r in fetched]  # excerpts for what is sent
+        block_verdicts = await sources.verdicts(
+            conn,
+            [
+                _first_handle(r.payload)
+                for r in fetched
+                if isinstance(r.payload, RecallBlock) and _decides(r.payload)
+            ],
+        )
+    # excerpts for what is sent
+    hits = [_hit(r, units, principal, decisions, block_verdicts) for r in fetched]
     envelope = {
         "status": "ok",
         "hits": [],
@@ -775,8 +804,9 @@ def _fit_messages(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The largest fitting prefix. A message too big for any result on its own comes
     without content, with a ``read_content`` locator to read it in fragments. With
-    ``decisions`` (a browse of hard events), each message carries its ``decision`` type
-    and, a decision by reply, the handle of the proposal it ``answers``."""
+    ``decisions`` (a browse of hard events), each message carries its ``decision`` type,
+    a decision by reply the handle of the proposal it ``answers``, and one decided on by
+    reply its verdicts' handles (``decided_by``)."""
     empty = len(compact(envelope))
     used = empty
     messages: list[dict[str, Any]] = []
