@@ -5,6 +5,7 @@ silently."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -249,3 +250,53 @@ def test_a_bare_verdict_is_shown_with_the_proposal_it_answers_or_not_at_all() ->
         assert "v1" not in shown or "p1" in shown, shown
         seen.append(shown)
     assert any("v1" in s for s in seen) and any("v1" not in s and s for s in seen)
+
+
+def test_a_proposal_shown_without_its_verdict_names_it() -> None:
+    """A new user's trial: at 1,000 to 3,000 characters a proposal was shown and the
+    "no" under it was not, so it read as pending. Shown without any of its verdicts by
+    reply, a hard event's line names the newest one (``decided:``; JSON ``decided_by``);
+    shown with one, it names none. Within the budget at every size."""
+    proposal = _hard(
+        "p1", 10, "trade_proposal", "proposal: buy 500 AAPL at 189.40 into the close, ok?", 0.95
+    )
+    first = replace(
+        _hard("v1", 30, "trade_approval", "no — the book is long enough tech already, pass", 0.1),
+        answers="floor/p1",
+    )
+    second = replace(
+        _hard("v2", 50, "trade_approval", "ok, changed my mind: approved at half size", 0.1),
+        answers="floor/p1",
+    )
+    others = [
+        _hard(f"f{n}", 20 + n, "trade_fill", f"sold {n}0 ES at 67{n}0.25 on the screen", 0.5)
+        for n in range(8)
+    ]
+    items = [proposal, first, second, *others]
+    window = _window(items)
+    full = len(render(window, 100_000, "text").content)
+    alone = 0
+    for budget in range(full, 700, -10):
+        for fmt in ("text", "json"):
+            body = render(window, budget, fmt)
+            assert len(body.content) <= budget
+            if fmt == "json":
+                digest = json.loads(body.content)["digest"]
+                by_id = {d["source_handle"]: d for d in digest if "source_handle" in d}
+                shown = {h.removeprefix("floor/") for h in by_id}
+                marked = by_id.get("floor/p1", {}).get("decided_by")
+            else:
+                shown = _shown(body.content, items)
+                line = re.search(r"^\[[^\]]* p1 [^\]]*\]$", body.content, re.MULTILINE)
+                found = re.search(r"decided:(\w+)", line.group(0)) if line else None
+                marked = "floor/" + found.group(1) if found else None
+            if "p1" not in shown:
+                continue
+            if shown & {"v1", "v2"}:
+                assert marked is None, (budget, fmt)
+            else:
+                assert marked == "floor/v2", (budget, fmt)
+                alone += 1
+    assert alone  # some budget shows the proposal alone
+    # a verdict names no verdict of its own; a fill nobody decided on names nothing
+    assert "decided:" not in render(_window(others), 100_000, "text").content

@@ -24,8 +24,8 @@ rest, so one oversized message never empties the tier.
 The text body, per item, is one metadata line then the content, every line after
 ``> `` with its characters unchanged::
 
-    [HH:MM[-HH:MM] [kind] handle[+N] [re:message] [author] [id=block] [trust] [role]
-     [new|seen]]
+    [HH:MM[-HH:MM] [kind] handle[+N] [re:message] [decided:message] [author] [id=block]
+     [trust] [role] [new|seen]]
 
 - ``kind``: a hard event's type by its short name (:data:`HARD_LABELS`: ``fill``,
   ``stop``, …; a rules-defined type is written ``hard:<type>``), a rollup's
@@ -34,6 +34,8 @@ The text body, per item, is one metadata line then the content, every line after
   section lines naming the channel (``channel floor``);
 - ``+N``: the block covers N more messages (its ``id=`` expands it);
 - ``re:``: the proposal a reply decision answers (a message id of the same channel);
+- ``decided:``: a hard event decided on by reply whose verdict the body does not show (the
+  newest verdict's message id): a proposal shown without its "no, pass" is not pending;
 - ``author``: as given; JSON-quoted when it holds anything but letters, digits and
   ``._@'-``, or reads like a trust word or one of the body's aliases (so a name can never
   forge a line or a field); or an alias read from the name (``MOj3``) for an author many
@@ -461,7 +463,13 @@ def _quoted_len(text: str) -> int:
     return len(text) + 2 * (text.count("\n") + 1) + 1
 
 
-def _meta(item: FeedItem, style: Style, in_raw_tier: bool, shown: int | None = None) -> str:
+def _meta(
+    item: FeedItem,
+    style: Style,
+    in_raw_tier: bool,
+    shown: int | None = None,
+    decided: str | None = None,
+) -> str:
     parts = [_time(item)]
     if not in_raw_tier and item.kind == HARD_EVENT_BLOCK:
         parts.append(hard_label(item.event_type))
@@ -472,6 +480,10 @@ def _meta(item: FeedItem, style: Style, in_raw_tier: bool, shown: int | None = N
         channel, _, message = item.answers.partition("/")
         same = item.handle.partition("/")[0] == channel
         parts.append("re:" + (message if same else handle_quote(item.answers)))
+    if decided:
+        channel, _, message = decided.partition("/")
+        same = item.handle.partition("/")[0] == channel
+        parts.append("decided:" + (message if same else handle_quote(decided)))
     if _names_author(item, in_raw_tier):
         parts.append(_author(item, style))
     if item.handles > 1 and item.block_id:
@@ -490,19 +502,45 @@ def _meta(item: FeedItem, style: Style, in_raw_tier: bool, shown: int | None = N
     return "[" + " ".join(parts) + "]\n"
 
 
-def item_text(item: FeedItem, cut: bool, style: Style, in_raw_tier: bool) -> str:
+def item_text(
+    item: FeedItem, cut: bool, style: Style, in_raw_tier: bool, decided: str | None = None
+) -> str:
     body = item.cut_text if cut and item.cut_text is not None else item.text
     # a hard event shown cut says so by its text ("…" where text is left out), not its line
-    return _meta(item, style, in_raw_tier) + quoted(body)
+    return _meta(item, style, in_raw_tier, decided=decided) + quoted(body)
 
 
-def item_json(item: FeedItem, cut: bool, in_raw_tier: bool = False) -> str:
+def item_json(
+    item: FeedItem, cut: bool, in_raw_tier: bool = False, decided: str | None = None
+) -> str:
     data = item.json_object
     if in_raw_tier and item.message_object is not None:
         data = item.message_object
     elif cut and item.cut_text is not None:
         data = {**data, "text": item.cut_text, "cut": True}
+    if decided:
+        data = {**data, "decided_by": decided}
     return compact(data)
+
+
+def verdicts_not_shown(c: Candidates, chosen: Selection) -> dict[str, str]:
+    """Handle of a hard event shown -> its newest verdict by reply among the hard events,
+    for those none of whose verdicts the body shows (the line's ``decided:``): a proposal
+    shown alone reads as pending, and its "no, pass" may be left out for room (a new
+    user's trial: a proposal at 1,000 to 3,000 characters without its rejection)."""
+    newest: dict[str, FeedItem] = {}
+    for item in c.hard:
+        if item.answers and (item.answers not in newest or newest[item.answers].order < item.order):
+            newest[item.answers] = item
+    if not newest:
+        return {}
+    shown = {i.handle for i in chosen.hard} | {i.handle for i in chosen.raw}
+    decided = {v.answers for v in c.hard if v.answers and v.handle in shown}
+    return {
+        item.handle: newest[item.handle].handle
+        for item in chosen.hard
+        if item.handle in newest and item.handle not in decided
+    }
 
 
 def _raw_cut_json(item: FeedItem, shown: int) -> str:
@@ -1418,9 +1456,15 @@ def _render_text(c: Candidates, chosen: Selection, style: Style) -> Drawn:
     trigger = _trigger_part(c, "text", style)
     style = _body_style(style, [*((i, False) for i in digest), *((i, True) for i in chosen.raw)])
     digest_text = ""
+    decided = verdicts_not_shown(c, chosen)
     if digest or chosen.counted:
         digest_text = _section(
-            "digest", [(i, item_text(i, i.key in chosen.cut, style, False)) for i in digest], style
+            "digest",
+            [
+                (i, item_text(i, i.key in chosen.cut, style, False, decided.get(i.handle)))
+                for i in digest
+            ],
+            style,
         )
         if chosen.counted:
             digest_text += _counted_line(chosen.counted)
@@ -1459,7 +1503,12 @@ def _render_text(c: Candidates, chosen: Selection, style: Style) -> Drawn:
 
 def _render_json(c: Candidates, chosen: Selection, style: Style) -> Drawn:
     digest = sorted(chosen.hard + chosen.digest_rest, key=lambda i: i.order)
-    digest_json = "[" + ",".join(item_json(i, i.key in chosen.cut) for i in digest) + "]"
+    decided = verdicts_not_shown(c, chosen)
+    digest_json = (
+        "["
+        + ",".join(item_json(i, i.key in chosen.cut, False, decided.get(i.handle)) for i in digest)
+        + "]"
+    )
     raw = sorted(chosen.raw, key=lambda i: i.order)
     raw_json = (
         "["
