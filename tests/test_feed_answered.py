@@ -15,6 +15,7 @@ import pytest
 from bench.answered import counts
 from bench.training_desks import RANK_DESKS
 from channel_memory.feed.layout import ANSWER_WAIT_US, ANSWERED_ODDS, UNANSWERED_ODDS, render
+from channel_memory.inspector.feedview import served_items
 from tests.conftest import LiveServer, at, ingest_ok, message_event
 from tests.test_feed_echoes import _hard, _scan, _shown, _window
 
@@ -297,6 +298,9 @@ def test_a_proposal_shown_without_its_verdict_names_it() -> None:
             else:
                 assert marked == "floor/v2", (budget, fmt)
                 alone += 1
+                if fmt == "text":  # read back, the line's author is still its author
+                    authors = [i.author for i in served_items(body.content) if i.message_id == "p1"]
+                    assert authors == ["desk"]
     assert alone  # some budget shows the proposal alone
     # a verdict names no verdict of its own; a fill nobody decided on names nothing
     assert "decided:" not in render(_window(others), 100_000, "text").content

@@ -86,8 +86,9 @@ def served_items(body: str) -> list[ServedItem]:
             block_id = next((m.group(1) for t in tokens[1:] if (m := _BLOCK_ID.match(t))), None)
         author = None
         if not more and _kind(label) in (HARD_EVENT_BLOCK, "message"):
-            # one message's line: its author follows the handle and any ``re:`` reference
-            rest = [t for t in tokens[1:] if not t.startswith("re:")]
+            # one message's line: its author follows the handle and any ``re:`` and
+            # ``decided:`` reference (an author holding a colon is quoted)
+            rest = [t for t in tokens[1:] if not t.startswith(("re:", "decided:"))]
             if rest and rest[0] != "unknown":
                 # an alias the legend names (a name spelled like one is quoted)
                 author = names.get(rest[0]) or _name(rest[0])
