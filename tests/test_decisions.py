@@ -5993,3 +5993,37 @@ def test_the_forty_fourth_rounds_routes_awards_and_questions(
     text: str, parent: str | None, event_type: str | None
 ) -> None:
     assert _rules_read(text, PROPOSAL if parent == "P" else parent) == event_type
+
+
+# The forty-fifth round: a size taken off a package, a level no longer expected, an order
+# worked by hand with dealers rather than left on a screen, a limit set until a post-mortem
+# still to come — with look-alikes (ADR 0070)
+@pytest.mark.parametrize(
+    ("text", "event_type"),
+    [
+        ("agree. take 10 off the package at the London open tomorrow", "position_change"),
+        ("taking 5 off the basis trade here, 20 left", "position_change"),
+        ("took 3 off the steepener into the print", "position_change"),
+        ("it's retraced, and I no longer think it goes back to -18", "thesis_change"),
+        ("I no longer think the spread gets back to 40", "thesis_change"),
+        (
+            "the rest, 4mm, I'll work by hand with two dealers rather than leave it resting on MOT",
+            "route_decision",
+        ),
+        (
+            "for tonight and until Priya's post-mortem on Friday: Asia discretion is 5mm clips,"
+            " max 10mm net change per session, and no adds to INDON long risk at all",
+            "risk_limit",
+        ),
+        ("take 10% off the package price for the client", None),
+        ("I no longer think about the package on weekends", None),
+        ("do you no longer think it goes back to 18?", None),
+        ("I'll work by hand with two kids rather than watch TV", None),
+        ("will you work by hand with two dealers rather than on MOT?", None),
+        ("lessons learned from the post-mortem: we usually cut too late", None),
+    ],
+)
+def test_the_forty_fifth_rounds_packages_views_hands_and_limits(
+    text: str, event_type: str | None
+) -> None:
+    assert _rules_read(text, None) == event_type
