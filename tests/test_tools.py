@@ -204,6 +204,42 @@ def test_since_starts_a_browse_where_a_feed_window_starts(
     assert bad.status_code == 422 and bad.json()["error"]["details"][0]["field"] == "since"
 
 
+def test_a_decision_too_big_for_the_result_shows_its_decision_lines(
+    desk: tuple[LiveServer, httpx.Client],
+) -> None:
+    """A new user's trial: a 45,000-character report browsed as a hard event came as a
+    locator alone, its decision in its last lines four fragments away; browsed with
+    ``hard_events``, it carries what the feed shows of it (``decision_excerpt``: its
+    decision lines, the rest marked elided). A plain browse and a small decision carry
+    none."""
+    server, client = desk
+    report = (
+        "EOD risk report, rates book\n"
+        + "".join(f"- bucket {n}: dv01 {n * 3}k, within limits, no change\n" for n in range(120))
+        + "Decision: stop on the 40 FGBL short moved to 131.20, was 131.60."
+    )
+    assert len(report) > BUDGET
+    push(
+        server,
+        message_event("eod", report, created_at=at(1)),
+        message_event("fill", "sold 20 FGBL at 131.05, done", created_at=at(2)),
+    )
+    server.drain()
+    browsed = call(
+        client, "get_channel_messages", channels=["floor"], hard_events=True, since="100000h"
+    ).json()
+    by_id = {m["message_id"]: m for m in browsed["messages"]}
+    assert by_id["eod"]["content"] is None
+    assert by_id["eod"]["decision"] == "stop_or_target_change"
+    excerpt = by_id["eod"]["decision_excerpt"]
+    assert "stop on the 40 FGBL short moved to 131.20, was 131.60." in excerpt
+    assert "lines elided" in excerpt and len(excerpt) < 600
+    assert browsed["read_content"] == [{"source_handle": "floor/eod", "content_chars": len(report)}]
+    assert "decision_excerpt" not in by_id["fill"]  # shown whole
+    plain = call(client, "get_channel_messages", channels=["floor"], since="100000h").json()
+    assert all("decision_excerpt" not in m for m in plain["messages"])
+
+
 def test_oversized_message_is_read_in_exact_fragments(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:

@@ -247,6 +247,10 @@ class Decided:
     decided_by: tuple[str, ...] = ()
     """The handles of the decisions by reply that decide on it ("yes, go", "denied, too
     correlated"), oldest first, at most :data:`DECIDED_BY_SHOWN`."""
+    excerpt: str | None = None
+    """A hard event longer than the feed shows whole: the text its block serves (its
+    decision lines, each run of the rest marked elided), for a result that cannot hold
+    the whole message."""
 
     def fields(self) -> dict[str, Any]:
         """The fields a tool result adds to the message: ``decision``; ``answers`` for a
@@ -299,19 +303,21 @@ async def hard_event_types(
     if not wanted:
         return {}
     fetched = await conn.execute_fetchall(
-        f"SELECT s.channel_id, s.message_id, s.content_hash, b.event_type, b.answers "
-        f"FROM {_FRESH_HARD_EVENT_SOURCES} "
+        f"SELECT s.channel_id, s.message_id, s.content_hash, b.event_type, b.answers, "
+        f"b.text FROM {_FRESH_HARD_EVENT_SOURCES} "
         "WHERE (s.channel_id, s.message_id, s.content_hash) IN "
         "(SELECT value->>0, value->>1, value->>2 FROM json_each(?))",
         (HARD_EVENT_BLOCK, json.dumps(wanted)),
     )
-    out = {
-        (str(row[0]), str(row[1]), str(row[2])): Decided(
-            str(row[3]), str(row[4]) if row[4] else None
-        )
-        for row in fetched
-        if row[3]
-    }
+    lengths = {exact_key(v): len(v.content) for v in chosen}
+    out = {}
+    for row in fetched:
+        if not row[3]:
+            continue
+        key = (str(row[0]), str(row[1]), str(row[2]))
+        text = str(row[5] or "")
+        cut = text if text and len(text) < lengths.get(key, 0) else None
+        out[key] = Decided(str(row[3]), str(row[4]) if row[4] else None, excerpt=cut)
     decided = await verdicts(conn, (v.key.handle for v in chosen))
     for version in chosen:
         by = decided.get(version.key.handle)

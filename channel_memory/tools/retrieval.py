@@ -256,7 +256,8 @@ class MessagesOutput(_Page):
     read_content: list[dict[str, Any]] = Field(
         default_factory=list,
         description="Messages too large for this result: {source_handle, content_chars}; "
-        "ask for the handle alone to read it in fragments.",
+        "ask for the handle alone to read it in fragments (a decision among them, browsed "
+        "with hard_events, shows its decision lines in decision_excerpt).",
     )
     fragment: dict[str, Any] | None = Field(
         None,
@@ -806,7 +807,8 @@ def _fit_messages(
     without content, with a ``read_content`` locator to read it in fragments. With
     ``decisions`` (a browse of hard events), each message carries its ``decision`` type,
     a decision by reply the handle of the proposal it ``answers``, and one decided on by
-    reply its verdicts' handles (``decided_by``)."""
+    reply its verdicts' handles (``decided_by``); a decision too big for the result
+    comes with its ``decision_excerpt`` (what the feed shows of it) when that fits."""
     empty = len(compact(envelope))
     used = empty
     messages: list[dict[str, Any]] = []
@@ -822,6 +824,13 @@ def _fit_messages(
             bare = ToolMessageOut.of_tool(version, trust, role, with_content=False)
             item = bare.model_dump(mode="json") | extra
             locator = {"source_handle": version.key.handle, "content_chars": len(version.content)}
+            if decision is not None and decision.excerpt is not None:
+                # a decision too long for the result still shows what the feed shows of it:
+                # its decision lines (a new user's trial read a 45,000-character report's
+                # last lines in four fragments)
+                shown = item | {"decision_excerpt": decision.excerpt}
+                if empty + len(compact(shown)) + len(compact(locator)) <= budget:
+                    item = shown
         # a comma before every item but a list's first
         cost = len(compact(item)) + (1 if messages else 0)
         if locator:
