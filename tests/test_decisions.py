@@ -6021,6 +6021,16 @@ def test_the_forty_fourth_rounds_routes_awards_and_questions(
         ("I'll work by hand with two kids rather than watch TV", None),
         ("will you work by hand with two dealers rather than on MOT?", None),
         ("lessons learned from the post-mortem: we usually cut too late", None),
+        # a review's look-alikes
+        ("Last month, pending the post-mortem, the gross limit was cut to 5mm", None),
+        ("historically we halved the gross limit to 5mm until the post-mortem", None),
+        ("I no longer think the meeting will be at 2", None),
+        ("I no longer think the kids will go to bed at 8", None),
+        ("take 10 off the holiday package", None),
+        ("take 5 off the pair of shoes", None),
+        ("take 10 off the package deal for the client", None),
+        ("we're doing it by hand with the banks, not the DMV form", None),
+        ("I'll work by hand with the banks rather than book it", None),
     ],
 )
 def test_the_forty_fifth_rounds_packages_views_hands_and_limits(

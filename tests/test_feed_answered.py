@@ -14,8 +14,16 @@ import pytest
 
 from bench.answered import counts
 from bench.training_desks import RANK_DESKS
-from channel_memory.feed.layout import ANSWER_WAIT_US, ANSWERED_ODDS, UNANSWERED_ODDS, render
+from channel_memory.feed.layout import (
+    ANSWER_WAIT_US,
+    ANSWERED_ODDS,
+    UNANSWERED_ODDS,
+    FeedItem,
+    Trigger,
+    render,
+)
 from channel_memory.inspector.feedview import served_items
+from channel_memory.kernel.timefmt import parse_rfc3339
 from tests.conftest import LiveServer, at, ingest_ok, message_event
 from tests.test_feed_echoes import _hard, _scan, _shown, _window
 
@@ -253,11 +261,17 @@ def test_a_bare_verdict_is_shown_with_the_proposal_it_answers_or_not_at_all() ->
     assert any("v1" in s for s in seen) and any("v1" not in s and s for s in seen)
 
 
+def _with_json(item: FeedItem) -> FeedItem:
+    """The item with the JSON object a block of one message has (its ``source_handles``)."""
+    return replace(item, json_object={"source_handles": [item.handle], "text": item.text})
+
+
 def test_a_proposal_shown_without_its_verdict_names_it() -> None:
     """A new user's trial: at 1,000 to 3,000 characters a proposal was shown and the
     "no" under it was not, so it read as pending. Shown without any of its verdicts by
-    reply, a hard event's line names the newest one (``decided:``; JSON ``decided_by``);
-    shown with one, it names none. Within the budget at every size."""
+    reply, a hard event's line names the newest one (``decided:``; JSON ``decided_by``, a
+    list as the tools write it); shown with one, it names none. Within the budget at
+    every size, and read back its author is still its author."""
     proposal = _hard(
         "p1", 10, "trade_proposal", "proposal: buy 500 AAPL at 189.40 into the close, ok?", 0.95
     )
@@ -273,34 +287,45 @@ def test_a_proposal_shown_without_its_verdict_names_it() -> None:
         _hard(f"f{n}", 20 + n, "trade_fill", f"sold {n}0 ES at 67{n}0.25 on the screen", 0.5)
         for n in range(8)
     ]
-    items = [proposal, first, second, *others]
+    items = [_with_json(i) for i in (proposal, first, second, *others)]
     window = _window(items)
     full = len(render(window, 100_000, "text").content)
-    alone = 0
+    alone = {"text": 0, "json": 0}
     for budget in range(full, 700, -10):
         for fmt in ("text", "json"):
             body = render(window, budget, fmt)
             assert len(body.content) <= budget
             if fmt == "json":
                 digest = json.loads(body.content)["digest"]
-                by_id = {d["source_handle"]: d for d in digest if "source_handle" in d}
+                by_id = {d["source_handles"][0]: d for d in digest}
                 shown = {h.removeprefix("floor/") for h in by_id}
                 marked = by_id.get("floor/p1", {}).get("decided_by")
             else:
                 shown = _shown(body.content, items)
                 line = re.search(r"^\[[^\]]* p1 [^\]]*\]$", body.content, re.MULTILINE)
                 found = re.search(r"decided:(\w+)", line.group(0)) if line else None
-                marked = "floor/" + found.group(1) if found else None
+                marked = ["floor/" + found.group(1)] if found else None
             if "p1" not in shown:
                 continue
             if shown & {"v1", "v2"}:
                 assert marked is None, (budget, fmt)
             else:
-                assert marked == "floor/v2", (budget, fmt)
-                alone += 1
+                assert marked == ["floor/v2"], (budget, fmt)
+                alone[fmt] += 1
                 if fmt == "text":  # read back, the line's author is still its author
                     authors = [i.author for i in served_items(body.content) if i.message_id == "p1"]
                     assert authors == ["desk"]
-    assert alone  # some budget shows the proposal alone
+    assert alone["text"] and alone["json"]  # some budget shows the proposal alone, each way
     # a verdict names no verdict of its own; a fill nobody decided on names nothing
     assert "decided:" not in render(_window(others), 100_000, "text").content
+    # the trigger a verdict: what it answers is answered where the body shows it, however
+    # old the verdicts the hard events hold (never an older one named in its stead)
+    trigger = Trigger(
+        handle="floor/t1", created_us=parse_rfc3339(at(55, 9)), author="lead",
+        trust="unverified", role="user", new=True, text="ok fine, approved, full size",
+        version=("floor", "t1", "h"), in_window=False, reply_to="p1", message_object={},
+    )  # fmt: skip
+    woken = replace(_window([proposal, first, *others]), trigger=trigger)
+    for budget in range(len(render(woken, 100_000, "text").content), 900, -10):
+        body = render(woken, budget, "text").content
+        assert "decided:" not in body, budget

@@ -359,8 +359,8 @@ def test_a_proposal_among_the_hits_names_the_verdicts_that_decided_it(
 ) -> None:
     """A new user's trial: "what did we decide about the ES short?" found the proposal but
     not the rejection under it, which repeats neither word; the proposal's hit names its
-    verdicts by reply (``decided_by``), oldest first, and so does a browse of hard
-    events. A verdict deleted decides nothing."""
+    verdicts by reply (``decided_by``: the newest four, oldest first), and so does a
+    browse of hard events. A verdict deleted decides nothing."""
     server = make_server(worker={"enabled": False}, tokens=TOKENS)
     with server.client(READ) as client:
         push(
@@ -393,10 +393,21 @@ def test_a_proposal_among_the_hits_names_the_verdicts_that_decided_it(
         server.drain()
         hits = {h["message_id"]: h for h in search(client, "ES short")["hits"]}
         assert hits["p"]["decided_by"] == ["floor/n", "floor/y"]
-        push(server, {"type": "delete", "channel_id": "floor", "message_id": "n"})
+        # past four verdicts, the newest four (the one in force among them)
+        push(
+            server,
+            *[
+                message_event(f"v{n}", verdict, created_at=at(4 + n), reply_to="p")
+                for n, verdict in enumerate(["no, pass", "ok, approved", "denied, pass"], 1)
+            ],
+        )
         server.drain()
         hits = {h["message_id"]: h for h in search(client, "ES short")["hits"]}
-        assert hits["p"]["decided_by"] == ["floor/y"]
+        assert hits["p"]["decided_by"] == ["floor/y", "floor/v1", "floor/v2", "floor/v3"]
+        push(server, {"type": "delete", "channel_id": "floor", "message_id": "v3"})
+        server.drain()
+        hits = {h["message_id"]: h for h in search(client, "ES short")["hits"]}
+        assert hits["p"]["decided_by"] == ["floor/n", "floor/y", "floor/v1", "floor/v2"]
 
 
 def test_a_hard_event_block_hit_names_what_it_answers_and_its_verdicts() -> None:

@@ -481,6 +481,7 @@ def test_hard_events_browses_the_decisions_a_feed_omitted(
     [
         ({"message_ids": ["m1"]}, "channels", "message_ids need channels"),
         ({"channels": ["floor"], "message_ids": ["re:m1"]}, "message_ids", 'without "re:"'),
+        ({"channels": ["floor"], "message_ids": ["decided:m1"]}, "message_ids", '"decided:"'),
         ({"source_handles": ["floor/m1"], "message_ids": ["m1"]}, "message_ids", "not both"),
         ({"source_handles": ["floor/m1"], "before": "2025-01-01T00:00:00Z"}, "before", "browse"),
         ({"source_handles": ["floor/m1"], "hard_events": True}, "hard_events", "filters browsing"),

@@ -518,8 +518,8 @@ def item_json(
         data = item.message_object
     elif cut and item.cut_text is not None:
         data = {**data, "text": item.cut_text, "cut": True}
-    if decided:
-        data = {**data, "decided_by": decided}
+    if decided:  # a list, as the tools' decided_by is (the feed names the newest only)
+        data = {**data, "decided_by": [decided]}
     return compact(data)
 
 
@@ -527,7 +527,9 @@ def verdicts_not_shown(c: Candidates, chosen: Selection) -> dict[str, str]:
     """Handle of a hard event shown -> its newest verdict by reply among the hard events,
     for those none of whose verdicts the body shows (the line's ``decided:``): a proposal
     shown alone reads as pending, and its "no, pass" may be left out for room (a new
-    user's trial: a proposal at 1,000 to 3,000 characters without its rejection)."""
+    user's trial: a proposal at 1,000 to 3,000 characters without its rejection). What
+    the trigger replies to is answered where the body shows it, in its own section: a
+    verdict as the trigger is newer than any the hard events hold."""
     newest: dict[str, FeedItem] = {}
     for item in c.hard:
         if item.answers and (item.answers not in newest or newest[item.answers].order < item.order):
@@ -536,6 +538,7 @@ def verdicts_not_shown(c: Candidates, chosen: Selection) -> dict[str, str]:
         return {}
     shown = {i.handle for i in chosen.hard} | {i.handle for i in chosen.raw}
     decided = {v.answers for v in c.hard if v.answers and v.handle in shown}
+    decided.add(_answered_by_trigger(c) or "")
     return {
         item.handle: newest[item.handle].handle
         for item in chosen.hard

@@ -246,7 +246,7 @@ class Decided:
     """A decision by reply: the handle of the proposal it decides on."""
     decided_by: tuple[str, ...] = ()
     """The handles of the decisions by reply that decide on it ("yes, go", "denied, too
-    correlated"), oldest first, at most :data:`DECIDED_BY_SHOWN`."""
+    correlated"): the newest :data:`DECIDED_BY_SHOWN`, oldest first."""
     excerpt: str | None = None
     """A hard event longer than the feed shows whole: the text its block serves (its
     decision lines, each run of the rest marked elided), for a result that cannot hold
@@ -273,15 +273,16 @@ DECIDED_BY_SHOWN = 4
 
 async def verdicts(conn: Connection, handles: Iterable[str]) -> dict[str, tuple[str, ...]]:
     """Source handle -> the handles of the fresh hard events that decide on it by reply
-    (their block ``answers`` it), oldest first, at most :data:`DECIDED_BY_SHOWN`; one
-    query, by the index of blocks by what they answer."""
+    (their block ``answers`` it): the newest :data:`DECIDED_BY_SHOWN` (the one in force
+    among them, as the feed's ``decided:`` names it), oldest first; one query, by the
+    index of blocks by what they answer."""
     wanted = sorted(set(handles))
     if not wanted:
         return {}
     fetched = await conn.execute_fetchall(
         f"SELECT b.answers, s.channel_id, s.message_id FROM {_FRESH_HARD_EVENT_SOURCES} "
         "WHERE b.answers IN (SELECT value FROM json_each(?)) "
-        "ORDER BY b.answers, b.from_us, s.message_id",
+        "ORDER BY b.answers, b.from_us DESC, s.message_id DESC",
         (HARD_EVENT_BLOCK, json.dumps(wanted)),
     )
     out: dict[str, list[str]] = {}
@@ -289,7 +290,7 @@ async def verdicts(conn: Connection, handles: Iterable[str]) -> dict[str, tuple[
         found = out.setdefault(str(answers), [])
         if len(found) < DECIDED_BY_SHOWN:
             found.append(source_handle(str(channel_id), str(message_id)))
-    return {handle: tuple(found) for handle, found in out.items()}
+    return {handle: tuple(reversed(found)) for handle, found in out.items()}
 
 
 async def hard_event_types(

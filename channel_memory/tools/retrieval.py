@@ -201,10 +201,11 @@ class MessagesRequest(StrictModel):
             )
         if self.message_ids and not self.channels:
             raise _refused("channels", "message_ids need channels (the channel of each id)")
-        if self.message_ids and any(i.startswith("re:") for i in self.message_ids):
+        if self.message_ids and any(i.startswith(("re:", "decided:")) for i in self.message_ids):
             raise _refused(
                 "message_ids",
-                'a message id goes without "re:" (a feed\'s re:m0051 names message m0051)',
+                'a message id goes without "re:" or "decided:" (a feed\'s re:m0051 names '
+                "message m0051)",
             )
         if not (named or self.channels or self.content_cursor):
             raise _refused("channels", "channels are required unless handles name them")
