@@ -385,6 +385,14 @@ def test_a_proposal_among_the_hits_names_the_verdicts_that_decided_it(
         assert by_id["p"]["decided_by"] == ["floor/n"]
         assert by_id["n"]["answers"] == "floor/p"
         assert "decided_by" not in by_id["n"]
+        # followed by its handle (a feed's re: or decided:), each says the same
+        named = client.post(
+            "/v1/tools/get_channel_messages", json={"source_handles": ["floor/n", "floor/p"]}
+        ).json()["messages"]
+        assert [(m["message_id"], m.get("answers"), m.get("decided_by")) for m in named] == [
+            ("n", "floor/p", None),
+            ("p", None, ["floor/n"]),
+        ]
         # a second verdict (the rejection taken back) is named after the first
         push(
             server,

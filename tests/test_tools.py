@@ -238,6 +238,22 @@ def test_a_decision_too_big_for_the_result_shows_its_decision_lines(
     assert "decision_excerpt" not in by_id["fill"]  # shown whole
     plain = call(client, "get_channel_messages", channels=["floor"], since="100000h").json()
     assert all("decision_excerpt" not in m for m in plain["messages"])
+    # decision lines too many for the result: its decision clauses, … where text is left out
+    busy = "EOD fills, futures book\n" + "".join(
+        f"- sold {n + 1} ES at 67{n:02d}.25 on the screen, done\n" for n in range(90)
+    )
+    push(server, message_event("busy", busy, created_at=at(3)))
+    server.drain()
+    browsed = call(
+        client, "get_channel_messages", channels=["floor"], hard_events=True, after="floor/fill"
+    ).json()
+    by_id = {m["message_id"]: m for m in browsed["messages"]}
+    assert by_id["busy"]["content"] is None
+    excerpt = by_id["busy"]["decision_excerpt"]
+    assert "…" in excerpt and len(excerpt) < BUDGET // 2
+    # named by its handle, a decision keeps its type, as a browse of decisions shows it
+    named = call(client, "get_channel_messages", source_handles=["floor/fill"]).json()
+    assert named["messages"][0]["decision"] == "trade_fill"
 
 
 def test_oversized_message_is_read_in_exact_fragments(

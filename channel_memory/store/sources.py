@@ -247,10 +247,10 @@ class Decided:
     decided_by: tuple[str, ...] = ()
     """The handles of the decisions by reply that decide on it ("yes, go", "denied, too
     correlated"): the newest :data:`DECIDED_BY_SHOWN`, oldest first."""
-    excerpt: str | None = None
-    """A hard event longer than the feed shows whole: the text its block serves (its
-    decision lines, each run of the rest marked elided), for a result that cannot hold
-    the whole message."""
+    excerpts: tuple[str, ...] = ()
+    """A hard event longer than the feed shows whole: what its block serves of it, longest
+    first (its decision lines, each run of the rest marked elided; then its decision
+    clauses, ``…`` where text is left out), for a result that cannot hold the message."""
 
     def fields(self) -> dict[str, Any]:
         """The fields a tool result adds to the message: ``decision``; ``answers`` for a
@@ -305,7 +305,7 @@ async def hard_event_types(
         return {}
     fetched = await conn.execute_fetchall(
         f"SELECT s.channel_id, s.message_id, s.content_hash, b.event_type, b.answers, "
-        f"b.text FROM {_FRESH_HARD_EVENT_SOURCES} "
+        f"b.text, b.cut_text FROM {_FRESH_HARD_EVENT_SOURCES} "
         "WHERE (s.channel_id, s.message_id, s.content_hash) IN "
         "(SELECT value->>0, value->>1, value->>2 FROM json_each(?))",
         (HARD_EVENT_BLOCK, json.dumps(wanted)),
@@ -316,9 +316,11 @@ async def hard_event_types(
         if not row[3]:
             continue
         key = (str(row[0]), str(row[1]), str(row[2]))
-        text = str(row[5] or "")
-        cut = text if text and len(text) < lengths.get(key, 0) else None
-        out[key] = Decided(str(row[3]), str(row[4]) if row[4] else None, excerpt=cut)
+        shorter: list[str] = []
+        for text in (row[5], row[6]):
+            if text and len(str(text)) < min([lengths.get(key, 0), *map(len, shorter)]):
+                shorter.append(str(text))
+        out[key] = Decided(str(row[3]), str(row[4]) if row[4] else None, excerpts=tuple(shorter))
     decided = await verdicts(conn, (v.key.handle for v in chosen))
     for version in chosen:
         by = decided.get(version.key.handle)

@@ -809,7 +809,8 @@ def _fit_messages(
     ``decisions`` (a browse of hard events), each message carries its ``decision`` type,
     a decision by reply the handle of the proposal it ``answers``, and one decided on by
     reply its verdicts' handles (``decided_by``); a decision too big for the result
-    comes with its ``decision_excerpt`` (what the feed shows of it) when that fits."""
+    comes with its ``decision_excerpt`` (what the feed shows of it: its decision lines,
+    else its decision clauses) when that fits."""
     empty = len(compact(envelope))
     used = empty
     messages: list[dict[str, Any]] = []
@@ -825,13 +826,14 @@ def _fit_messages(
             bare = ToolMessageOut.of_tool(version, trust, role, with_content=False)
             item = bare.model_dump(mode="json") | extra
             locator = {"source_handle": version.key.handle, "content_chars": len(version.content)}
-            if decision is not None and decision.excerpt is not None:
+            for excerpt in decision.excerpts if decision is not None else ():
                 # a decision too long for the result still shows what the feed shows of it:
-                # its decision lines (a new user's trial read a 45,000-character report's
-                # last lines in four fragments)
-                shown = item | {"decision_excerpt": decision.excerpt}
+                # its decision lines, else its decision clauses (a new user's trial read a
+                # 45,000-character report's last lines in four fragments)
+                shown = item | {"decision_excerpt": excerpt}
                 if empty + len(compact(shown)) + len(compact(locator)) <= budget:
                     item = shown
+                    break
         # a comma before every item but a list's first
         cost = len(compact(item)) + (1 if messages else 0)
         if locator:
@@ -890,17 +892,22 @@ async def _named(
     # unknown, deleted and forgotten messages look alike: named, never described
     missing = [source_handle(c, m) for c, m in wanted if (c, m) not in readable]
     envelope = {**_envelope(limit), **not_found_listing(missing if start == 0 else [], caller)}
+    page = found[start : start + limit + 1]
+    fetched = page[:limit]
+    # a message named carries what a browse of decisions says of it: a handle followed from
+    # a feed's re: or decided: keeps its decision type (a new user's trial)
+    decisions = await sources.hard_event_types(conn, fetched)
     if len(wanted) == 1 and len(found) == 1 and start == 0 and not body.include_history:
         trust = trust_of(found[0].origin, found[0].author_id, principal)
         role = role_of(found[0].origin, found[0].author_id, principal)
         whole = ToolMessageOut.of_tool(found[0], trust, role).model_dump(mode="json")
+        decided = decisions.get(sources.exact_key(found[0]))
+        whole |= decided.fields() if decided else {}
         # measured in the envelope the listing below fills: a message that fits here
         # fits there, one that does not comes in fragments
         if len(compact({**envelope, "messages": [whole]})) > caller.budget:
             return _fragment(secret, found[0], 0, caller.budget)
-    page = found[start : start + limit + 1]
-    fetched = page[:limit]
-    messages, locators = _fit_messages(fetched, principal, caller.budget, envelope)
+    messages, locators = _fit_messages(fetched, principal, caller.budget, envelope, decisions)
     has_more = len(page) > limit or len(messages) < len(fetched)
     next_cursor = (
         cursors.sign(secret, {"b": bound, "i": start + len(messages)})
