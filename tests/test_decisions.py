@@ -6031,6 +6031,21 @@ def test_the_forty_fourth_rounds_routes_awards_and_questions(
         ("take 10 off the package deal for the client", None),
         ("we're doing it by hand with the banks, not the DMV form", None),
         ("I'll work by hand with the banks rather than book it", None),
+        # a new user's trial: a blackout and a freeze around a print, a hypothetical, a stop
+        # not hit
+        ("Reminder: CPI blackout. No new orders 13:15-13:45 UTC.", "risk_limit"),
+        ("No new orders until 13:45 UTC.", "risk_limit"),
+        (
+            "Heads up: CPI in 2h. Nobody adds risk in the 15 min either side of the print.",
+            "risk_limit",
+        ),
+        ("stop not hit, moving it to breakeven", "stop_or_target_change"),
+        ("no new orders from the client today", None),
+        ("no new orders since lunch", None),
+        ("I hope nobody adds risk in the 15 min either side of the print", None),
+        ("imagine moving the stop to 6050 lol", None),
+        ("imagine if we had filled 300 at 421", None),
+        ("EURUSD -40 pips in a second, ugh. stop not hit", None),
     ],
 )
 def test_the_forty_fifth_rounds_packages_views_hands_and_limits(
