@@ -154,7 +154,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.0771, 0.0157, 0.6392, 0.6995, 0.69, 0.0282, 0.0082, 0.9801]
+PINNED_WRAP_SCORES = [0.0767, 0.0157, 0.6428, 0.7033, 0.6944, 0.0284, 0.0082, 0.9802]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 
