@@ -325,6 +325,15 @@ def test_a_decision_among_the_hits_says_which_it_is(
         assert "answers" not in hits["1"]  # decided by itself, not by reply
 
 
+def browsed_decisions(client: httpx.Client) -> dict[str, dict[str, Any]]:
+    """The channel's decisions as a browse of hard events gives them, by message id."""
+    browsed = client.post(
+        "/v1/tools/get_channel_messages",
+        json={"channels": ["floor"], "hard_events": True, "since": "100000h"},
+    ).json()["messages"]
+    return {m["message_id"]: m for m in browsed}
+
+
 def test_a_decision_by_reply_among_the_hits_names_what_it_answers(
     make_server: Callable[..., LiveServer],
 ) -> None:
@@ -345,11 +354,7 @@ def test_a_decision_by_reply_among_the_hits_names_what_it_answers(
         assert hits["a"]["decision"] == "trade_approval"
         assert hits["a"]["answers"] == "floor/p"
         assert "answers" not in hits["q"]  # no reply: it answers nothing
-        browsed = client.post(
-            "/v1/tools/get_channel_messages",
-            json={"channels": ["floor"], "hard_events": True, "since": "100000h"},
-        ).json()["messages"]
-        by_id = {m["message_id"]: m for m in browsed}
+        by_id = browsed_decisions(client)
         assert by_id["a"]["answers"] == "floor/p"
         assert "answers" not in by_id["p"]
 
@@ -377,11 +382,7 @@ def test_a_proposal_among_the_hits_names_the_verdicts_that_decided_it(
         assert hits["p"]["decision"] == "trade_proposal"
         assert "decided_by" not in hits["c"]  # nothing decided on it
         assert "n" not in hits  # the verdict has none of the words: named, not found
-        browsed = client.post(
-            "/v1/tools/get_channel_messages",
-            json={"channels": ["floor"], "hard_events": True, "since": "100000h"},
-        ).json()["messages"]
-        by_id = {m["message_id"]: m for m in browsed}
+        by_id = browsed_decisions(client)
         assert by_id["p"]["decided_by"] == ["floor/n"]
         assert by_id["n"]["answers"] == "floor/p"
         assert "decided_by" not in by_id["n"]

@@ -204,6 +204,16 @@ def test_since_starts_a_browse_where_a_feed_window_starts(
     assert bad.status_code == 422 and bad.json()["error"]["details"][0]["field"] == "since"
 
 
+def browse_decisions(
+    client: httpx.Client, **bounds: str
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """A browse of the channel's hard events, and its messages by id."""
+    browsed = call(
+        client, "get_channel_messages", channels=["floor"], hard_events=True, **bounds
+    ).json()
+    return browsed, {m["message_id"]: m for m in browsed["messages"]}
+
+
 def test_a_decision_too_big_for_the_result_shows_its_decision_lines(
     desk: tuple[LiveServer, httpx.Client],
 ) -> None:
@@ -225,10 +235,7 @@ def test_a_decision_too_big_for_the_result_shows_its_decision_lines(
         message_event("fill", "sold 20 FGBL at 131.05, done", created_at=at(2)),
     )
     server.drain()
-    browsed = call(
-        client, "get_channel_messages", channels=["floor"], hard_events=True, since="100000h"
-    ).json()
-    by_id = {m["message_id"]: m for m in browsed["messages"]}
+    browsed, by_id = browse_decisions(client, since="100000h")
     assert by_id["eod"]["content"] is None
     assert by_id["eod"]["decision"] == "stop_or_target_change"
     excerpt = by_id["eod"]["decision_excerpt"]
@@ -244,10 +251,7 @@ def test_a_decision_too_big_for_the_result_shows_its_decision_lines(
     )
     push(server, message_event("busy", busy, created_at=at(3)))
     server.drain()
-    browsed = call(
-        client, "get_channel_messages", channels=["floor"], hard_events=True, after="floor/fill"
-    ).json()
-    by_id = {m["message_id"]: m for m in browsed["messages"]}
+    _, by_id = browse_decisions(client, after="floor/fill")
     assert by_id["busy"]["content"] is None
     excerpt = by_id["busy"]["decision_excerpt"]
     assert "…" in excerpt and len(excerpt) < BUDGET // 2

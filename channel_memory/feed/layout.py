@@ -463,6 +463,13 @@ def _quoted_len(text: str) -> int:
     return len(text) + 2 * (text.count("\n") + 1) + 1
 
 
+def _reference(item: FeedItem, handle: str) -> str:
+    """Another message named on ``item``'s line (``re:``, ``decided:``): its id alone in
+    the item's own channel, else its quoted handle."""
+    channel, _, message = handle.partition("/")
+    return message if item.handle.partition("/")[0] == channel else handle_quote(handle)
+
+
 def _meta(
     item: FeedItem,
     style: Style,
@@ -477,13 +484,9 @@ def _meta(
         parts.append(KIND_LABELS.get(item.kind, item.kind))
     parts.append(_handle(item.handle, style) + (f"+{item.handles - 1}" if item.handles > 1 else ""))
     if item.answers:
-        channel, _, message = item.answers.partition("/")
-        same = item.handle.partition("/")[0] == channel
-        parts.append("re:" + (message if same else handle_quote(item.answers)))
+        parts.append("re:" + _reference(item, item.answers))
     if decided:
-        channel, _, message = decided.partition("/")
-        same = item.handle.partition("/")[0] == channel
-        parts.append("decided:" + (message if same else handle_quote(decided)))
+        parts.append("decided:" + _reference(item, decided))
     if _names_author(item, in_raw_tier):
         parts.append(_author(item, style))
     if item.handles > 1 and item.block_id:
