@@ -1530,10 +1530,8 @@ LABELLED_DESKS = [
     ("desk_heldout235.jsonl", 240, 65),
     ("desk_heldout236.jsonl", 237, 66),
     ("desk_heldout237.jsonl", 240, 65),
-    ("desk_heldout238.jsonl", 238, 66),
     ("desk_heldout239.jsonl", 240, 65),
     ("desk_heldout240.jsonl", 238, 66),
-    ("desk_heldout241.jsonl", 239, 66),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
@@ -1548,7 +1546,10 @@ LABELLED_DESKS = [
     # the development desks desk_heldout109, 125, 127, 131, 132, 150, 157, 161, 173, 203,
     # 209 and 215, one of desk_heldout213 (held out: counted, not read), one of
     # desk_heldout226 (likewise) and one of the development desk desk_heldout228,
-    # and three of desk_heldout137 and of desk_heldout143
+    # and three of desk_heldout137 and of desk_heldout143; one of desk_heldout238 (held
+    # out: counted, not read) answers a message its writer did not label a proposal, and
+    # one of the development desk desk_heldout241 a message its writer labelled a change
+    # of view
 ]
 
 
