@@ -419,6 +419,38 @@ def test_a_proposal_among_the_hits_names_the_verdicts_that_decided_it(
         assert hits["p"]["decided_by"] == ["floor/n", "floor/y", "floor/v1", "floor/v2"]
 
 
+def test_a_search_for_decisions_only_finds_the_hard_events(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    """A new user's trial: search could not be limited to decisions; with ``hard_events``
+    only the messages a fresh hard event covers are hits (ranked as ever, across pages),
+    and a cursor keeps the filter it was made with."""
+    server = make_server(worker={"enabled": False}, tokens=TOKENS)
+    with server.client(READ) as client:
+        push(
+            server,
+            message_event("s1", "NVDA stop moved to 130.80", created_at=at(1)),
+            message_event("c1", "where is the NVDA stop now? lol", created_at=at(2)),
+            message_event("s2", "NVDA stop moved to 133.75, locking it in", created_at=at(3)),
+            message_event("c2", "NVDA stop talk again, enough", created_at=at(4)),
+        )
+        server.drain()
+        every = search(client, "NVDA stop")
+        assert {h["message_id"] for h in every["hits"]} == {"s1", "c1", "s2", "c2"}
+        decided = search(client, "NVDA stop", hard_events=True)
+        assert {h["message_id"] for h in decided["hits"]} == {"s1", "s2"}
+        assert all(h["decision"] == "stop_or_target_change" for h in decided["hits"])
+        first = search(client, "NVDA stop", hard_events=True, limit=1)
+        rest = search(client, "NVDA stop", hard_events=True, limit=1, cursor=first["next_cursor"])
+        assert ids(first) + ids(rest) == ids(decided)
+        assert not rest["has_more"]
+        mixed = client.post(
+            "/v1/tools/search_channel_context",
+            json={"channels": ["floor"], "query": "NVDA stop", "cursor": first["next_cursor"]},
+        )
+        assert mixed.status_code == 400 and mixed.json()["error"]["code"] == "cursor_mismatch"
+
+
 def test_a_hard_event_block_hit_names_what_it_answers_and_its_verdicts() -> None:
     """A block hit of one decision carries what a message hit of it would: its type, the
     proposal it answers, the verdicts that decided on it; a digest block none of them."""

@@ -282,10 +282,12 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
             'among equals; `sort: "newest"` orders the same matches newest first (for '
             "'what was said lately about X'). Each hit has an excerpt around the matched "
             "words; a digest block hit lists the messages it `covers`; a hit that is a "
-            "decision carries its `decision` type, and one decided by reply the handle of the "
-            "proposal it `answers`. Filters: `since` (a "
+            "decision carries its `decision` type, one decided by reply the handle of the "
+            "proposal it `answers`, and a proposal decided on by reply its verdicts' handles "
+            "(`decided_by`). Filters: `since` (a "
             "duration like 24h or an RFC 3339 time; default everything retained), `author` "
-            "(part of a name or id). Pass `next_cursor` back as `cursor` for the next page."
+            "(part of a name or id), `hard_events` (only the decisions). Pass `next_cursor` "
+            "back as `cursor` for the next page."
         ),
     )
     async def search_channel_context(
@@ -296,6 +298,7 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
         limit: StrictInt | None = None,
         cursor: str | None = None,
         sort: Literal["relevance", "newest"] = "relevance",
+        hard_events: StrictBool = False,
     ) -> Annotated[CallToolResult, SearchOutput]:
         asked = {
             "channels": channels,
@@ -305,6 +308,7 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
             "limit": limit,
             "cursor": cursor,
             "sort": sort,
+            "hard_events": hard_events,
         }
         return await answer(
             "search_channel_context",
@@ -322,7 +326,9 @@ def build(ctx: ToolContext, principal: Principal) -> ChannelMemoryServer:
             "message id alone; exclusive) or `since` (24h, or a time; inclusive, as the "
             "feed's window), oldest first; `hard_events` browses only the decisions (the "
             "hard events a feed shows, names or counts as omitted), each with its "
-            "`decision` type and, decided by reply, the proposal it `answers`. "
+            "`decision` type, decided by reply the proposal it `answers`, a proposal its "
+            "verdicts (`decided_by`), and one too large for the result its "
+            "`decision_excerpt`. "
             "A message too large for one result comes as a `read_content` locator: ask for "
             "its handle alone to get fragments, then pass each `next_content_cursor` as "
             "`content_cursor`. `include_history` returns every version of named messages."

@@ -133,6 +133,9 @@ class SearchRequest(StrictModel):
         Literal["relevance", "newest"],
         _about("relevance (newest first among equals), or newest: the same hits newest first."),
     ] = "relevance"
+    hard_events: Annotated[
+        bool, _about("Only the decisions (the hard events a feed shows), ranked as ever.")
+    ] = False
 
 
 class MessagesRequest(StrictModel):
@@ -491,6 +494,8 @@ async def _block_items(
     seqs = [c.row_id for c in found.candidates if c.is_block]
     items = []
     for block in await search_index.fresh_blocks(conn, channel, seqs, q.from_us):
+        if q.body.hard_events and block.kind != HARD_EVENT_BLOCK:
+            continue
         score = q.score(block.text, found)
         if score is not None:
             rank = (BLOCK_TIER if q.relevance else 0, -score, -block.to_us, f"b{block.id}")
@@ -513,6 +518,16 @@ async def _ranking(
     items: list[search_index.Ranked] = []
     for channel in channels:
         items += await _message_items(conn, channel, q, found[channel])
+    if q.body.hard_events:  # the decisions alone: a message a fresh hard event covers
+        covered = await sources.hard_event_types(
+            conn, [r.payload for r in items if isinstance(r.payload, SourceVersion)]
+        )
+        items = [
+            r
+            for r in items
+            if isinstance(r.payload, SourceVersion)
+            and getattr(covered.get(sources.exact_key(r.payload)), "event_type", None)
+        ]
     after = [r for r in items if position is None or r.rank > position]
     if not q.relevance or len(after) < wanted:
         for channel in channels:
@@ -573,7 +588,14 @@ async def search(ctx: ToolContext, principal: Principal, body: SearchRequest) ->
         )
     bound = cursors.binding(
         "search",
-        {"c": channels, "q": body.query, "s": body.since, "a": body.author, "o": body.sort},
+        {
+            "c": channels,
+            "q": body.query,
+            "s": body.since,
+            "a": body.author,
+            "o": body.sort,
+            "h": body.hard_events,
+        },
         principal.agent_id,
     )
     secret = await ctx.cursor_keys.secret(ctx.store)
