@@ -6046,6 +6046,19 @@ def test_the_forty_fourth_rounds_routes_awards_and_questions(
         ("imagine moving the stop to 6050 lol", None),
         ("imagine if we had filled 300 at 421", None),
         ("EURUSD -40 pips in a second, ugh. stop not hit", None),
+        # a limit put back to a level after a snapshot's label; a limit agreed with a role
+        # is no order confirmed
+        ("Risk: desk gross limit back to 75m after the print (from 60m).", "risk_limit"),
+        (
+            "DV01 limit for the macro desk reduced to 45k from 60k until FOMC"
+            " (Jen, confirmed with CRO).",
+            "risk_limit",
+        ),
+        ("Trade confirmed with Goldman: 5,000 AAPL @ 231.40", "trade_confirmation"),
+        ("Reminder: VaR limit goes back to 4.0m at 18:00Z. Current 3.71m, fine", None),
+        ("I'll still take the temp DV01 limit back to 30k on Friday as agreed", None),
+        ("Risk: gross 62m vs 90m limit, all fine", None),
+        ("is the limit back to 75m?", None),
     ],
 )
 def test_the_forty_fifth_rounds_packages_views_hands_and_limits(
