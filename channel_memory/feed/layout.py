@@ -541,7 +541,9 @@ def verdicts_not_shown(c: Candidates, chosen: Selection) -> dict[str, str]:
         return {}
     shown = {i.handle for i in chosen.hard} | {i.handle for i in chosen.raw}
     decided = {v.answers for v in c.hard if v.answers and v.handle in shown}
-    decided.add(_answered_by_trigger(c) or "")
+    trigger_answers = _answered_by_trigger(c)
+    if trigger_answers is not None:
+        decided.add(trigger_answers)
     return {
         item.handle: newest[item.handle].handle
         for item in chosen.hard

@@ -293,41 +293,68 @@ async def verdicts(conn: Connection, handles: Iterable[str]) -> dict[str, tuple[
     return {handle: tuple(reversed(found)) for handle, found in out.items()}
 
 
-async def hard_event_types(
+async def _covering(conn: Connection, versions: Sequence[SourceVersion], columns: str) -> list[Any]:
+    """``columns`` of the fresh hard-event blocks covering these exact versions, after each
+    version's exact key (channel, message, hash); one query."""
+    wanted = sorted({exact_key(v) for v in versions})
+    if not wanted:
+        return []
+    return list(
+        await conn.execute_fetchall(
+            f"SELECT s.channel_id, s.message_id, s.content_hash, {columns} "
+            f"FROM {_FRESH_HARD_EVENT_SOURCES} "
+            "WHERE (s.channel_id, s.message_id, s.content_hash) IN "
+            "(SELECT value->>0, value->>1, value->>2 FROM json_each(?))",
+            (HARD_EVENT_BLOCK, json.dumps(wanted)),
+        )
+    )
+
+
+async def hard_event_keys(conn: Connection, versions: Sequence[SourceVersion]) -> set[ExactKey]:
+    """The exact keys of those of these versions a fresh hard-event block covers (what a
+    feed shows as decisions); one query."""
+    rows = await _covering(conn, versions, "b.event_type")
+    return {(str(r[0]), str(r[1]), str(r[2])) for r in rows if r[3]}
+
+
+async def decisions_of(
     conn: Connection, versions: Iterable[SourceVersion]
 ) -> dict[ExactKey, Decided]:
     """What the fresh hard-event blocks say of each of these exact versions (see
-    :class:`Decided`), for those a block covers or a decision by reply decides on, by
-    :func:`exact_key`; two queries."""
+    :class:`Decided`, without its excerpts), for those a block covers or a decision by
+    reply decides on, by :func:`exact_key`; two queries."""
     chosen = list(versions)
-    wanted = sorted({exact_key(v) for v in chosen})
-    if not wanted:
-        return {}
-    fetched = await conn.execute_fetchall(
-        f"SELECT s.channel_id, s.message_id, s.content_hash, b.event_type, b.answers, "
-        f"b.text, b.cut_text FROM {_FRESH_HARD_EVENT_SOURCES} "
-        "WHERE (s.channel_id, s.message_id, s.content_hash) IN "
-        "(SELECT value->>0, value->>1, value->>2 FROM json_each(?))",
-        (HARD_EVENT_BLOCK, json.dumps(wanted)),
-    )
-    lengths = {exact_key(v): len(v.content) for v in chosen}
-    out = {}
-    for row in fetched:
-        if not row[3]:
-            continue
-        key = (str(row[0]), str(row[1]), str(row[2]))
-        shorter: list[str] = []
-        for text in (row[5], row[6]):
-            if text and len(str(text)) < min([lengths.get(key, 0), *map(len, shorter)]):
-                shorter.append(str(text))
-        out[key] = Decided(str(row[3]), str(row[4]) if row[4] else None, excerpts=tuple(shorter))
+    out = {
+        (str(r[0]), str(r[1]), str(r[2])): Decided(str(r[3]), str(r[4]) if r[4] else None)
+        for r in await _covering(conn, chosen, "b.event_type, b.answers")
+        if r[3]
+    }
     decided = await verdicts(conn, (v.key.handle for v in chosen))
     for version in chosen:
         by = decided.get(version.key.handle)
         if by:
             key = exact_key(version)
-            known = out.get(key, Decided(None, None))
-            out[key] = replace(known, decided_by=by)
+            out[key] = replace(out.get(key, Decided(None, None)), decided_by=by)
+    return out
+
+
+async def decision_excerpts(
+    conn: Connection, versions: Sequence[SourceVersion]
+) -> dict[ExactKey, tuple[str, ...]]:
+    """For those of these versions a fresh hard-event block covers, what the block serves
+    of them shorter than their content, longest first (see ``Decided.excerpts``); one
+    query, made only for decisions too big for a tool result."""
+    lengths = {exact_key(v): len(v.content) for v in versions}
+    out: dict[ExactKey, tuple[str, ...]] = {}
+    for row in await _covering(conn, versions, "b.event_type, b.text, b.cut_text"):
+        key = (str(row[0]), str(row[1]), str(row[2]))
+        shorter, limit = [], lengths.get(key, 0)
+        for text in (row[4], row[5]):
+            if row[3] and text and len(str(text)) < limit:
+                shorter.append(str(text))
+                limit = len(str(text))
+        if shorter:
+            out[key] = tuple(shorter)
     return out
 
 

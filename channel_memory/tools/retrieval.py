@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
@@ -441,12 +441,8 @@ def _block_hit(
         "covers_count": len(covers),
         "excerpt": search_index.excerpt(block.text, units, EXCERPT_CHARS),
     }
-    if block.kind == HARD_EVENT_BLOCK and block.event_type:
-        hit["decision"] = block.event_type
-        if block.answers:
-            hit["answers"] = block.answers
-        if decided_by:  # a proposal names its verdicts, as a message hit does
-            hit["decided_by"] = list(decided_by)
+    if block.kind == HARD_EVENT_BLOCK and block.event_type:  # as a message hit says it
+        hit |= sources.Decided(block.event_type, block.answers, decided_by).fields()
     return hit
 
 
@@ -519,15 +515,9 @@ async def _ranking(
     for channel in channels:
         items += await _message_items(conn, channel, q, found[channel])
     if q.body.hard_events:  # the decisions alone: a message a fresh hard event covers
-        covered = await sources.hard_event_types(
-            conn, [r.payload for r in items if isinstance(r.payload, SourceVersion)]
-        )
-        items = [
-            r
-            for r in items
-            if isinstance(r.payload, SourceVersion)
-            and getattr(covered.get(sources.exact_key(r.payload)), "event_type", None)
-        ]
+        versions = [r.payload for r in items if isinstance(r.payload, SourceVersion)]
+        covered = await sources.hard_event_keys(conn, versions)
+        items = [r for r, v in zip(items, versions, strict=True) if sources.exact_key(v) in covered]
     after = [r for r in items if position is None or r.rank > position]
     if not q.relevance or len(after) < wanted:
         for channel in channels:
@@ -618,7 +608,7 @@ async def search(ctx: ToolContext, principal: Principal, body: SearchRequest) ->
         fetched = page[:limit]
         # a message hit that is a decision says so, as a browse of hard events does, and
         # one decided on by reply names its verdicts
-        decisions = await sources.hard_event_types(
+        decisions = await sources.decisions_of(
             conn, [r.payload for r in fetched if isinstance(r.payload, SourceVersion)]
         )
         block_verdicts = await sources.verdicts(
@@ -871,6 +861,28 @@ def _fit_messages(
     return messages, locators
 
 
+async def _fit_decisions(
+    conn: Connection,
+    versions: list[SourceVersion],
+    principal: Principal,
+    budget: int,
+    envelope: dict[str, Any],
+    decisions: Mapping[sources.ExactKey, sources.Decided] | None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """:func:`_fit_messages`; when a decision among them comes as a locator, its excerpts
+    are read (only then: they are the blocks' texts) and the page fitted again with them."""
+    messages, locators = _fit_messages(versions, principal, budget, envelope, decisions)
+    located = {locator["source_handle"] for locator in locators}
+    big = [v for v in versions if v.key.handle in located]
+    if not big or decisions is None:
+        return messages, locators
+    excerpts = await sources.decision_excerpts(conn, big)
+    if not excerpts:
+        return messages, locators
+    shown = {k: replace(d, excerpts=excerpts.get(k, ())) for k, d in decisions.items()}
+    return _fit_messages(versions, principal, budget, envelope, shown)
+
+
 def _envelope(limit: int) -> dict[str, Any]:
     return {
         "status": "ok",
@@ -918,7 +930,7 @@ async def _named(
     fetched = page[:limit]
     # a message named carries what a browse of decisions says of it: a handle followed from
     # a feed's re: or decided: keeps its decision type (a new user's trial)
-    decisions = await sources.hard_event_types(conn, fetched)
+    decisions = await sources.decisions_of(conn, fetched)
     if len(wanted) == 1 and len(found) == 1 and start == 0 and not body.include_history:
         trust = trust_of(found[0].origin, found[0].author_id, principal)
         role = role_of(found[0].origin, found[0].author_id, principal)
@@ -929,7 +941,9 @@ async def _named(
         # fits there, one that does not comes in fragments
         if len(compact({**envelope, "messages": [whole]})) > caller.budget:
             return _fragment(secret, found[0], 0, caller.budget)
-    messages, locators = _fit_messages(fetched, principal, caller.budget, envelope, decisions)
+    messages, locators = await _fit_decisions(
+        conn, fetched, principal, caller.budget, envelope, decisions
+    )
     has_more = len(page) > limit or len(messages) < len(fetched)
     next_cursor = (
         cursors.sign(secret, {"b": bound, "i": start + len(messages)})
@@ -1020,9 +1034,9 @@ async def _browse(
     fetched = page[:limit]
     decisions = None
     if body.hard_events:  # each read as what the feed calls it
-        decisions = await sources.hard_event_types(conn, fetched)
-    messages, locators = _fit_messages(
-        fetched, principal, caller.budget, _envelope(limit), decisions
+        decisions = await sources.decisions_of(conn, fetched)
+    messages, locators = await _fit_decisions(
+        conn, fetched, principal, caller.budget, _envelope(limit), decisions
     )
     has_more = len(page) > limit or len(messages) < len(fetched)
     next_cursor = None
