@@ -1267,17 +1267,34 @@ MEASURED_DESKS = [
     ("desk_heldout239.jsonl", 240, 65, 64, (33, 44, 56)),
     ("desk_heldout240.jsonl", 238, 66, 66, (27, 35, 45)),
     ("desk_heldout241.jsonl", 239, 66, 63, (33, 39, 49)),
+    # Held-out desks of the forty-sixth round, written from bench/data/WRITING_BRIEF.md by
+    # hands that read nothing of the project but the brief and its checker (a New York/London
+    # merger-arbitrage desk; a Mumbai/Singapore Indian equity-derivatives desk, Indian English
+    # with Hindi words; a Chicago/Kansas City livestock desk), asked for at its start;
+    # measured on arrival on its first code (68a3c60): 184 of 197; 95, 119, 142; on its
+    # final code in the next commit. Never read.
+    ("desk_heldout242.jsonl", 239, 66, 63, (25, 35, 43)),
+    ("desk_heldout243.jsonl", 239, 66, 61, (38, 45, 51)),
+    ("desk_heldout244.jsonl", 239, 65, 60, (32, 39, 48)),
+    # Development desks of the forty-sixth round: a Singapore/Kuala Lumpur/Jakarta palm-oil
+    # desk (English with Malay and Indonesian), a Zurich/New York volatility-arbitrage desk, a
+    # Toronto/New York bank-capital desk; measured on arrival on 68a3c60 (63, 64 and 61;
+    # 32 / 40 / 49, 29 / 40 / 50, 30 / 36 / 47), their floors the round's final figures;
+    # their misses read (ADR 0071).
+    ("desk_heldout245.jsonl", 240, 66, 63, (32, 40, 49)),
+    ("desk_heldout246.jsonl", 238, 65, 64, (29, 40, 50)),
+    ("desk_heldout247.jsonl", 237, 66, 61, (30, 36, 47)),
 ]
 
 
 # The desks the rules are tuned on (the development desks, whose misses are read each round)
 # and those the decision model, the desk reading and the ranker learn from: their floors
 # run under `make floors` (pytest -m tuned_on), with every change of the rules, the model or
-# the feed, and `make test` keeps the floors of the hundred and fourteen desks nobody tunes on
+# the feed, and `make test` keeps the floors of the hundred and seventeen desks nobody tunes on
 # (ADR 0066). A new round's desks go in one set or the other.
 DEVELOPMENT = frozenset(
     [*range(41, 54), 97, 98, 99, *range(108, 113), 116, 117, 118]
-    + [n for start in range(125, 242, 6) for n in range(start, start + 3)]
+    + [n for start in range(125, 248, 6) for n in range(start, start + 3)]
 )
 
 
@@ -1291,11 +1308,12 @@ TRAINED_ON = frozenset(_desk_number(p.name) for p in (*READ_DESKS, *RUNS_DESKS))
 
 def test_every_measured_desk_is_held_out_developed_on_or_trained_on() -> None:
     numbers = [_desk_number(d[0]) for d in MEASURED_DESKS]
-    assert sorted(numbers) == list(range(1, 242))
+    assert sorted(numbers) == list(range(1, 248))
     held_out = set(numbers) - DEVELOPMENT - TRAINED_ON
     assert not DEVELOPMENT & TRAINED_ON
-    assert (len(held_out), len(DEVELOPMENT), len(TRAINED_ON)) == (114, 84, 43)
-    assert {236, 237, 238, 230, 119, 54} <= held_out and {239, 233, 125, 41} <= DEVELOPMENT
+    assert (len(held_out), len(DEVELOPMENT), len(TRAINED_ON)) == (117, 87, 43)
+    assert {242, 243, 244, 236, 230, 119, 54} <= held_out
+    assert {245, 239, 233, 125, 41} <= DEVELOPMENT
 
 
 @pytest.mark.parametrize(
@@ -1532,6 +1550,9 @@ LABELLED_DESKS = [
     ("desk_heldout237.jsonl", 240, 65),
     ("desk_heldout239.jsonl", 240, 65),
     ("desk_heldout240.jsonl", 238, 66),
+    ("desk_heldout243.jsonl", 239, 66),
+    ("desk_heldout245.jsonl", 240, 66),
+    ("desk_heldout246.jsonl", 238, 65),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
@@ -1549,13 +1570,14 @@ LABELLED_DESKS = [
     # and three of desk_heldout137 and of desk_heldout143; one of desk_heldout238 (held
     # out: counted, not read) answers a message its writer did not label a proposal, and
     # one of the development desk desk_heldout241 a message its writer labelled a change
-    # of view
+    # of view; one each of desk_heldout242 and 244 (held out: counted, not read) and of the
+    # development desk desk_heldout247 answers a message its writer did not label a proposal
 ]
 
 
-@pytest.mark.parametrize("number", range(113, 242))
+@pytest.mark.parametrize("number", range(113, 248))
 def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
-    # desk_heldout113 to 241 were written from bench/data/WRITING_BRIEF.md, their writers
+    # desk_heldout113 to 247 were written from bench/data/WRITING_BRIEF.md, their writers
     # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
