@@ -611,3 +611,33 @@ def test_a_card_cut_to_its_side_keeps_the_headline_that_names_its_symbol() -> No
     assert "TODAY" not in (clause_cut(today, RULES.shown_spans(today, "trade_proposal")) or "")
     note = "Morning all, a quick one\ndirection: LONG\nentry: 367.74\nsize: 400 sh\nstop: 371.42"
     assert "Morning all" not in (clause_cut(note, RULES.shown_spans(note, "trade_proposal")) or "")
+
+
+def test_a_cut_leaves_out_the_reasons_after_a_dash_when_the_head_decides_alone() -> None:
+    # what trails a spaced dash is often the decision's reasons: shown cut, a clause whose
+    # part before the dash decides alone keeps that part and marks the rest left out
+    # (ADR 0071)
+    text = "cut the Bund long to 20 lots — the auction tail worries me and it's Friday"
+    assert _kept(RULES, text, "position_change") == ["cut the Bund long to 20 lots"]
+    assert clause_cut(text, RULES.shown_spans(text, "position_change")) == (
+        f"cut the Bund long to 20 lots {ELLIPSIS}"
+    )
+    # kept whole: a short tail, a condition, a retraction or a scope after the dash, a head
+    # that names the instrument of a decision after it, a head that decides nothing alone
+    for whole, kind in (
+        ("trimmed 12.5 of the KRW short at 1349.60 on the BankC screen — back to 20mm", None),
+        ("Sell 10mm USDJPY at 151.20 — but only if the BoJ stays on hold tomorrow", None),
+        ("buy 20 FGBL at 131.40 — scratch that, wrong account, will redo it from the fund", None),
+        ("closing the gold long — on the account of the Geneva fund only, the rest stays", None),
+        ("Re the EURUSD position we discussed with Mark this morning — stop to 1.0850", None),
+        ("direction: LONG — conviction is high after the data\ninstrument: ZLN5", "proposal"),
+    ):
+        event_type = "trade_proposal" if kind else "position_change"
+        cut = clause_cut(whole, RULES.shown_spans(whole, event_type)) or whole
+        assert cut.count(" — ") == whole.count(" — ") and not cut.endswith(ELLIPSIS), whole
+    # a long clause, or one with many dashes, is not read part by part (bounded work)
+    many = " — ".join(["cut the Bund long to 20 lots", *["the tape is thin today"] * 7])
+    assert _kept(RULES, many, "position_change") in ([many], [])
+    # without the model the rules' clauses are kept as they were
+    rules_only = dataclasses.replace(RULES, model=None)
+    assert _kept(rules_only, text, "position_change") == [text]

@@ -595,6 +595,23 @@ def _with_context(
     )
 
 
+_PIECE_DASH = re.compile(r"\s+(?:\u2014|\u2013|--?)\s+")
+"""A spaced dash inside a clause: what stands after it is often the decision's reasons."""
+
+PIECE_KEPT_CHARS = 40
+"""A trailing part after a spaced dash this short is kept beside the decision."""
+PIECE_SPAN_CHARS = 1_000
+"""A kept clause longer than this is shown whole by the trimming of its reasons."""
+PIECE_DASHES = 6
+"""…and so is one with more spaced dashes than this."""
+_PIECE_KEEPS = re.compile(
+    r"(?i)(?:but|only|if|unless|provided|as long as|subject to|except|scratch|cancel|"
+    r"actually|correction|not|no|wrong|on the|for the|in the|at the|from the|until|till|"
+    r"before|after|once|when)\b"
+)
+"""A trailing part that opens so is a condition, a retraction, a scope or a time of the
+decision before it: kept."""
+
 SHOWN_RULED = {"thesis_change": 2}
 """How many rule-matched clauses a hard event shown cut keeps, by its type, besides the
 selector's best (one for the others): a change of view is often announced in one clause
@@ -1730,7 +1747,50 @@ class RuleSet:
         # (a clause no rule matched is kept only as the selector's best or above its
         # threshold: keeping the best of them at 0.5 besides, ADR 0039's card headline,
         # named fewer decisions than the room it took, ADR 0050)
-        return _with_context(content, chosen, clauses, event_type)
+        return self._without_reasons(content, _with_context(content, chosen, clauses, event_type))
+
+    def _without_reasons(self, content: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """Each span with its trailing parts after a spaced dash left out when they state
+        no decision and what stands before them does (a rule matches it alone, or the model
+        reads it alone as one): "cut the Bund long to 20 lots — the auction tail worries me"
+        keeps its head. What stands before the last deciding part is kept (it names the
+        instrument: "Re the EURUSD position — stop to 1.0850"); so is a trailing part of at
+        most ``PIECE_KEPT_CHARS`` characters, and one that opens with a condition, a
+        retraction or a scope ("— but only if the BoJ holds", "— scratch that", "— on the
+        Geneva account only"). A span longer than ``PIECE_SPAN_CHARS`` or with more than
+        ``PIECE_DASHES`` dashes stays whole: bounded work at any length."""
+        out: list[tuple[int, int]] = []
+        for start, end in spans:
+            out.append((start, self._kept_end(content[start:end]) + start))
+        return out
+
+    def _kept_end(self, text: str) -> int:
+        """Where ``text``'s kept part ends (its length: all of it)."""
+        if len(text) > PIECE_SPAN_CHARS:
+            return len(text)
+        cuts = [m.span() for m in _PIECE_DASH.finditer(text)]
+        if not cuts or len(cuts) > PIECE_DASHES:
+            return len(text)
+        model = self.model
+        keep = len(text)
+        # from the last part back: drop trailing parts that state no decision, until one
+        # that does (or one that must stay) is met
+        for dash_start, dash_end in reversed(cuts):
+            part = text[dash_end:keep]
+            if len(part) <= PIECE_KEPT_CHARS or _PIECE_KEEPS.match(part):
+                break
+            if self.first_match(part) is not None or (
+                model is not None and model.probability(part) >= model.threshold
+            ):
+                break
+            keep = dash_start
+        if keep == len(text):
+            return keep
+        head = text[:keep]
+        decides = self.first_match(head) is not None or (
+            model is not None and model.probability(head) >= model.threshold
+        )
+        return keep if decides else len(text)
 
     def _model_spans(self, content: str) -> list[tuple[int, int]]:
         """The clauses the model reads that no guard makes ordinary and that it finds a
