@@ -138,6 +138,10 @@ def test_only_a_change_of_the_same_level_on_the_same_instrument_replaces() -> No
         # a market named in words (a new user's trial: the newer copper stop left out)
         ("copper stop 9,450 on the 3-month", "raise the copper stop to 9,500"),
         ("Bund stop to 131.20 on all 40", "stop on the bunds to 131.60"),
+        # the Nikkei and JGB futures' roots (a new user's trial: the replaced NK stop shown,
+        # the new one left out)
+        ("raising NK stop to 39,500", "NK stop moved to 39,600"),
+        ("raising JBZ6 stop to 143.60", "JB stop moved to 143.45"),
     ):
         seen = _budgets([replace(OLDER, text=old), replace(NEWER, text=new), *OTHERS])
         one = [shown for shown, _ in seen if len(shown & {"s1", "s2"}) == 1]

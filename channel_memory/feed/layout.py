@@ -1061,9 +1061,10 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
     return max(0, left)
 
 
-_ROOTS = "ES|NQ|YM|CL|GC|HG|ZN|ZB|ZF|ZT|ZC|ZS|ZW|ZL|ZM|RB|KC|SB|BZ|VX|FV"
-"""Futures' two-letter roots (CME, ICE) that are no everyday word in capitals: "ES" is an
-instrument where "OK", "CT" (Central Time), "TY" or "HE" (hour ending) is not."""
+_ROOTS = "ES|NQ|YM|CL|GC|HG|ZN|ZB|ZF|ZT|ZC|ZS|ZW|ZL|ZM|RB|KC|SB|BZ|VX|FV|NK|JB"
+"""Futures' two-letter roots (CME, ICE; SGX and Osaka's Nikkei "NK", the JGB future "JB")
+that are no everyday word in capitals: "ES" is an instrument where "OK", "CT" (Central
+Time), "TY" or "HE" (hour ending) is not."""
 _NAME = re.compile(
     r"(?:(?<![A-Za-z0-9/])|(?<=/)(?<![A-Za-z0-9]/))"
     r"([A-Z][A-Z0-9]{2,}|[A-Z]{3}/[A-Z]{3}|" + _ROOTS + r")(?![A-Za-z0-9/])"
