@@ -1278,7 +1278,7 @@ MEASURED_DESKS = [
     # (8,192 and 12,000) and 237 (12,000); of eight development desks, 149, 180, 192, 209,
     # 221, 222, 227 and 241; of two trained on, 15 and 40 (12,000). The hundred and fourteen
     # held-out desks measured before went from 3,623 / 4,627 / 5,736 to 3,704 / 4,698 /
-    # 5,768.
+    # 5,768 (3,703 at 6,000 once the Nikkei and JGB roots were names, desk 79 by one).
     ("desk_heldout242.jsonl", 239, 66, 63, (26, 36, 43)),
     ("desk_heldout243.jsonl", 239, 66, 61, (39, 44, 50)),
     ("desk_heldout244.jsonl", 239, 65, 60, (31, 39, 49)),
