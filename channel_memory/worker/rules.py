@@ -1706,7 +1706,10 @@ class RuleSet:
         matched (when a rule matched one; for a hard event of ``event_type`` in
         ``SHOWN_RULED``, that many) and any other it rates at least its
         ``clause_threshold``; without one, the rules' decision clauses. None when
-        neither the rules nor the model find a decision clause (shown whole).
+        neither the rules nor the model find a decision clause (shown whole). With a
+        model, each clause kept (after its trade line, verdict and card fields are added)
+        ends before its trailing reasons after a spaced dash when what stands before them
+        decides alone (:meth:`_without_reasons`): a span may then end inside a clause.
 
         The candidates are the clauses the model reads (see :func:`in_reach`) and the
         first and last ``SELECTOR_DECIDED`` clauses a rule matched wherever they are, so
