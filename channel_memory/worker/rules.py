@@ -1750,50 +1750,44 @@ class RuleSet:
         # (a clause no rule matched is kept only as the selector's best or above its
         # threshold: keeping the best of them at 0.5 besides, ADR 0039's card headline,
         # named fewer decisions than the room it took, ADR 0050)
-        return self._without_reasons(content, _with_context(content, chosen, clauses, event_type))
+        return self._without_reasons(
+            content, _with_context(content, chosen, clauses, event_type), model
+        )
 
-    def _without_reasons(self, content: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    def _without_reasons(
+        self, content: str, spans: list[tuple[int, int]], model: Scorer
+    ) -> list[tuple[int, int]]:
         """Each span with its trailing parts after a spaced dash left out when they state
-        no decision and what stands before them does (a rule matches it alone, or the model
-        reads it alone as one): "cut the Bund long to 20 lots — the auction tail worries me"
-        keeps its head. What stands before the last deciding part is kept (it names the
-        instrument: "Re the EURUSD position — stop to 1.0850"); so is a trailing part of at
-        most ``PIECE_KEPT_CHARS`` characters, and one that opens with a condition, a
-        retraction or a scope ("— but only if the BoJ holds", "— scratch that", "— on the
-        Geneva account only"). A span longer than ``PIECE_SPAN_CHARS`` or with more than
-        ``PIECE_DASHES`` dashes stays whole: bounded work at any length."""
-        out: list[tuple[int, int]] = []
-        for start, end in spans:
-            out.append((start, self._kept_end(content[start:end]) + start))
-        return out
+        no decision and what stands before them does (:meth:`_decides`: a rule matches it
+        alone, or the model reads it alone as one): "cut the Bund long to 20 lots — the
+        auction tail worries me" keeps its head. What stands before the last deciding part
+        is kept (it names the instrument: "Re the EURUSD position — stop to 1.0850"); so is
+        a trailing part of at most ``PIECE_KEPT_CHARS`` characters, and one that opens with
+        a condition, a retraction or a scope ("— but only if the BoJ holds", "— scratch
+        that", "— on the Geneva account only"). A span longer than ``PIECE_SPAN_CHARS`` or
+        with more than ``PIECE_DASHES`` dashes stays whole: bounded work at any length."""
+        return [(start, start + self._kept_end(content[start:end], model)) for start, end in spans]
 
-    def _kept_end(self, text: str) -> int:
+    def _kept_end(self, text: str, model: Scorer) -> int:
         """Where ``text``'s kept part ends (its length: all of it)."""
         if len(text) > PIECE_SPAN_CHARS:
             return len(text)
         cuts = [m.span() for m in _PIECE_DASH.finditer(text)]
         if not cuts or len(cuts) > PIECE_DASHES:
             return len(text)
-        model = self.model
         keep = len(text)
         # from the last part back: drop trailing parts that state no decision, until one
         # that does (or one that must stay) is met
         for dash_start, dash_end in reversed(cuts):
             part = text[dash_end:keep]
-            if len(part) <= PIECE_KEPT_CHARS or _PIECE_KEEPS.match(part):
-                break
-            if self.first_match(part) is not None or (
-                model is not None and model.probability(part) >= model.threshold
+            if (
+                len(part) <= PIECE_KEPT_CHARS
+                or _PIECE_KEEPS.match(part)
+                or self._decides(model, part)
             ):
                 break
             keep = dash_start
-        if keep == len(text):
-            return keep
-        head = text[:keep]
-        decides = self.first_match(head) is not None or (
-            model is not None and model.probability(head) >= model.threshold
-        )
-        return keep if decides else len(text)
+        return keep if keep == len(text) or self._decides(model, text[:keep]) else len(text)
 
     def _model_spans(self, content: str) -> list[tuple[int, int]]:
         """The clauses the model reads that no guard makes ordinary and that it finds a
