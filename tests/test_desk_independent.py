@@ -1290,6 +1290,23 @@ MEASURED_DESKS = [
     ("desk_heldout245.jsonl", 240, 66, 63, (32, 41, 49)),
     ("desk_heldout246.jsonl", 238, 65, 64, (29, 40, 50)),
     ("desk_heldout247.jsonl", 237, 66, 61, (31, 37, 48)),
+    # Held-out desks of the forty-seventh round, written from bench/data/WRITING_BRIEF.md by
+    # hands that read nothing of the project but the brief and its checker (a Perth/Singapore
+    # iron-ore desk; a New York municipal-bond desk; a Lagos/Nairobi/Johannesburg African
+    # frontier-markets desk, English with Nigerian Pidgin and Swahili), asked for at its
+    # start; measured on arrival on its first code (5948424): 186 of 195; 100, 121, 145.
+    # Never read.
+    ("desk_heldout248.jsonl", 240, 65, 64, (35, 45, 54)),
+    ("desk_heldout249.jsonl", 240, 65, 60, (31, 35, 41)),
+    ("desk_heldout250.jsonl", 240, 65, 62, (34, 41, 50)),
+    # Development desks of the forty-seventh round: a Sydney/Melbourne Australian rates desk,
+    # a Paris/London index-arbitrage and dividend desk (English with French), a New
+    # York/Chicago equity-options flow desk; measured on arrival on 5948424 (64, 64 and 60;
+    # 37 / 47 / 56, 27 / 37 / 47, 29 / 40 / 47), their floors the round's final figures;
+    # their misses read (ADR 0072).
+    ("desk_heldout251.jsonl", 239, 66, 64, (37, 47, 56)),
+    ("desk_heldout252.jsonl", 240, 66, 64, (27, 37, 47)),
+    ("desk_heldout253.jsonl", 238, 65, 60, (29, 40, 47)),
 ]
 
 
@@ -1300,7 +1317,7 @@ MEASURED_DESKS = [
 # (ADR 0066). A new round's desks go in one set or the other.
 DEVELOPMENT = frozenset(
     [*range(41, 54), 97, 98, 99, *range(108, 113), 116, 117, 118]
-    + [n for start in range(125, 248, 6) for n in range(start, start + 3)]
+    + [n for start in range(125, 254, 6) for n in range(start, start + 3)]
 )
 
 
@@ -1314,12 +1331,12 @@ TRAINED_ON = frozenset(_desk_number(p.name) for p in (*READ_DESKS, *RUNS_DESKS))
 
 def test_every_measured_desk_is_held_out_developed_on_or_trained_on() -> None:
     numbers = [_desk_number(d[0]) for d in MEASURED_DESKS]
-    assert sorted(numbers) == list(range(1, 248))
+    assert sorted(numbers) == list(range(1, 254))
     held_out = set(numbers) - DEVELOPMENT - TRAINED_ON
     assert not DEVELOPMENT & TRAINED_ON
-    assert (len(held_out), len(DEVELOPMENT), len(TRAINED_ON)) == (117, 87, 43)
-    assert {242, 243, 244, 236, 230, 119, 54} <= held_out
-    assert {245, 239, 233, 125, 41} <= DEVELOPMENT
+    assert (len(held_out), len(DEVELOPMENT), len(TRAINED_ON)) == (120, 90, 43)
+    assert {248, 249, 250, 242, 236, 230, 119, 54} <= held_out
+    assert {251, 252, 253, 245, 239, 233, 125, 41} <= DEVELOPMENT
 
 
 @pytest.mark.parametrize(
@@ -1559,6 +1576,11 @@ LABELLED_DESKS = [
     ("desk_heldout243.jsonl", 239, 66),
     ("desk_heldout245.jsonl", 240, 66),
     ("desk_heldout246.jsonl", 238, 65),
+    ("desk_heldout248.jsonl", 240, 65),
+    ("desk_heldout249.jsonl", 240, 65),
+    ("desk_heldout251.jsonl", 239, 66),
+    ("desk_heldout252.jsonl", 240, 66),
+    ("desk_heldout253.jsonl", 238, 65),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
@@ -1577,13 +1599,14 @@ LABELLED_DESKS = [
     # out: counted, not read) answers a message its writer did not label a proposal, and
     # one of the development desk desk_heldout241 a message its writer labelled a change
     # of view; one each of desk_heldout242 and 244 (held out: counted, not read) and of the
-    # development desk desk_heldout247 answers a message its writer did not label a proposal
+    # development desk desk_heldout247 answers a message its writer did not label a proposal;
+    # one of desk_heldout250 (held out: counted, not read) a message labelled a change of view
 ]
 
 
-@pytest.mark.parametrize("number", range(113, 248))
+@pytest.mark.parametrize("number", range(113, 254))
 def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
-    # desk_heldout113 to 247 were written from bench/data/WRITING_BRIEF.md, their writers
+    # desk_heldout113 to 253 were written from bench/data/WRITING_BRIEF.md, their writers
     # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
