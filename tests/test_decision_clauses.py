@@ -635,9 +635,61 @@ def test_a_cut_leaves_out_the_reasons_after_a_dash_when_the_head_decides_alone()
         event_type = "trade_proposal" if kind else "position_change"
         cut = clause_cut(whole, RULES.shown_spans(whole, event_type)) or whole
         assert cut.count(" — ") == whole.count(" — ") and not cut.endswith(ELLIPSIS), whole
-    # a long clause, or one with many dashes, is not read part by part (bounded work)
-    many = " — ".join(["cut the Bund long to 20 lots", *["the tape is thin today"] * 7])
+    # a long clause, or one with many places to cut, is not read part by part (bounded work)
+    many = " — ".join(["cut the Bund long to 20 lots", *["the tape is thin today"] * 9])
     assert _kept(RULES, many, "position_change") in ([many], [])
     # without the model the rules' clauses are kept as they were
     rules_only = dataclasses.replace(RULES, model=None)
     assert _kept(rules_only, text, "position_change") == [text]
+
+
+def test_a_cut_keeps_a_short_clause_after_a_kept_one_on_its_line() -> None:
+    # "ok?", "go", "done." right after the decision clause belongs to it: a proposal that
+    # asks, a verdict that says go (ADR 0072); on a line of its own it is not taken along
+    text = (
+        "Morning all, the tape is thin again and nobody is around today. sell 20 FGBL at "
+        "131.40 on the screen. ok? The auction tail yesterday worries me and it is Friday "
+        "anyway, so I would rather be smaller into the weekend."
+    )
+    assert clause_cut(text, RULES.shown_spans(text)) == (
+        f"{ELLIPSIS} sell 20 FGBL at 131.40 on the screen. ok? {ELLIPSIS}"
+    )
+    below = text.replace("screen. ok? The", "screen.\nok?\nThe")
+    assert clause_cut(below, RULES.shown_spans(below)) == (
+        f"{ELLIPSIS} sell 20 FGBL at 131.40 on the screen. {ELLIPSIS}"
+    )
+
+
+def test_a_cut_leaves_out_reasons_after_a_comma_only_where_a_reason_opens() -> None:
+    # after a comma, a semicolon or a full stop, what opens with the words of a reason
+    # ("it's", "because", "so we're", "the book is …", "così", "weil") is left out like the
+    # reasons after a dash; a list or a decision's own terms after a comma are not (ADR 0072)
+    for text, head in (
+        (
+            "add 20 WTI Z5 outright at 59.40 or better, it's 59.44 bid now and nobody is "
+            "selling into the close",
+            "add 20 WTI Z5 outright at 59.40 or better",
+        ),
+        (
+            "sending the Bund switch to the voice broker, the screen is far too thin for "
+            "size this close to the auction",
+            "sending the Bund switch to the voice broker",
+        ),
+        (
+            "abbasso lo stop sul BTP a 119,70, così non restituiamo tutto prima dell'asta "
+            "di domani mattina",
+            "abbasso lo stop sul BTP a 119,70",
+        ),
+    ):
+        assert _kept(RULES, text, None) == [head], text
+        assert clause_cut(text, RULES.shown_spans(text)) == f"{head} {ELLIPSIS}"
+    for whole in (
+        # a list after commas, terms after a comma, a further leg after "and"
+        "RFQ to Barclays, Nomura, Citi and BNP for the 5y EUR swap, best of four on the screen",
+        "sold 40 ZLN5 at 53.71 on the close, average 53.69 over the day across three brokers",
+        "bought 25 FGBL at 131.40 — and sold 25 FGBM at 117.90 against it as the curve hedge",
+        # a head too short to stand alone
+        "Rejected — the uranium bucket is at 92% and the permit hearing is on Tuesday",
+    ):
+        cut = clause_cut(whole, RULES.shown_spans(whole)) or whole
+        assert not cut.endswith(ELLIPSIS), whole

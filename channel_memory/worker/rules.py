@@ -31,6 +31,7 @@ from __future__ import annotations
 import bisect
 import functools
 import hashlib
+import itertools
 import json
 import operator
 import re
@@ -595,22 +596,59 @@ def _with_context(
     )
 
 
-_PIECE_DASH = re.compile(r"\s+(?:\u2014|\u2013|--?)\s+")
-"""A spaced dash inside a clause: what stands after it is often the decision's reasons."""
+SHORT_TAIL_CHARS = 12
+"""A clause this short right after a kept one on its line ("go", "ok?", "done.") is kept
+with it: "ok 30 now, rest into the fix. go" is one verdict."""
+
+
+def _with_short_tails(
+    content: str, spans: list[tuple[int, int]], clauses: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """``spans`` (clauses of ``content``) with each clause of at most ``SHORT_TAIL_CHARS``
+    characters that follows one of them on the same line, in order."""
+    kept = set(spans)
+    tails = {
+        after
+        for before, after in itertools.pairwise(clauses)
+        if before in kept
+        and after[1] - after[0] <= SHORT_TAIL_CHARS
+        and "\n" not in content[before[1] : after[0]]
+    }
+    return sorted(kept | tails)
+
+
+_PIECE_REASON = (
+    r"(?:because|since|as (?!per|of|at)|so (?!far)|given|which|that[\x27\u2019]s|"
+    r"it[\x27\u2019]s|they[\x27\u2019](?:re|ve)|we[\x27\u2019](?:re|ve)|i[\x27\u2019](?:m|d|ve)|"
+    r"i don[\x27\u2019]t|don[\x27\u2019]t want|there[\x27\u2019]s|i want|"
+    r"the (?:book|screen|market|bid|offer|street|curve)\b|that (?:takes|locks|puts|gets|keeps)|"
+    r"locks in|takes us|rather than|no point|porque|parce que|car |weil|denn |"
+    r"perch[\u00e9e]|cos[\u00ec]|que me|eles|non voglio|je ne veux|no quiero|ich will nicht)"
+)
+_PIECE_CUT = re.compile(
+    r"\s+(?:\u2014|\u2013|--?)\s+|(?i:[,;]\s+(?=" + _PIECE_REASON + r")"
+    r"|(?<=[a-z0-9%)])[.!]\s+(?=" + _PIECE_REASON + r"))"
+)
+"""Where a clause's trailing reasons may start: a spaced dash, or a comma, semicolon or
+full stop before words that give a reason ("…, because", "…, so we're", "…, it's
+59.44 bid now", "…, the book is thin", "…, così", "…, weil")."""
 
 PIECE_KEPT_CHARS = 40
-"""A trailing part after a spaced dash this short is kept beside the decision."""
+"""A trailing part this short is kept beside the decision."""
+PIECE_HEAD_CHARS = 20
+"""A kept part this short ("Rejected", "Fine by me", "no on #0413") says too little
+alone: a clause that would be cut to it is shown whole."""
 PIECE_SPAN_CHARS = 1_000
 """A kept clause longer than this is shown whole by the trimming of its reasons."""
-PIECE_DASHES = 6
-"""…and so is one with more spaced dashes than this."""
+PIECE_CUTS = 8
+"""…and so is one with more places its reasons may start than this."""
 _PIECE_KEEPS = re.compile(
     r"(?i)(?:but|only|if|unless|provided|as long as|subject to|except|scratch|cancel|"
     r"actually|correction|not|no|wrong|on the|for the|in the|at the|from the|until|till|"
-    r"before|after|once|when)\b"
+    r"before|after|once|when|and|plus|also|then|leaving|leaves|back to|by \d)\b"
 )
-"""A trailing part that opens so is a condition, a retraction, a scope or a time of the
-decision before it: kept."""
+"""A trailing part that opens so is a condition, a retraction, a scope, a time or a
+further leg of the decision before it: kept."""
 
 SHOWN_RULED = {"thesis_change": 2}
 """How many rule-matched clauses a hard event shown cut keeps, by its type, besides the
@@ -1707,9 +1745,11 @@ class RuleSet:
         ``SHOWN_RULED``, that many) and any other it rates at least its
         ``clause_threshold``; without one, the rules' decision clauses. None when
         neither the rules nor the model find a decision clause (shown whole). With a
-        model, each clause kept (after its trade line, verdict and card fields are added)
-        ends before its trailing reasons after a spaced dash when what stands before them
-        decides alone (:meth:`_without_reasons`): a span may then end inside a clause.
+        model, a clause of at most ``SHORT_TAIL_CHARS`` right after a kept one on its line
+        is kept too ("… at 131.40. ok?"), and each clause kept (after its trade line,
+        verdict and card fields are added) ends before its trailing reasons — after a
+        spaced dash, or a comma or full stop that opens a reason — when what stands before
+        them decides alone (:meth:`_without_reasons`): a span may then end inside a clause.
 
         The candidates are the clauses the model reads (see :func:`in_reach`) and the
         first and last ``SELECTOR_DECIDED`` clauses a rule matched wherever they are, so
@@ -1751,43 +1791,54 @@ class RuleSet:
         # threshold: keeping the best of them at 0.5 besides, ADR 0039's card headline,
         # named fewer decisions than the room it took, ADR 0050)
         return self._without_reasons(
-            content, _with_context(content, chosen, clauses, event_type), model
+            content,
+            _with_context(
+                content, _with_short_tails(content, chosen, clauses), clauses, event_type
+            ),
+            model,
         )
 
     def _without_reasons(
         self, content: str, spans: list[tuple[int, int]], model: Scorer
     ) -> list[tuple[int, int]]:
-        """Each span with its trailing parts after a spaced dash left out when they state
-        no decision and what stands before them does (:meth:`_decides`: a rule matches it
-        alone, or the model reads it alone as one): "cut the Bund long to 20 lots — the
-        auction tail worries me" keeps its head. What stands before the last deciding part
-        is kept (it names the instrument: "Re the EURUSD position — stop to 1.0850"); so is
-        a trailing part of at most ``PIECE_KEPT_CHARS`` characters, and one that opens with
-        a condition, a retraction or a scope ("— but only if the BoJ holds", "— scratch
-        that", "— on the Geneva account only"). A span longer than ``PIECE_SPAN_CHARS`` or
-        with more than ``PIECE_DASHES`` dashes stays whole: bounded work at any length."""
+        """Each span with its trailing reasons left out — the parts after a spaced dash, or
+        after a comma, semicolon or full stop that opens a reason (``_PIECE_CUT``) — when
+        they state no decision and what stands before them does (:meth:`_decides`: a rule
+        matches it alone, or the model reads it alone as one): "cut the Bund long to 20
+        lots — the auction tail worries me" and "add 20 WTI Z5 at 59.40 or better, it's
+        59.44 bid now" keep their heads. What stands before the last deciding part is kept
+        (it names the instrument: "Re the EURUSD position — stop to 1.0850"); so is a
+        trailing part of at most ``PIECE_KEPT_CHARS`` characters, one that opens with a
+        condition, a retraction, a scope, a time or a further leg ("— but only if the BoJ
+        holds", "— scratch that", "— on the Geneva account only", "— and sell the 7s"),
+        and a head of at most ``PIECE_HEAD_CHARS`` ("Rejected — the bucket is at 92%"
+        stays whole). A span longer than ``PIECE_SPAN_CHARS`` or with more than
+        ``PIECE_CUTS`` places to cut stays whole: bounded work at any length."""
         return [(start, start + self._kept_end(content[start:end], model)) for start, end in spans]
 
     def _kept_end(self, text: str, model: Scorer) -> int:
         """Where ``text``'s kept part ends (its length: all of it)."""
         if len(text) > PIECE_SPAN_CHARS:
             return len(text)
-        cuts = [m.span() for m in _PIECE_DASH.finditer(text)]
-        if not cuts or len(cuts) > PIECE_DASHES:
+        cuts = [m.span() for m in _PIECE_CUT.finditer(text)]
+        if not cuts or len(cuts) > PIECE_CUTS:
             return len(text)
         keep = len(text)
         # from the last part back: drop trailing parts that state no decision, until one
         # that does (or one that must stay) is met
-        for dash_start, dash_end in reversed(cuts):
-            part = text[dash_end:keep]
+        for cut_start, cut_end in reversed(cuts):
+            part = text[cut_end:keep]
             if (
                 len(part) <= PIECE_KEPT_CHARS
                 or _PIECE_KEEPS.match(part)
                 or self._decides(model, part)
             ):
                 break
-            keep = dash_start
-        return keep if keep == len(text) or self._decides(model, text[:keep]) else len(text)
+            keep = cut_start
+        if keep == len(text):
+            return keep
+        head = text[:keep]
+        return keep if len(head) > PIECE_HEAD_CHARS and self._decides(model, head) else len(text)
 
     def _model_spans(self, content: str) -> list[tuple[int, int]]:
         """The clauses the model reads that no guard makes ordinary and that it finds a
