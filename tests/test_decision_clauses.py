@@ -654,6 +654,16 @@ def test_a_cut_keeps_a_short_clause_after_a_kept_one_on_its_line() -> None:
     assert clause_cut(text, RULES.shown_spans(text)) == (
         f"{ELLIPSIS} sell 20 FGBL at 131.40 on the screen. ok? {ELLIPSIS}"
     )
+    # a retraction after it comes along whatever its length, with the clause after it
+    nope = text.replace("ok?", "Nope. Sell them.").replace("sell 20", "buy 20")
+    assert clause_cut(nope, RULES.shown_spans(nope)).endswith(
+        "buy 20 FGBL at 131.40 on the screen. Nope. Sell them. …"
+    )
+    wrong = (
+        "Bought 40 TU at 102-14+ to add to the front-end short hedge... wait, wrong way round "
+        "- sold 40 TU at 102-14+, sorry, the ticket is right, my message was wrong."
+    )
+    assert "sold 40 TU" in (clause_cut(wrong, RULES.shown_spans(wrong, "trade_fill")) or wrong)
     below = text.replace("screen. ok? The", "screen.\nok?\nThe")
     assert clause_cut(below, RULES.shown_spans(below)) == (
         f"{ELLIPSIS} sell 20 FGBL at 131.40 on the screen. {ELLIPSIS}"
@@ -690,6 +700,16 @@ def test_a_cut_leaves_out_reasons_after_a_comma_only_where_a_reason_opens() -> N
         "bought 25 FGBL at 131.40 — and sold 25 FGBM at 117.90 against it as the curve hedge",
         # a head too short to stand alone
         "Rejected — the uranium bucket is at 92% and the permit hearing is on Tuesday",
+        # a reason's part that corrects, conditions or caps (the review), a time, a size
+        "stop on the EURUSD long to 1.0850, it's actually 1.0830 sorry, typo on my side earlier",
+        "sell 20 FGBL at 131.40, as soon as the auction results are out at 11:30 CET tomorrow",
+        "Verkaufe 20 FGBL zu 131,40 fürs Genfer Konto, weil die Auktion schwach war, aber nur "
+        "wenn der Bund unter 131 schließt",
+        "buy 20 FGBL at 131.40 for the desk, because the auction was strong and the curve is "
+        "steep, max 20",
+        "widen the stop on the ZN long — by 12 ticks to 110-04 given the CPI print this afternoon",
+        "approved, but at half size - 10m, same stop and target, and only after the Tokyo fix",
+        "buy 40 FGBL at 131.40, that's 20 for the Geneva book and 20 for the Zurich account",
     ):
         cut = clause_cut(whole, RULES.shown_spans(whole)) or whole
         assert not cut.endswith(ELLIPSIS), whole

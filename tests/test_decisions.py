@@ -5849,6 +5849,33 @@ def test_the_forty_second_rounds_stop_moved_with_its_target_left(
     assert _rules_read(text, None) == event_type
 
 
+# The forty-seventh round's trial: an instrument's stop put to a level beside what stays
+# ("TY stop to 112-04, … - otherwise unchanged"), read as the nothing-changed guard's
+# exception reads "moving the stop to …, target unchanged" (ADR 0072), with its look-alikes
+@pytest.mark.parametrize(
+    ("text", "event_type"),
+    [
+        ("TY stop to 112-04, locking in a bit - otherwise unchanged", "stop_or_target_change"),
+        (
+            "EURUSD stop up to 1.0845 (breakeven-ish), target 1.0950 unchanged",
+            "stop_or_target_change",
+        ),
+        ("bund stop to 131.20, target unchanged", "stop_or_target_change"),
+        ("the bus stop to 12 is closed today, route unchanged", None),
+        ("ES stop to 6040 unchanged", None),
+        ("ES stop to 6040 would be too tight, target unchanged", None),
+        ("if it breaks, ES stop to 6040, target unchanged", None),
+        ("ES stop to 6040 still, target unchanged", None),
+        ("ES stop to 6040? target unchanged", None),
+        ("ES stop to 5pm meeting, agenda unchanged", None),
+    ],
+)
+def test_the_forty_seventh_rounds_instrument_stop_put_to_a_level(
+    text: str, event_type: str | None
+) -> None:
+    assert _rules_read(text, None) == event_type
+
+
 # The forty-second round's trial: a refusal whose reason names a hedge or a book ("no, too
 # correlated with the NQ hedge") is a verdict on the proposal it answers, not a position
 # change; a position changed beside a refusal still is one (ADR 0067)

@@ -746,7 +746,7 @@ def test_the_shipped_selector_scores_a_clause_read_as_runs_as_trained() -> None:
     decided = frozenset(RULES.decision_spans(text))
     scores = RULES.model.clause_scores(text, clauses, range(len(clauses)), decided)
     assert [round(x, 4) for x in scores] == pinned
-    # the decision and the clause the selector rates first are both shown
-    assert clause_cut(text, RULES.shown_spans(text)) == (
-        "看完了, 思路没问题, 基差也合适. 螺纹2510多单减掉一半, 批. …"
-    )
+    # the decision and the clause the selector rates first are both shown, and the short
+    # clause after them on their line with them (ADR 0072): the whole reply
+    assert RULES.shown_spans(text) == clause_bounds(text)
+    assert clause_cut(text, RULES.shown_spans(text)) is None

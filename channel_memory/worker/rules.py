@@ -538,6 +538,11 @@ def trade_lines(content: str) -> list[int]:
     return found
 
 
+def _on_one_line(content: str, before: tuple[int, int], after: tuple[int, int]) -> bool:
+    """Whether clause ``after`` follows clause ``before`` on the same line of ``content``."""
+    return "\n" not in content[before[1] : after[0]]
+
+
 def _with_trade_and_verdict(
     content: str,
     spans: list[tuple[int, int]],
@@ -574,10 +579,12 @@ def _with_trade_and_verdict(
     elif event_type == "trade_approval":
         first = clauses[0]
         shown.add(first)
-        if len(clauses) > 1 and first[1] - first[0] <= VERDICT_CHARS:
-            after = clauses[1]
-            if "\n" not in content[first[1] : after[0]]:
-                shown.add(after)
+        if (
+            len(clauses) > 1
+            and first[1] - first[0] <= VERDICT_CHARS
+            and _on_one_line(content, first, clauses[1])
+        ):
+            shown.add(clauses[1])
     return sorted(shown)
 
 
@@ -596,42 +603,50 @@ def _with_context(
     )
 
 
-SHORT_TAIL_CHARS = 12
-"""A clause this short right after a kept one on its line ("go", "ok?", "done.") is kept
-with it: "ok 30 now, rest into the fix. go" is one verdict."""
+SHORT_TAIL_CHARS = VERDICT_CHARS
+"""A clause as short as a verdict right after a kept one on its line ("ok?", "go",
+"done.") is kept with it: "ok 30 now, rest into the fix. go" is one verdict."""
+_RETRACTION = re.compile(
+    r"(?i)^\W{0,3}(?:nope|no|nah|wait|hold on|hang on|scratch|actually|cancel|ignore|"
+    r"disregard|correction|sorry|my bad|typo|wrong)\b"
+)
+"""A clause that opens so takes back or corrects the one before it: kept after a kept
+clause on its line whatever its length, with the clause after it ("Nope. Sell them.")."""
 
 
 def _with_short_tails(
     content: str, spans: list[tuple[int, int]], clauses: list[tuple[int, int]]
 ) -> list[tuple[int, int]]:
-    """``spans`` (clauses of ``content``) with each clause of at most ``SHORT_TAIL_CHARS``
-    characters that follows one of them on the same line, in order."""
+    """``spans`` (clauses of ``content``) with the clause that follows each on its line when
+    it is at most ``SHORT_TAIL_CHARS`` characters or a retraction (``_RETRACTION``), and
+    after a retraction taken so the clause after it too, in order."""
     kept = set(spans)
-    tails = {
-        after
-        for before, after in itertools.pairwise(clauses)
-        if before in kept
-        and after[1] - after[0] <= SHORT_TAIL_CHARS
-        and "\n" not in content[before[1] : after[0]]
-    }
+    tails: set[tuple[int, int]] = set()
+    taking = False
+    for before, after in itertools.pairwise(clauses):
+        if (before in kept or taking) and _on_one_line(content, before, after):
+            retraction = _RETRACTION.match(content[after[0] : after[1]]) is not None
+            if taking or retraction or after[1] - after[0] <= SHORT_TAIL_CHARS:
+                tails.add(after)
+                taking = retraction and not taking
+                continue
+        taking = False
     return sorted(kept | tails)
 
 
 _PIECE_REASON = (
-    r"(?:because|since|as (?!per|of|at)|so (?!far)|given|which|that[\x27\u2019]s|"
-    r"it[\x27\u2019]s|they[\x27\u2019](?:re|ve)|we[\x27\u2019](?:re|ve)|i[\x27\u2019](?:m|d|ve)|"
-    r"i don[\x27\u2019]t|don[\x27\u2019]t want|there[\x27\u2019]s|i want|"
-    r"the (?:book|screen|market|bid|offer|street|curve)\b|that (?:takes|locks|puts|gets|keeps)|"
-    r"locks in|takes us|rather than|no point|porque|parce que|car |weil|denn |"
-    r"perch[\u00e9e]|cos[\u00ec]|que me|eles|non voglio|je ne veux|no quiero|ich will nicht)"
+    r"(?:because|since|as (?!per|of|at|soon|well|from|long|far|much)|so (?!far|long|much)|"
+    r"given|that[\x27\u2019]s(?!\s+\d)|it[\x27\u2019]s|they[\x27\u2019](?:re|ve)|"
+    r"we[\x27\u2019](?:re|ve)|i[\x27\u2019](?:m|d|ve)|there[\x27\u2019]s|i want|"
+    r"the (?:book|screen|market|bid|offer|street|curve)|that (?:takes|locks|puts|gets|keeps)|"
+    r"locks in|takes us|rather than|no point|porque|parce que|car|weil|denn|perch[\u00e9e]|"
+    r"cos[\u00ec]|que me)\b"
 )
-_PIECE_CUT = re.compile(
-    r"\s+(?:\u2014|\u2013|--?)\s+|(?i:[,;]\s+(?=" + _PIECE_REASON + r")"
-    r"|(?<=[a-z0-9%)])[.!]\s+(?=" + _PIECE_REASON + r"))"
-)
-"""Where a clause's trailing reasons may start: a spaced dash, or a comma, semicolon or
-full stop before words that give a reason ("…, because", "…, so we're", "…, it's
-59.44 bid now", "…, the book is thin", "…, così", "…, weil")."""
+"""Words that open a decision's reasons after a comma ("…, it's 59.44 bid now", "…, the
+book's thin", "…, so we're inside the limit", "…, così", "…, weil")."""
+_PIECE_CUT = re.compile(r"\s+(?:\u2014|\u2013|--?)\s+|(?i:,\s+(?=" + _PIECE_REASON + r"))")
+"""Where a clause's trailing reasons may start: a spaced dash, or a comma before the words
+of a reason (a comma before anything else — a list, a decision's own terms — is not one)."""
 
 PIECE_KEPT_CHARS = 40
 """A trailing part this short is kept beside the decision."""
@@ -643,12 +658,23 @@ PIECE_SPAN_CHARS = 1_000
 PIECE_CUTS = 8
 """…and so is one with more places its reasons may start than this."""
 _PIECE_KEEPS = re.compile(
-    r"(?i)(?:but|only|if|unless|provided|as long as|subject to|except|scratch|cancel|"
+    r"(?i)(?:(?:but|only|if|unless|provided|as long as|subject to|except|scratch|cancel|"
     r"actually|correction|not|no|wrong|on the|for the|in the|at the|from the|until|till|"
-    r"before|after|once|when|and|plus|also|then|leaving|leaves|back to|by \d)\b"
+    r"before|after|once|when|and|plus|also|then|leaving|leaves|back to)\b|by \d|[$\u20ac\u00a3]?\d)"
 )
-"""A trailing part that opens so is a condition, a retraction, a scope, a time or a
-further leg of the decision before it: kept."""
+"""A trailing part that opens so is a condition, a retraction, a scope, a time, a size or
+a further leg of the decision before it ("— 10m, same stop"): kept."""
+_PIECE_HOLDS = re.compile(
+    r"(?i)\b(?:actually|wrong|scratch|cancel\w*|typo|should be|instead|correction|"
+    r"fat[- ]?finger|after all|ignore|disregard|not doing|meant|unless|"
+    r"only (?:if|after|before|once|when|until|from|on|in|for)|not (?:before|after|until)|"
+    r"provided|as long as|so long as|as soon as|subject to|max|maximum|no more than|at most|"
+    r"aber nur|nur wenn|nur falls|mas s[\u00f3o]|pero s[\u00f3o]lo|sauf si|seulement si|"
+    r"solo se|s[\u00f3o]lo si|solo si)\b"
+)
+"""A trailing part that holds these anywhere corrects, retracts, conditions or caps the
+decision before it ("…, it's actually 1.0830", "…, because the auction was weak, but only
+if the Bund closes under 131", "…, max 20"): kept."""
 
 SHOWN_RULED = {"thesis_change": 2}
 """How many rule-matched clauses a hard event shown cut keeps, by its type, besides the
@@ -1745,11 +1771,13 @@ class RuleSet:
         ``SHOWN_RULED``, that many) and any other it rates at least its
         ``clause_threshold``; without one, the rules' decision clauses. None when
         neither the rules nor the model find a decision clause (shown whole). With a
-        model, a clause of at most ``SHORT_TAIL_CHARS`` right after a kept one on its line
-        is kept too ("… at 131.40. ok?"), and each clause kept (after its trade line,
-        verdict and card fields are added) ends before its trailing reasons — after a
-        spaced dash, or a comma or full stop that opens a reason — when what stands before
-        them decides alone (:meth:`_without_reasons`): a span may then end inside a clause.
+        model, the clause right after one the selector keeps, on its line, is kept too when
+        it is at most ``SHORT_TAIL_CHARS`` characters or a retraction ("… at 131.40. ok?",
+        "… at 131.40. Nope. Sell them.": :func:`_with_short_tails`), and each clause kept
+        (after its trade line, verdict and card fields are added) ends before its trailing
+        reasons — after a spaced dash, or a comma before the words of a reason — when what
+        stands before them decides alone (:meth:`_without_reasons`): a span may then end
+        inside a clause.
 
         The candidates are the clauses the model reads (see :func:`in_reach`) and the
         first and last ``SELECTOR_DECIDED`` clauses a rule matched wherever they are, so
@@ -1802,18 +1830,20 @@ class RuleSet:
         self, content: str, spans: list[tuple[int, int]], model: Scorer
     ) -> list[tuple[int, int]]:
         """Each span with its trailing reasons left out — the parts after a spaced dash, or
-        after a comma, semicolon or full stop that opens a reason (``_PIECE_CUT``) — when
-        they state no decision and what stands before them does (:meth:`_decides`: a rule
-        matches it alone, or the model reads it alone as one): "cut the Bund long to 20
-        lots — the auction tail worries me" and "add 20 WTI Z5 at 59.40 or better, it's
-        59.44 bid now" keep their heads. What stands before the last deciding part is kept
-        (it names the instrument: "Re the EURUSD position — stop to 1.0850"); so is a
-        trailing part of at most ``PIECE_KEPT_CHARS`` characters, one that opens with a
-        condition, a retraction, a scope, a time or a further leg ("— but only if the BoJ
-        holds", "— scratch that", "— on the Geneva account only", "— and sell the 7s"),
-        and a head of at most ``PIECE_HEAD_CHARS`` ("Rejected — the bucket is at 92%"
-        stays whole). A span longer than ``PIECE_SPAN_CHARS`` or with more than
-        ``PIECE_CUTS`` places to cut stays whole: bounded work at any length."""
+        after a comma before the words of a reason (``_PIECE_CUT``) — when they state no
+        decision and what stands before them does (:meth:`_decides`: a rule matches it
+        alone, or the model reads it alone as one): "cut the Bund long to 20 lots — the
+        auction tail worries me" and "add 20 WTI Z5 at 59.40 or better, it's 59.44 bid now"
+        keep their heads. What stands before the last deciding part is kept (it names the
+        instrument: "Re the EURUSD position — stop to 1.0850"); so is a trailing part of at
+        most ``PIECE_KEPT_CHARS`` characters, one that opens with a condition, a
+        retraction, a scope, a time or a further leg (``_PIECE_KEEPS``: "— but only if the
+        BoJ holds", "— scratch that", "— on the Geneva account only", "— and sell the 7s"),
+        one that corrects, conditions or caps anywhere in it (``_PIECE_HOLDS``: "…, it's
+        actually 1.0830", "…, max 20"), and a head of at most ``PIECE_HEAD_CHARS``
+        ("Rejected — the bucket is at 92%" stays whole). A span longer than
+        ``PIECE_SPAN_CHARS`` or with more than ``PIECE_CUTS`` places to cut stays whole:
+        bounded work at any length."""
         return [(start, start + self._kept_end(content[start:end], model)) for start, end in spans]
 
     def _kept_end(self, text: str, model: Scorer) -> int:
@@ -1831,6 +1861,7 @@ class RuleSet:
             if (
                 len(part) <= PIECE_KEPT_CHARS
                 or _PIECE_KEEPS.match(part)
+                or _PIECE_HOLDS.search(part)
                 or self._decides(model, part)
             ):
                 break
