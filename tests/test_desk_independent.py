@@ -1314,17 +1314,34 @@ MEASURED_DESKS = [
     ("desk_heldout251.jsonl", 239, 66, 64, (36, 47, 56)),
     ("desk_heldout252.jsonl", 240, 66, 64, (27, 36, 48)),
     ("desk_heldout253.jsonl", 238, 65, 60, (29, 40, 48)),
+    # Held-out desks asked for at the end of the forty-seventh round, written from
+    # bench/data/WRITING_BRIEF.md by hands that read nothing of the project but the brief and
+    # its checker (a London/Oslo North Sea oil desk; a Warsaw/Budapest/Prague central-European
+    # equity desk, English with Polish and Hungarian; a Singapore/Jakarta Asian high-yield
+    # desk, English with Bahasa Indonesia); measured once on arrival on the round's final code
+    # (63759e1): 185 of 197; 98, 127, 155. Never read.
+    ("desk_heldout254.jsonl", 240, 66, 64, (30, 38, 51)),
+    ("desk_heldout255.jsonl", 239, 66, 63, (37, 48, 56)),
+    ("desk_heldout256.jsonl", 239, 65, 58, (31, 41, 48)),
+    # Development desks asked for with them (a Chicago/Minneapolis US rate-options desk; a
+    # Madrid/Lisbon Iberian power and gas desk, English with Spanish and Portuguese; a
+    # Dubai/Mumbai precious-metals and FX desk, English with Hindi and Arabic words);
+    # measured on arrival on 63759e1 (61, 59 and 60; 31 / 40 / 47, 29 / 40 / 50, 26 / 37 /
+    # 48); their misses not yet read.
+    ("desk_heldout257.jsonl", 239, 65, 61, (31, 40, 47)),
+    ("desk_heldout258.jsonl", 239, 65, 59, (29, 40, 50)),
+    ("desk_heldout259.jsonl", 240, 66, 60, (26, 37, 48)),
 ]
 
 
 # The desks the rules are tuned on (the development desks, whose misses are read each round)
 # and those the decision model, the desk reading and the ranker learn from: their floors
 # run under `make floors` (pytest -m tuned_on), with every change of the rules, the model or
-# the feed, and `make test` keeps the floors of the hundred and twenty desks nobody tunes on
+# the feed, and `make test` keeps the floors of the hundred and twenty-three desks nobody tunes on
 # (ADR 0066). A new round's desks go in one set or the other.
 DEVELOPMENT = frozenset(
     [*range(41, 54), 97, 98, 99, *range(108, 113), 116, 117, 118]
-    + [n for start in range(125, 254, 6) for n in range(start, start + 3)]
+    + [n for start in range(125, 260, 6) for n in range(start, start + 3)]
 )
 
 
@@ -1338,12 +1355,12 @@ TRAINED_ON = frozenset(_desk_number(p.name) for p in (*READ_DESKS, *RUNS_DESKS))
 
 def test_every_measured_desk_is_held_out_developed_on_or_trained_on() -> None:
     numbers = [_desk_number(d[0]) for d in MEASURED_DESKS]
-    assert sorted(numbers) == list(range(1, 254))
+    assert sorted(numbers) == list(range(1, 260))
     held_out = set(numbers) - DEVELOPMENT - TRAINED_ON
     assert not DEVELOPMENT & TRAINED_ON
-    assert (len(held_out), len(DEVELOPMENT), len(TRAINED_ON)) == (120, 90, 43)
-    assert {248, 249, 250, 242, 236, 230, 119, 54} <= held_out
-    assert {251, 252, 253, 245, 239, 233, 125, 41} <= DEVELOPMENT
+    assert (len(held_out), len(DEVELOPMENT), len(TRAINED_ON)) == (123, 93, 43)
+    assert {254, 255, 256, 248, 242, 236, 230, 119, 54} <= held_out
+    assert {257, 258, 259, 251, 245, 239, 233, 125, 41} <= DEVELOPMENT
 
 
 @pytest.mark.parametrize(
@@ -1588,6 +1605,10 @@ LABELLED_DESKS = [
     ("desk_heldout251.jsonl", 239, 66),
     ("desk_heldout252.jsonl", 240, 66),
     ("desk_heldout253.jsonl", 238, 65),
+    ("desk_heldout254.jsonl", 240, 66),
+    ("desk_heldout255.jsonl", 239, 66),
+    ("desk_heldout257.jsonl", 239, 65),
+    ("desk_heldout259.jsonl", 240, 66),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
@@ -1607,13 +1628,15 @@ LABELLED_DESKS = [
     # one of the development desk desk_heldout241 a message its writer labelled a change
     # of view; one each of desk_heldout242 and 244 (held out: counted, not read) and of the
     # development desk desk_heldout247 answers a message its writer did not label a proposal;
-    # one of desk_heldout250 (held out: counted, not read) a message labelled a change of view
+    # one of desk_heldout250 (held out: counted, not read) a message labelled a change of view;
+    # one of desk_heldout256 (held out: counted, not read) and two of the development desk
+    # desk_heldout258 answer a message their writers did not label a proposal
 ]
 
 
-@pytest.mark.parametrize("number", range(113, 254))
+@pytest.mark.parametrize("number", range(113, 260))
 def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
-    # desk_heldout113 to 253 were written from bench/data/WRITING_BRIEF.md, their writers
+    # desk_heldout113 to 259 were written from bench/data/WRITING_BRIEF.md, their writers
     # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
