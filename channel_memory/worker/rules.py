@@ -658,12 +658,12 @@ PIECE_SPAN_CHARS = 1_000
 PIECE_CUTS = 8
 """…and so is one with more places its reasons may start than this."""
 _PIECE_KEEPS = re.compile(
-    r"(?i)(?:(?:but|only|if|unless|provided|as long as|subject to|except|scratch|cancel|"
-    r"actually|correction|not|no|wrong|on the|for the|in the|at the|from the|until|till|"
+    r"(?i)(?:(?:but|only|if|except|not|no|on the|for the|in the|at the|from the|until|till|"
     r"before|after|once|when|and|plus|also|then|leaving|leaves|back to)\b|by \d|[$\u20ac\u00a3]?\d)"
 )
 """A trailing part that opens so is a condition, a retraction, a scope, a time, a size or
-a further leg of the decision before it ("— 10m, same stop"): kept."""
+a further leg of the decision before it ("— 10m, same stop"): kept (the words
+``_PIECE_HOLDS`` finds anywhere — "scratch", "actually", "unless" … — are not repeated)."""
 _PIECE_HOLDS = re.compile(
     r"(?i)\b(?:actually|wrong|scratch|cancel\w*|typo|should be|instead|correction|"
     r"fat[- ]?finger|after all|ignore|disregard|not doing|meant|unless|"
