@@ -19,10 +19,27 @@ DESKS = [
     )
 ]
 """The labelled desks trained on (each its own writer for ``--cross``)."""
+EARLIER_DEVELOPMENT = [
+    ROOT / "bench" / "data" / f"desk_heldout{n}.jsonl"
+    for n in (
+        *range(41, 54),
+        97,
+        98,
+        99,
+        *range(108, 113),
+        116,
+        117,
+        118,
+        *(n for n in range(125, 182) if (n - 125) % 6 < 3),
+    )
+]
+"""The fifty-four development desks up to ``desk_heldout181``, their misses read in the
+rounds that added them, learnt from since the forty-eighth round (ADR 0073); the
+development desks after them are not trained on: they measure what this training adds."""
 READ_DESKS = [
     ROOT / "bench" / "data" / name
     for name in ("desk_heldout.jsonl", *(f"desk_heldout{n}.jsonl" for n in range(2, 41)))
-]
+] + EARLIER_DEVELOPMENT
 """The development desks the desk reading also learns from (not the decision model: it
 keeps to the phrasing sets' balance; ``desk_heldout41`` on are left out of its training:
 they measure what the desk reading learns, ADR 0039)."""

@@ -154,7 +154,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.0767, 0.0157, 0.6428, 0.7033, 0.6944, 0.0284, 0.0082, 0.9802]
+PINNED_WRAP_SCORES = [0.1114, 0.0513, 0.7704, 0.8028, 0.7942, 0.0662, 0.0198, 0.9727]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 
@@ -171,7 +171,8 @@ def test_the_clause_selector_keeps_a_reports_own_decision_and_drops_most_of_its_
     # the selector keeps the clause that states this message's decision and drops the
     # recap's lines, all but at most one: "sold 5m EURUSD at 1.0850 after the data" scores
     # about its threshold (0.6991 before the thirtieth round's training, 0.7004 from it, kept;
-    # 0.6943 from the thirty-third's, dropped: the rows the rules read move it)
+    # 0.6943 from the thirty-third's, dropped: the rows the rules read move it; 0.80 from the
+    # forty-eighth's, against a threshold of 0.85, ADR 0073)
     kept = [WRAP[a:b] for a, b in RULES.shown_spans(WRAP)]
     assert kept[-1] == (
         "One change from me before I go: I am cutting the desk gross limit to 200m from 250m."
@@ -234,11 +235,11 @@ def test_a_cards_status_line_keeps_the_trade_line_not_a_headline_rated_below_thr
     assert [card[a:b] for a, b in RULES.decision_spans(card)] == ["status: pending approval"]
     for kind in (None, "trade_proposal"):
         assert _kept(RULES, card, kind) == ["status: pending approval"]
+    # with a trade line a rule reads too, the selector keeps the one it rates best of the
+    # two and the status line only above its threshold (0.81 against 0.85 since the
+    # forty-eighth round's training, ADR 0073): the trade's terms, not "pending approval"
     lined = card.replace("\nnotes", "\nBuy 500 FGBS Z5 @ 107.05\nnotes")
-    assert _kept(RULES, lined, "trade_proposal") == [
-        "Buy 500 FGBS Z5 @ 107.05",
-        "status: pending approval",
-    ]
+    assert _kept(RULES, lined, "trade_proposal") == ["Buy 500 FGBS Z5 @ 107.05"]
 
 
 def test_a_signal_cards_side_is_its_proposal_with_the_instrument_above_it() -> None:

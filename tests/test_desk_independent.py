@@ -1331,18 +1331,33 @@ MEASURED_DESKS = [
     ("desk_heldout257.jsonl", 239, 65, 61, (31, 40, 47)),
     ("desk_heldout258.jsonl", 239, 65, 59, (29, 40, 50)),
     ("desk_heldout259.jsonl", 240, 66, 60, (26, 37, 48)),
+    # Held-out desks asked for at the start of the forty-eighth round, written from
+    # bench/data/WRITING_BRIEF.md by hands that read nothing of the project but the brief and
+    # its checker (a Bermuda/London insurance-linked securities desk; a Hamburg/Rotterdam
+    # container-freight and shipping-equity desk, English with German and Dutch; a New York
+    # SPAC-arbitrage desk); measured once on arrival on the forty-seventh round's final code
+    # (f087046): 179 of 197; 110, 127, 146. Never read.
+    ("desk_heldout260.jsonl", 239, 65, 59, (39, 43, 48)),
+    ("desk_heldout261.jsonl", 237, 66, 59, (39, 46, 53)),
+    ("desk_heldout262.jsonl", 238, 66, 61, (32, 38, 45)),
+    # Development desks asked for with them (a Tel Aviv/New York Israeli equities and shekel
+    # desk, English with Hebrew; a Geneva/Sao Paulo sugar and ethanol desk, English with
+    # Brazilian Portuguese; a Denver/Toronto uranium desk); measured on arrival on f087046
+    # (63, 62 and 64; 36 / 45 / 55, 30 / 39 / 51, 30 / 39 / 49); their misses read.
+    ("desk_heldout263.jsonl", 240, 66, 63, (36, 45, 55)),
+    ("desk_heldout264.jsonl", 238, 66, 62, (30, 39, 51)),
+    ("desk_heldout265.jsonl", 239, 66, 64, (30, 39, 49)),
 ]
 
 
 # The desks the rules are tuned on (the development desks, whose misses are read each round)
 # and those the decision model, the desk reading and the ranker learn from: their floors
 # run under `make floors` (pytest -m tuned_on), with every change of the rules, the model or
-# the feed, and `make test` keeps the floors of the hundred and twenty-three desks nobody tunes on
-# (ADR 0066). A new round's desks go in one set or the other.
-DEVELOPMENT = frozenset(
-    [*range(41, 54), 97, 98, 99, *range(108, 113), 116, 117, 118]
-    + [n for start in range(125, 260, 6) for n in range(start, start + 3)]
-)
+# the feed, and `make test` keeps the floors of the hundred and twenty-six desks nobody tunes on
+# (ADR 0066). A new round's desks go in one set or the other. The development desks up to
+# desk_heldout181 are trained on since ADR 0073 (bench/training_desks.py); those after it
+# are not.
+DEVELOPMENT = frozenset(n for start in range(185, 266, 6) for n in range(start, start + 3))
 
 
 def _desk_number(name: str) -> int:
@@ -1355,12 +1370,13 @@ TRAINED_ON = frozenset(_desk_number(p.name) for p in (*READ_DESKS, *RUNS_DESKS))
 
 def test_every_measured_desk_is_held_out_developed_on_or_trained_on() -> None:
     numbers = [_desk_number(d[0]) for d in MEASURED_DESKS]
-    assert sorted(numbers) == list(range(1, 260))
+    assert sorted(numbers) == list(range(1, 266))
     held_out = set(numbers) - DEVELOPMENT - TRAINED_ON
     assert not DEVELOPMENT & TRAINED_ON
-    assert (len(held_out), len(DEVELOPMENT), len(TRAINED_ON)) == (123, 93, 43)
-    assert {254, 255, 256, 248, 242, 236, 230, 119, 54} <= held_out
-    assert {257, 258, 259, 251, 245, 239, 233, 125, 41} <= DEVELOPMENT
+    assert (len(held_out), len(DEVELOPMENT), len(TRAINED_ON)) == (126, 42, 97)
+    assert {260, 261, 262, 254, 248, 242, 236, 230, 119, 54} <= held_out
+    assert {263, 264, 265, 257, 251, 245, 239, 233, 185} <= DEVELOPMENT
+    assert {41, 53, 97, 118, 125, 181, 2, 40, 91} <= TRAINED_ON
 
 
 @pytest.mark.parametrize(
@@ -1609,6 +1625,11 @@ LABELLED_DESKS = [
     ("desk_heldout255.jsonl", 239, 66),
     ("desk_heldout257.jsonl", 239, 65),
     ("desk_heldout259.jsonl", 240, 66),
+    ("desk_heldout260.jsonl", 239, 65),
+    ("desk_heldout262.jsonl", 238, 66),
+    ("desk_heldout263.jsonl", 240, 66),
+    ("desk_heldout264.jsonl", 238, 66),
+    ("desk_heldout265.jsonl", 239, 66),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
@@ -1630,13 +1651,14 @@ LABELLED_DESKS = [
     # development desk desk_heldout247 answers a message its writer did not label a proposal;
     # one of desk_heldout250 (held out: counted, not read) a message labelled a change of view;
     # one of desk_heldout256 (held out: counted, not read) and two of the development desk
-    # desk_heldout258 answer a message their writers did not label a proposal
+    # desk_heldout258 answer a message their writers did not label a proposal; two of
+    # desk_heldout261 (held out: counted, not read) likewise
 ]
 
 
-@pytest.mark.parametrize("number", range(113, 260))
+@pytest.mark.parametrize("number", range(113, 266))
 def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
-    # desk_heldout113 to 259 were written from bench/data/WRITING_BRIEF.md, their writers
+    # desk_heldout113 to 265 were written from bench/data/WRITING_BRIEF.md, their writers
     # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
