@@ -41,12 +41,14 @@ READ_DESKS = [
     for name in ("desk_heldout.jsonl", *(f"desk_heldout{n}.jsonl" for n in range(2, 41)))
 ] + EARLIER_DEVELOPMENT
 """The development desks the desk reading also learns from (not the decision model: it
-keeps to the phrasing sets' balance; ``desk_heldout41`` on are left out of its training:
-they measure what the desk reading learns, ADR 0039)."""
+keeps to the phrasing sets' balance): the first forty, and since ADR 0073 the fifty-four of
+:data:`EARLIER_DEVELOPMENT`; the development desks after ``desk_heldout181`` are left out
+of its training: they measure what it learns (ADR 0039)."""
 RUNS_DESKS = [ROOT / "bench" / "data" / f"desk_heldout{n}.jsonl" for n in (91, 92, 96)]
 """Development desks mostly in Korean, Chinese and Japanese that the clause selector and
 the ranker learn from besides, so that they weigh what the reading of text holding runs
 reads apart (ADR 0044); not the desk reading (taught them, it read English desks lower).
-``desk_heldout97`` and ``98``, written in the same round, measure it."""
+``desk_heldout97`` and ``98``, written in the same round, measured it until ADR 0073
+(since then the desk reading learns them, with the other earlier development desks)."""
 RANK_DESKS = [*DESKS, *READ_DESKS, *RUNS_DESKS]
 """The desks the clause selector and the ranker learn from, out of fold."""

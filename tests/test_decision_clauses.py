@@ -154,7 +154,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.1114, 0.0513, 0.7704, 0.8028, 0.7942, 0.0662, 0.0198, 0.9727]
+PINNED_WRAP_SCORES = [0.112, 0.0509, 0.769, 0.8015, 0.7929, 0.0654, 0.0197, 0.9724]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 

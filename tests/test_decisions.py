@@ -6092,3 +6092,69 @@ def test_the_forty_fifth_rounds_packages_views_hands_and_limits(
     text: str, event_type: str | None
 ) -> None:
     assert _rules_read(text, None) == event_type
+
+
+@pytest.mark.parametrize(
+    ("text", "parent", "expected"),
+    [
+        # an order worked one way, another way of dealing refused at the clause's end (ADR 0073)
+        ("working it on the NBP screen myself, no algo — the book's thin", None, "route_decision"),
+        ("joining the 41.20 bid passive on EEX, not crossing.", None, "route_decision"),
+        ("going in as an ICE spread order, 80 at -0.15, not legging it", None, "route_decision"),
+        ("asking GS + UBS only, not the full street", None, "route_decision"),
+        ("bid 3.5 on Globex yourself — no London broker", None, "route_decision"),
+        ("doing the call spread on screen, no broker", None, "route_decision"),
+        (
+            "working it on the ICE screen myself, no algo, market is too thin",
+            None,
+            "route_decision",
+        ),
+        # …not what merely names such words: a router, a dealer's shop, an auction house,
+        # the words after it, the past, an opinion, a condition, a question
+        ("running it on the PS5, not the router", None, None),
+        ("doing it at Halfords for £40, not the dealer", None, None),
+        ("bidding 50 quid on eBay myself, not the auction house", None, None),
+        ("running the 10k on Sunday, not the street race", None, None),
+        ("putting it in the ISA for 5 years, no broker fees", None, None),
+        ("Offering 73.60 on EEX all morning, no algos in the book", None, None),
+        ("bid 101 on the block yesterday, no dealers showed", None, None),
+        ("Doing it by voice rather than RFQ is slower but cheaper on 10mm+", None, None),
+        ("asking GS + UBS only, not the full street, if it's over 50m", None, None),
+        ("should we work it on the ICE screen, no algo?", None, None),
+        # new buys or sells blocked in a book until an event (a risk limit), not purchase
+        # orders, friend adds, tickets or card orders
+        (
+            "Blocking new Bund/Schatz buys in RATES-EU till the auction, sells are ok",
+            None,
+            "risk_limit",
+        ),
+        ("Blocking new buys in GOV-MB till the presser", None, "risk_limit"),
+        ("We're blocking new purchase orders for office supplies until Q3", None, None),
+        ("I'm blocking new friend adds on Facebook until the weekend", None, None),
+        ("We're blocking new card orders on the mobile app until the fix", None, None),
+        # a verdict after the id or the letter of what it answers, not after a quarter, a
+        # half, a version or a price
+        (
+            "R7 approved. far leg with the usual bank, obviously",
+            "Roll card R7: sell 20m EURNOK 1M, ok?",
+            "trade_approval",
+        ),
+        (
+            "card 02 → pass. skew's already bid",
+            "card 02: buy 500 SX5E 4800P at 31.5, ok?",
+            "trade_approval",
+        ),
+        (
+            "b yes.",
+            "two ways: (a) buy 50 FGBL at 131.10, (b) sell 30 FGBM at 117.40 — ok?",
+            "trade_approval",
+        ),
+        ("Q3 ok, Q4 guide is the risk", "buy 20k SAP GY at 231.50 into the print, ok?", None),
+        ("H1 ok but H2 looks weak", "buy 20k SAP GY at 231.50 into the print, ok?", None),
+        ("v2 ok, v1 was off", "buy 20k SAP GY at 231.50 into the print, ok?", None),
+    ],
+)
+def test_a_way_of_dealing_refused_a_block_on_new_buys_and_a_verdict_by_id(
+    text: str, parent: str | None, expected: str | None
+) -> None:
+    assert _rules_read(text, parent) == expected

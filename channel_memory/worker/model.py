@@ -333,7 +333,7 @@ def rank_features(
     score by how plainly the message states it, times the model's probability); the
     model's probability alone (the message's or its decision clauses', the higher);
     the desk reading's, read the same way (``desk``: a classifier trained with
-    forty-seven labelled desks, where a recap or an echo of a decision is labelled none); how
+    a hundred and one labelled desks, where a recap or an echo of a decision is labelled none); how
     plainly it states the decision (``strength``, 0 to 1); its length (logarithm) and
     lines; how many clauses a rule matched; whether only the model or a reply rule
     found it; whether it replies; who wrote it (``origin``: a person, an app, an
@@ -514,7 +514,7 @@ class DecisionModel:
     def desk_probability(self, text: str) -> float:
         """The probability, 0 to 1, that ``text`` is a decision as the labelled desks
         read one: a second classifier over the same features, trained besides the
-        phrasing sets with forty-seven labelled desks, where a decision reported again (an
+        phrasing sets with a hundred and one labelled desks, where a decision reported again (an
         order system's record of a trader's fill, a recap) is labelled none. Not what
         recognises a decision (:meth:`probability` does): what ranks one."""
         return self.readings(text)[1]
