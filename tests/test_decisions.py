@@ -6132,6 +6132,14 @@ def test_the_forty_fifth_rounds_packages_views_hands_and_limits(
         ("We're blocking new purchase orders for office supplies until Q3", None, None),
         ("I'm blocking new friend adds on Facebook until the weekend", None, None),
         ("We're blocking new card orders on the mobile app until the fix", None, None),
+        # limits given for a session under a label, and what one may trade up to a size and
+        # nothing else (a new user's trial), not a speed limit, a pointer or a question
+        ("Overnight limits: G10 gross 300m, EM VaR 3.0m. Over that, cut", None, "risk_limit"),
+        ("Asia: you may trade USDJPY up to 20m overnight, nothing else.", None, "risk_limit"),
+        ("speed limits: 30 in town", None, None),
+        ("Overnight limits: same as yesterday", None, None),
+        ("you can trade up to 20m on the app", None, None),
+        ("you may trade USDJPY up to 20m if the CRO signs, nothing else?", None, None),
         # a verdict after the id or the letter of what it answers, not after a quarter, a
         # half, a version or a price
         (
