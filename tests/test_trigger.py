@@ -177,6 +177,11 @@ def test_unknown_invisible_deleted_and_forgotten_triggers_answer_alike(desk: Liv
         outside.status_code == 422 and outside.json()["error"]["details"][0]["field"] == "trigger"
     )
     assert feed(desk, trigger="not a handle").status_code == 422
+    # a bare message id is refused with what a handle is (a new user's trial)
+    bare = feed(desk, trigger="nope")
+    detail = bare.json()["error"]["details"][0]
+    assert bare.status_code == 422 and detail["field"] == "trigger"
+    assert "channel/message" in detail["message"] and "id alone" in detail["message"]
 
 
 @pytest.mark.anyio

@@ -139,10 +139,17 @@ def _max_chars(value: int | None, info: ValidationInfo) -> int | None:
     return value
 
 
+TRIGGER_RULE = (
+    "must be a source handle, channel/message: the message's channel, a slash, then its id "
+    "(a message id alone names no channel)"
+)
+"""The trigger's refusal: a new user gave the bare message id."""
+
+
 def _trigger(value: str | None, info: ValidationInfo) -> str | None:
     if value is not None:
         if not _HANDLE.match(value):
-            raise _problem("must be a source handle, channel/message")
+            raise _problem(TRIGGER_RULE)
         if info.data.get("as_of"):
             raise _problem("does not combine with as_of")
     return value
@@ -257,7 +264,7 @@ _TYPE_MESSAGES = {
     "format": "must be text or json",
     "since": "must be a Go duration such as 24h or 90m",
     "as_of": AS_OF_RULE,
-    "trigger": "must be a source handle, channel/message",
+    "trigger": TRIGGER_RULE,
     "unconsumed": "must be all or only",
     "limit": "must be an integer from 0 to 1000",
 }
