@@ -106,13 +106,15 @@ class BudgetTooSmall(Exception):
 ANSWERED_ODDS = 5.9
 """What a hard event's odds of being a decision are multiplied by when some message
 answers it (a reply short enough for its class to read it: ``derived_messages.parent_id``),
-when the feed orders hard events: on the labelled desks the ranker learns from, a third of
-the decisions were answered and one look-alike in seventeen (``bench/answered.py``:
-33.9% against 5.8%, a ratio of 5.87). The ranker reads each message alone; a reply is
-what the channel said of it afterwards (ADR 0049)."""
-UNANSWERED_ODDS = 0.7
+when the feed orders hard events: on the labelled desks the ranker learns from, two
+decisions in five were answered and one look-alike in fourteen (``bench/answered.py``, the
+hundred and four desks of ADR 0073: 41.3% against 7.0%, a ratio of 5.93; on the
+forty-seven before it, 33.9% against 5.8%, 5.87). The ranker reads each message alone; a
+reply is what the channel said of it afterwards (ADR 0049)."""
+UNANSWERED_ODDS = 0.63
 """The same for a hard event no message answers, once it has had time to be answered
-(:data:`ANSWER_WAIT_US`): 66.1% of the decisions, 94.2% of the look-alikes."""
+(:data:`ANSWER_WAIT_US`): 58.7% of the decisions, 93.0% of the look-alikes (0.7 until the
+ranker learnt the earlier development desks: 66.1% and 94.2%, ADR 0073)."""
 ANSWER_WAIT_US = 30 * 60 * 1_000_000
 """How old a hard event must be before going unanswered counts against it: a decision
 made minutes before the feed is read has had no time to be answered."""
