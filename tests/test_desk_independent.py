@@ -184,8 +184,10 @@ RECOGNISED_FLOOR = 53
 # authors many items name written by an alias and a flat reserve for the notes (ADR 0040);
 # 33, 44, 51 with the desk reading learning Chinese, Japanese and Korean (ADR 0042); 35, 43,
 # 51 with a proposal's trade line and a verdict's word kept in a cut (ADR 0048); 36, 42, 51
-# with hard events someone answered ranked first (ADR 0049)
-VERBATIM_FLOOR = {6_000: 33, 8_192: 42, 12_000: 50}
+# with hard events someone answered ranked first (ADR 0049); 36, 41, 49 with the desk reading,
+# the selector and the ranker trained on the fifty-four earlier development desks besides
+# (ADR 0073: this desk weighs less among more; floors lowered, disclosed)
+VERBATIM_FLOOR = {6_000: 33, 8_192: 41, 12_000: 49}
 
 
 def test_labelled_decisions_become_hard_events(report: dict[str, Any]) -> None:
@@ -806,7 +808,7 @@ MEASURED_DESKS = [
     # tuned on; measured once on arrival on the round's code (d9cedc5): the floors are those
     # figures (on the code before the round, d20c685, the same sitting: 175 of 193; 99, 124,
     # 153 in all).
-    ("desk_heldout73.jsonl", 236, 65, 61, (35, 45, 53)),
+    ("desk_heldout73.jsonl", 236, 65, 61, (35, 44, 53)),
     ("desk_heldout74.jsonl", 239, 64, 64, (36, 48, 58)),
     # measured again on the sixteenth round's Japanese rules (written against two Japanese
     # phrasing sets, not this desk): 50 → 55 of 64; 26, 33, 42 → 27, 35, 45
@@ -1143,7 +1145,7 @@ MEASURED_DESKS = [
     # (62, 65 and 58; 35 / 44 / 50, 31 / 44 / 52, 36 / 46 / 54), their floors the round's
     # final figures; their misses read, some written as rules (ADR 0062).
     ("desk_heldout197.jsonl", 240, 66, 66, (35, 43, 53)),
-    ("desk_heldout198.jsonl", 238, 66, 65, (32, 44, 51)),
+    ("desk_heldout198.jsonl", 238, 66, 65, (32, 43, 51)),
     ("desk_heldout199.jsonl", 240, 65, 64, (36, 46, 57)),
     # Held out: written for the thirty-eighth round from the same brief (a Kuala Lumpur/
     # Singapore palm-oil and rubber desk, English with Malay and Mandarin; a New York
@@ -1180,7 +1182,7 @@ MEASURED_DESKS = [
     # desk, English with Arabic; a Bermuda/London insurance-linked securities desk), asked
     # for at its start; measured on arrival on the code before it (6814646): 181 of 198;
     # 90, 117, 146. Never read.
-    ("desk_heldout212.jsonl", 238, 66, 60, (31, 43, 52)),
+    ("desk_heldout212.jsonl", 238, 66, 60, (31, 42, 52)),
     ("desk_heldout213.jsonl", 240, 66, 60, (25, 33, 43)),
     ("desk_heldout214.jsonl", 240, 66, 61, (32, 40, 48)),
     # Development desks of the fortieth round: a Johannesburg/London platinum-group metals
@@ -1188,7 +1190,7 @@ MEASURED_DESKS = [
     # New York/Greenwich volatility desk; measured on arrival on 6814646 (61, 62 and 61;
     # 35 / 41 / 50, 30 / 40 / 50, 28 / 40 / 50), their floors the round's final figures;
     # their misses read.
-    ("desk_heldout215.jsonl", 239, 65, 63, (36, 43, 52)),
+    ("desk_heldout215.jsonl", 239, 65, 63, (35, 43, 52)),
     ("desk_heldout216.jsonl", 238, 65, 63, (29, 39, 50)),
     ("desk_heldout217.jsonl", 239, 66, 63, (28, 39, 51)),
     # Held out: written for the forty-second round from the same brief (a Chicago/
@@ -1321,7 +1323,7 @@ MEASURED_DESKS = [
     # desk, English with Bahasa Indonesia); measured once on arrival on the round's final code
     # (63759e1): 185 of 197; 98, 127, 155. Never read.
     ("desk_heldout254.jsonl", 240, 66, 64, (30, 38, 50)),
-    ("desk_heldout255.jsonl", 239, 66, 63, (37, 47, 55)),
+    ("desk_heldout255.jsonl", 239, 66, 63, (37, 46, 55)),
     ("desk_heldout256.jsonl", 239, 65, 58, (30, 41, 47)),
     # Development desks asked for with them (a Chicago/Minneapolis US rate-options desk; a
     # Madrid/Lisbon Iberian power and gas desk, English with Spanish and Portuguese; a
@@ -1337,12 +1339,13 @@ MEASURED_DESKS = [
     # container-freight and shipping-equity desk, English with German and Dutch; a New York
     # SPAC-arbitrage desk); measured once on arrival on the forty-seventh round's final code
     # (f087046): 179 of 197; 110, 127, 146; on the round's final code 179; 114, 135, 149
-    # (their floors). Never read. Measured once on the forty-eighth round's final code (ADR
-    # 0073), lowered floors of held-out desks: 78 (12,000, by 2), 130 (12,000, by 2), 136
-    # (6,000 by 2, and 8,192), 153 (8,192), 212 (12,000, by 3), 213 (8,192), 220 (6,000), 243
+    # (their floors). Never read. Measured on the forty-eighth round's final code (ADR 0073;
+    # twice: 332e727, then 11da92a with the unanswered odds measured again), lowered floors
+    # of held-out desks: 73 (8,192), 78 (12,000, by 2), 130 (12,000, by 2), 136 (6,000 by 2,
+    # and 8,192), 153 (8,192), 212 (8,192, and 12,000 by 3), 213 (8,192), 220 (6,000), 243
     # (6,000, by 2), 244 (6,000 by 2, and 12,000), 254 (12,000), 255 (8,192 and 12,000), 256
     # (6,000 and 12,000) and 260 (12,000). The hundred and twenty-three measured before went
-    # from 3,973 / 5,065 / 6,217 to 4,059 / 5,184 / 6,298.
+    # from 3,973 / 5,065 / 6,217 to 4,059 / 5,184 / 6,298, then 4,065 / 5,187 / 6,308.
     ("desk_heldout260.jsonl", 239, 65, 59, (40, 44, 47)),
     ("desk_heldout261.jsonl", 237, 66, 59, (39, 48, 53)),
     ("desk_heldout262.jsonl", 238, 66, 61, (35, 43, 49)),
@@ -1353,7 +1356,8 @@ MEASURED_DESKS = [
     # final figures; their misses read (ADR 0073). At the forty-eighth round's final code
     # (the desk reading, the selector and the ranker trained on the fifty-four development
     # desks up to 181, ADR 0073), lowered floors of tuned-on desks: development 187 (8,192),
-    # 192, 198 (12,000), 199 (12,000), 210 (6,000), 216 (8,192), 223 (6,000, by 3), 227
+    # 192, 198 (8,192, 12,000), 199 (12,000), 210 (6,000), 215 (6,000), 216 (8,192), 223
+    # (6,000, by 3), 227
     # (8,192, 12,000), 229, 251, 252 (12,000), 253 and 259 (12,000, by 4); trained on 3, 4,
     # 6, 9, 11, 20 (12,000, by 3), 23, 38 and 40.
     ("desk_heldout263.jsonl", 240, 66, 64, (36, 45, 56)),
