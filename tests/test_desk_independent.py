@@ -1363,17 +1363,34 @@ MEASURED_DESKS = [
     ("desk_heldout263.jsonl", 240, 66, 64, (36, 45, 56)),
     ("desk_heldout264.jsonl", 238, 66, 62, (30, 40, 50)),
     ("desk_heldout265.jsonl", 239, 66, 64, (29, 39, 50)),
+    # Held-out desks asked for at the start of the forty-ninth round, written from
+    # bench/data/WRITING_BRIEF.md by hands that read nothing of the project but the brief and
+    # its checker (a Calgary/Houston Canadian heavy-crude desk; a London/Edinburgh wealth
+    # manager's dealing desk; a Santiago/Lima copper and lithium desk, English with Chilean
+    # and Peruvian Spanish); measured once on arrival on the forty-eighth round's final code
+    # (c75cb8e): 188 of 197; 101, 129, 157. Never read.
+    ("desk_heldout266.jsonl", 236, 66, 63, (34, 41, 51)),
+    ("desk_heldout267.jsonl", 233, 66, 60, (30, 41, 51)),
+    ("desk_heldout268.jsonl", 240, 65, 65, (37, 47, 55)),
+    # Development desks asked for with them (an Amsterdam/Brussels European gas-storage and
+    # LNG desk, English with Dutch and some French; a Washington/New York US Treasury
+    # primary-dealer desk; an Istanbul/London Turkish lira and Eurobond desk, English with
+    # Turkish); measured on arrival on c75cb8e (59, 61 and 62; 33 / 43 / 52, 28 / 37 / 45,
+    # 37 / 43 / 47).
+    ("desk_heldout269.jsonl", 240, 65, 59, (33, 43, 52)),
+    ("desk_heldout270.jsonl", 239, 66, 61, (28, 37, 45)),
+    ("desk_heldout271.jsonl", 240, 66, 62, (37, 43, 47)),
 ]
 
 
 # The desks the rules are tuned on (the development desks, whose misses are read each round)
 # and those the decision model, the desk reading and the ranker learn from: their floors
 # run under `make floors` (pytest -m tuned_on), with every change of the rules, the model or
-# the feed, and `make test` keeps the floors of the hundred and twenty-six desks nobody tunes on
+# the feed, and `make test` keeps the floors of the hundred and twenty-nine desks nobody tunes on
 # (ADR 0066). A new round's desks go in one set or the other. The development desks up to
 # desk_heldout181 are trained on since ADR 0073 (bench/training_desks.py); those after it
 # are not.
-DEVELOPMENT = frozenset(n for start in range(185, 266, 6) for n in range(start, start + 3))
+DEVELOPMENT = frozenset(n for start in range(185, 272, 6) for n in range(start, start + 3))
 
 
 def _desk_number(name: str) -> int:
@@ -1386,12 +1403,12 @@ TRAINED_ON = frozenset(_desk_number(p.name) for p in (*READ_DESKS, *RUNS_DESKS))
 
 def test_every_measured_desk_is_held_out_developed_on_or_trained_on() -> None:
     numbers = [_desk_number(d[0]) for d in MEASURED_DESKS]
-    assert sorted(numbers) == list(range(1, 266))
+    assert sorted(numbers) == list(range(1, 272))
     held_out = set(numbers) - DEVELOPMENT - TRAINED_ON
     assert not DEVELOPMENT & TRAINED_ON
-    assert (len(held_out), len(DEVELOPMENT), len(TRAINED_ON)) == (126, 42, 97)
-    assert {260, 261, 262, 254, 248, 242, 236, 230, 119, 54} <= held_out
-    assert {263, 264, 265, 257, 251, 245, 239, 233, 185} <= DEVELOPMENT
+    assert (len(held_out), len(DEVELOPMENT), len(TRAINED_ON)) == (129, 45, 97)
+    assert {266, 267, 268, 260, 261, 262, 254, 248, 242, 236, 230, 119, 54} <= held_out
+    assert {269, 270, 271, 263, 264, 265, 257, 251, 245, 239, 233, 185} <= DEVELOPMENT
     assert {41, 53, 97, 118, 125, 181, 2, 40, 91} <= TRAINED_ON
 
 
@@ -1646,6 +1663,9 @@ LABELLED_DESKS = [
     ("desk_heldout263.jsonl", 240, 66),
     ("desk_heldout264.jsonl", 238, 66),
     ("desk_heldout265.jsonl", 239, 66),
+    ("desk_heldout266.jsonl", 236, 66),
+    ("desk_heldout268.jsonl", 240, 65),
+    ("desk_heldout270.jsonl", 239, 66),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
@@ -1668,13 +1688,15 @@ LABELLED_DESKS = [
     # one of desk_heldout250 (held out: counted, not read) a message labelled a change of view;
     # one of desk_heldout256 (held out: counted, not read) and two of the development desk
     # desk_heldout258 answer a message their writers did not label a proposal; two of
-    # desk_heldout261 (held out: counted, not read) likewise
+    # desk_heldout261 (held out: counted, not read) likewise; three of desk_heldout267 (held
+    # out: counted, not read) and one each of the development desks desk_heldout269 and 271
+    # likewise
 ]
 
 
-@pytest.mark.parametrize("number", range(113, 266))
+@pytest.mark.parametrize("number", range(113, 272))
 def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
-    # desk_heldout113 to 265 were written from bench/data/WRITING_BRIEF.md, their writers
+    # desk_heldout113 to 271 were written from bench/data/WRITING_BRIEF.md, their writers
     # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
