@@ -154,7 +154,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.112, 0.0509, 0.769, 0.8015, 0.7929, 0.0654, 0.0197, 0.9724]
+PINNED_WRAP_SCORES = [0.0225, 0.0084, 0.2299, 0.1183, 0.4742, 0.0063, 0.001, 0.5229]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 
@@ -222,11 +222,11 @@ def test_a_clause_no_rule_matched_is_kept_only_when_rated_well() -> None:
     assert _kept(RULES, text) == ["sold 20k SAP GY at 231.50 on the open"]
 
 
-def test_a_cards_status_line_keeps_the_trade_line_not_a_headline_rated_below_threshold() -> None:
-    # a rule reads "status: pending approval" as a proposal; the selector rates it above
-    # the card's headline, which it rates below its threshold: the headline is not kept
-    # (ADR 0050 retired ADR 0039's second-best unruled clause: on the development and
-    # training desks it named fewer decisions than the room it took), but a trade line is
+def test_a_cards_status_line_keeps_the_trade_line_and_a_headline_rated_above_threshold() -> None:
+    # a rule reads "status: pending approval" as a proposal; the selector's trees (ADR
+    # 0074) rate the card's headline, which names the trade, first and above their
+    # threshold: it is kept with the status line a rule matched (ADR 0050 retired ADR 0039's
+    # second-best unruled clause kept whatever its rating; this one is kept for its own)
     card = (
         "Card 31: own 2y Schatz vs Bund steepener, 10k DV01\n"
         "notes: carry positive\n"
@@ -234,10 +234,13 @@ def test_a_cards_status_line_keeps_the_trade_line_not_a_headline_rated_below_thr
     )
     assert [card[a:b] for a, b in RULES.decision_spans(card)] == ["status: pending approval"]
     for kind in (None, "trade_proposal"):
-        assert _kept(RULES, card, kind) == ["status: pending approval"]
+        assert _kept(RULES, card, kind) == [
+            "Card 31: own 2y Schatz vs Bund steepener, 10k DV01",
+            "status: pending approval",
+        ]
     # with a trade line a rule reads too, the selector keeps the one it rates best of the
-    # two and the status line only above its threshold (0.81 against 0.85 since the
-    # forty-eighth round's training, ADR 0073): the trade's terms, not "pending approval"
+    # two and the other only above its threshold: the trade's terms, not "pending approval"
+    # nor the headline
     lined = card.replace("\nnotes", "\nBuy 500 FGBS Z5 @ 107.05\nnotes")
     assert _kept(RULES, lined, "trade_proposal") == ["Buy 500 FGBS Z5 @ 107.05"]
 

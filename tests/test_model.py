@@ -163,35 +163,47 @@ def test_probabilities_are_deterministic_and_bounded() -> None:
     assert MODEL.probability("anyone for coffee?") < 0.1
 
 
-def test_a_model_file_whose_clause_selector_does_not_fit_is_refused() -> None:
-    blocks = [{"name": name} for name, _ in BLOCKS]
-    for size in (CLAUSE_FEATURES - 1, CLAUSE_FEATURES + 1):
-        broken = {
-            "format": FORMAT,
-            "blocks": blocks,
-            "clauses": {"coef": [0.0] * size, "intercept": 0.0, "threshold": 0.5},
-        }
-        with pytest.raises(ValueError, match="clause features"):
-            parse_model(gzip.compress(json.dumps(broken).encode()), "broken")
+_SPLIT: dict[str, Any] = {
+    "feature": [1, -1, -1],
+    "threshold": [0.5, 0.0, 0.0],
+    "left": [1, -1, -1],
+    "right": [2, -1, -1],
+    "value": [0.0, -2.0, 2.0],
+}
+"""A tree entry: one split on feature 1 at 0.5."""
+
+
+@pytest.mark.parametrize(
+    "clauses",
+    [
+        # a tree reading a feature the selector does not give
+        {"init": 0.0, "trees": [{**_SPLIT, "feature": [CLAUSE_FEATURES, -1, -1]}]},
+        {"trees": []},  # no starting log-odds
+        {"coef": [0.0] * CLAUSE_FEATURES, "intercept": 0.0},  # format 7's regression
+    ],
+)
+def test_a_model_file_whose_clause_selector_does_not_fit_is_refused(
+    clauses: dict[str, Any],
+) -> None:
+    broken = {
+        "format": FORMAT,
+        "blocks": [{"name": name} for name, _ in BLOCKS],
+        "clauses": {**clauses, "threshold": 0.5},
+    }
+    with pytest.raises(ValueError, match="clause features"):
+        parse_model(gzip.compress(json.dumps(broken).encode()), "broken")
 
 
 def _tree(**changes: Any) -> dict[str, Any]:
     """A ranker tree entry: one split on feature 1 (the model's probability) at 0.5."""
-    tree: dict[str, Any] = {
-        "feature": [1, -1, -1],
-        "threshold": [0.5, 0.0, 0.0],
-        "left": [1, -1, -1],
-        "right": [2, -1, -1],
-        "value": [0.0, -2.0, 2.0],
-    }
-    return tree | changes
+    return _SPLIT | changes
 
 
 def _file(rank: Any) -> bytes:
     broken = {
         "format": FORMAT,
         "blocks": [{"name": name} for name, _ in BLOCKS],
-        "clauses": {"coef": [0.0] * CLAUSE_FEATURES, "intercept": 0.0, "threshold": 0.5},
+        "clauses": {"init": 0.0, "trees": [], "threshold": 0.5},
         "rank": rank,
     }
     return gzip.compress(json.dumps(broken).encode())
@@ -609,7 +621,7 @@ def _tiny_model(decision: float, runs: float, intercepts: tuple[float, float] = 
         "desk": {"coef": row(0.0), "intercept": 0.0},
         "runs": {"coef": row(runs), "intercept": intercepts[1]},
         "types": {"classes": ["trade_fill"], "coef": [row(0.0)], "intercept": [0.0]},
-        "clauses": {"coef": [0.0] * CLAUSE_FEATURES, "intercept": 0.0, "threshold": 0.5},
+        "clauses": {"init": 0.0, "trees": [], "threshold": 0.5},
         "rank": {"init": 0.0, "trees": []},
     }
     return gzip.compress(json.dumps(data).encode())
@@ -708,19 +720,37 @@ def test_a_kept_reading_is_the_reading_of_its_text_and_parent() -> None:
 
 
 def test_the_selector_weighs_a_clause_read_as_runs_apart() -> None:
-    # ADR 0044: the last three features say whether the reading of text holding runs
-    # reads the clause, alone and times its probability and a rule's match; a clause
-    # without a run has them all zero, whatever its probability or match
+    # ADR 0044: features 12 to 14 say whether the reading of text holding runs reads the
+    # clause, alone and times its probability and a rule's match; a clause without a run
+    # has them all zero, whatever its probability or match
     content = "sold 5k AAPL 189.40. IF2506空单平10手, 批."
     clauses = [(0, 20), (21, len(content))]
-    chances = {content[0:20]: 0.9, content[21:]: 0.7}
+    chances = {content[0:20]: (0.9, 0.6), content[21:]: (0.7, 0.2)}
     rows = clause_features(content, clauses, [0, 1], frozenset(clauses), chances.__getitem__)
     assert len(rows[0]) == len(rows[1]) == CLAUSE_FEATURES
-    assert rows[0][-3:] == [0.0, 0.0, 0.0]
-    assert rows[1][-3:] == [1.0, 0.7, 1.0]
+    assert rows[0][11:14] == [0.0, 0.0, 0.0]
+    assert rows[1][11:14] == [1.0, 0.7, 1.0]
     assert rows[1][:2] == [0.7, 1.0]  # the shared features as before
     ruled_not = clause_features(content, clauses, [1], frozenset(), chances.__getitem__)
-    assert ruled_not[0][-3:] == [1.0, 0.7, 0.0]
+    assert ruled_not[0][11:14] == [1.0, 0.7, 0.0]
+
+
+def test_the_selector_weighs_a_clause_against_the_others_of_its_message() -> None:
+    # ADR 0074: the desk reading's probability of the clause, how far its probability
+    # falls below the best scored clause's, how many scored clauses rate higher, a digit,
+    # whether a rule matched any clause of the message, and whether it opens a list item
+    content = "thanks all for the patience today\nsold 20k SAP GY at 231.50 on the open"
+    clauses = [(0, 33), (34, len(content))]
+    chances = {content[0:33]: (0.25, 0.125), content[34:]: (0.875, 0.75)}
+    rows = clause_features(content, clauses, [0, 1], frozenset(), chances.__getitem__)
+    assert rows[0][14:] == [0.125, -0.625, 1.0, 0.0, 0.0, 0.0]
+    assert rows[1][14:] == [0.75, 0.0, 0.0, 1.0, 0.0, 0.0]
+    ruled = frozenset(clauses[1:])
+    rows = clause_features(content, clauses, [0, 1], ruled, chances.__getitem__)
+    assert rows[0][18] == rows[1][18] == 1.0  # the rule matched the fill: both clauses know
+    # only the clauses scored are compared: the greeting alone is the best of them
+    (alone,) = clause_features(content, clauses, [0], frozenset(), chances.__getitem__)
+    assert alone[15:17] == [0.0, 0.0]
 
 
 def _rank_row(runs: bool, replying: bool = False) -> list[float]:
@@ -750,7 +780,7 @@ def test_the_ranker_weighs_a_message_read_as_runs_apart() -> None:
 
 PINNED_RUNS_CLAUSES = (
     "看完了, 思路没问题, 基差也合适. 螺纹2510多单减掉一半, 批. 小王执行, 收盘前做完.",
-    [0.8973, 0.9139, 0.2147],
+    [0.3677, 0.6873, 0.0405],
 )
 """A Chinese reply's clauses as the shipped selector scores them (set when it was trained):
 the selector's three features for text read as runs are not zero here."""
@@ -763,7 +793,21 @@ def test_the_shipped_selector_scores_a_clause_read_as_runs_as_trained() -> None:
     decided = frozenset(RULES.decision_spans(text))
     scores = RULES.model.clause_scores(text, clauses, range(len(clauses)), decided)
     assert [round(x, 4) for x in scores] == pinned
-    # the decision and the clause the selector rates first are both shown, and the short
-    # clause after them on their line with them (ADR 0072): the whole reply
-    assert RULES.shown_spans(text) == clause_bounds(text)
-    assert clause_cut(text, RULES.shown_spans(text)) is None
+    # the decision, which the selector also rates first since its trees (ADR 0074), is
+    # shown with the instruction after it; the review before it ("看完了, 思路没问题, 基差也合适":
+    # read it, the idea is fine, the basis fits) is left out, as the regression's rating
+    # of it first had kept it (the short clause after a kept one on its line stays, ADR 0072)
+    clauses = clause_bounds(text)
+    assert RULES.shown_spans(text) == clauses[1:] == [(19, 35), (36, 48)]
+    assert clause_cut(text, RULES.shown_spans(text)) == (
+        "… 螺纹2510多单减掉一半, 批. 小王执行, 收盘前做完."
+    )
+
+
+def test_the_selector_knows_a_clause_that_opens_an_item_of_a_list() -> None:
+    content = "EOD:\n- bought 20k SAP\n• stop to 131.40\n2) sold 5 ES\n-5 on the day\nI cut it"
+    clauses = clause_bounds(content)
+    rows = clause_features(
+        content, clauses, range(len(clauses)), frozenset(), lambda text: (0.5, 0.5)
+    )
+    assert [row[-1] for row in rows] == [0.0, 1.0, 1.0, 1.0, 0.0, 0.0]

@@ -41,7 +41,7 @@ MODEL_NAMES = ("trading-desk",)
 MODEL_FILE = "decision_model.json.gz"
 MIN_KNOWN_WORDS = 2
 """The model promotes no message with fewer words it knows (see ``known_words``)."""
-FORMAT = 7
+FORMAT = 8
 """Format 2 added the clause selector (``clauses``: :func:`clause_features` weights);
 format 3 the hard-event ranker (``rank``: :func:`rank_features` weights); format 4 the
 desk reading (``desk``: a second decision classifier over the same features, trained
@@ -50,7 +50,9 @@ holds Chinese, Japanese or Korean (``runs``: a decision classifier over the same
 features that learnt those languages too, ADR 0043); format 6 gave the clause selector and
 the ranker three features each for text that reading reads (ADR 0044); format 7 made the
 ranker gradient-boosted regression trees (``rank``: a starting log-odds ``init`` and
-``trees``, see :func:`parse_boosted`; ADR 0053)."""
+``trees``, see :func:`parse_boosted`; ADR 0053); format 8 made the clause selector such
+trees too, over six more features (``clauses``: ``init``, ``trees`` and ``threshold``;
+ADR 0074)."""
 
 SUMS_KEPT = 512
 """How many texts' readings (see :meth:`DecisionModel._read`) a model keeps."""
@@ -136,7 +138,7 @@ def clause_features(
     clauses: Sequence[tuple[int, int]],
     scored: Sequence[int],
     decided: frozenset[tuple[int, int]],
-    probability: Callable[[str], float],
+    readings: Callable[[str], tuple[float, float]],
 ) -> list[list[float]]:
     """The features the clause selector weighs for each clause ``scored`` (ascending indexes into
     ``clauses``, every clause of ``content`` in order as ``(start, end)`` spans): the
@@ -144,25 +146,33 @@ def clause_features(
     (``decided``); whether it is the first clause, the last, and where it sits among
     the clauses; its length and the message's (logarithms); how many clauses the
     message has; whether it is on the message's last line with a clause; whether it
-    starts a line; how far down the message's lines it is; and whether the reading of
+    starts a line; how far down the message's lines it is; whether the reading of
     text holding runs reads the clause (:func:`reads_runs`), alone and times the
     probability and the rule's match (that reading's probabilities and the rules'
-    matches on Chinese, Japanese and Korean are weighed apart, ADR 0044). A decision is
-    most often the opening clause of a short message and the closing line of a long
-    report: the weights, learned from labelled decision spans, say how much each counts.
+    matches on Chinese, Japanese and Korean are weighed apart, ADR 0044); and (ADR 0074)
+    the desk reading's probability of the clause, how far its probability falls below
+    the highest of the clauses scored, how many of them the model rates higher, whether
+    it holds a digit, whether a rule matched any clause of the message, and whether it
+    opens an item of a list (``_LIST_ITEM``: a report's recap of what was done).
+    ``readings`` gives a text's decision probability and its desk reading's (see
+    :meth:`DecisionModel.readings`). A decision is most often the opening clause of a
+    short message and the closing line of a long report: the selector's trees, learned
+    from labelled decision spans, say how much each counts, and with what.
     """
     count = len(clauses)
     lines = content.count("\n") + 1
     last_line = content.count("\n", 0, clauses[-1][0]) if clauses else 0
     total = math.log(1 + len(content))
+    read = [readings(content[start:end]) for start, end in (clauses[i] for i in scored)]
+    top = max((chance for chance, _ in read), default=0.0)
+    any_ruled = float(bool(decided))
     out = []
     line = at = 0
-    for index in scored:
+    for index, (chance, desk) in zip(scored, read, strict=True):
         start, end = clauses[index]
         line += content.count("\n", at, start)  # linear over the message, however long
         at = start
         text = content[start:end]
-        chance = probability(text)
         ruled = float((start, end) in decided)
         runs = float(reads_runs(text))
         out.append(
@@ -181,9 +191,19 @@ def clause_features(
                 runs,
                 runs * chance,
                 runs * ruled,
+                desk,
+                chance - top,
+                float(sum(1 for other, _ in read if other > chance)),
+                float(any(c.isdigit() for c in text)),
+                any_ruled,
+                float(_LIST_ITEM.match(text) is not None),
             ]
         )
     return out
+
+
+_LIST_ITEM = re.compile(r"\s*(?:[-*\u2022\u25aa\u2013\u00b7]|\d{1,2}[.)])\s")
+"""A clause that opens an item of a list: "- bought 20k SAP", "• stop to 131.40", "2) sold"."""
 
 
 def _sigmoid(z: float) -> float:
@@ -221,11 +241,13 @@ class Tree:
 @dataclass(frozen=True, slots=True)
 class Boosted:
     """Gradient-boosted regression trees over ``width`` features (scikit-learn's
-    ``GradientBoostingClassifier``, exported by ``bench/train_model.py``): the log-odds is
-    ``init`` plus the leaf each tree reaches, its value already scaled by the learning
-    rate. The shipped ranker is the mean of several such ensembles grown from different
-    seeds, written as one: all their trees, each leaf also divided by their number, and
-    their mean ``init`` (ADR 0055)."""
+    ``GradientBoostingClassifier`` for the ranker, its ``HistGradientBoostingClassifier`` for
+    the clause selector, exported by ``bench/train_model.py``): the log-odds is ``init``
+    plus the leaf each tree reaches, its value already scaled by the learning rate. The
+    shipped ranker is the mean of several such ensembles grown from different seeds,
+    written as one: all their trees, each leaf also divided by their number, and their
+    mean ``init`` (ADR 0055); the selector is one ensemble, grown on features rounded to
+    single precision as they are read here (ADR 0074)."""
 
     width: int
     init: float
@@ -295,7 +317,7 @@ def parse_boosted(spec: dict[str, Any], width: int) -> Boosted:
     )
 
 
-CLAUSE_FEATURES = 14
+CLAUSE_FEATURES = 20
 """How many features :func:`clause_features` gives per clause."""
 
 DECISION_TYPES = (
@@ -420,9 +442,8 @@ class DecisionModel:
     runs_intercept: float
     """The intercept of the decision reading of text that holds a run written without
     spaces (its coefficients are in each block's terms; see :meth:`probability`)."""
-    clause_weights: tuple[float, ...]
-    """The clause selector's coefficients, one per :func:`clause_features` feature."""
-    clause_intercept: float
+    selector: Boosted
+    """The clause selector: trees over :func:`clause_features` (ADR 0074)."""
     clause_threshold: float
     """A clause scoring at least this is kept besides the best one."""
     ranker: Boosted
@@ -444,18 +465,9 @@ class DecisionModel:
     ) -> list[float]:
         """For each clause ``scored``, the probability that it states the message's
         decision (see :func:`clause_features`)."""
-        rows = clause_features(content, clauses, scored, decided, self.probability)
-        # nine digits: the same choice on every host whatever its maths library
-        return [
-            round(
-                _sigmoid(
-                    self.clause_intercept
-                    + math.fsum(w * x for w, x in zip(self.clause_weights, row, strict=True))
-                ),
-                9,
-            )
-            for row in rows
-        ]
+        rows = clause_features(content, clauses, scored, decided, self.readings)
+        # nine digits (the trees round so): the same choice on every host
+        return [self.selector.probability(row) for row in rows]
 
     def _features(self, text: str, parent: str | None) -> list[dict[int, float]]:
         """Each block's TF-IDF vector (sublinear tf, unit length) as column -> value."""
@@ -576,8 +588,10 @@ def parse_model(raw: bytes, name: str) -> DecisionModel:
     if [b["name"] for b in data["blocks"]] != [n for n, _ in BLOCKS]:
         raise ValueError(f"decision model {name}: unexpected blocks")
     clauses = data["clauses"]
-    if len(clauses["coef"]) != CLAUSE_FEATURES:
-        raise ValueError(f"decision model {name}: unexpected clause features")
+    try:
+        selector = parse_boosted(clauses, CLAUSE_FEATURES)
+    except (ValueError, TypeError, KeyError) as error:
+        raise ValueError(f"decision model {name}: unexpected clause features ({error})") from None
     try:
         ranker = parse_boosted(data["rank"], RANK_FEATURES)
     except (ValueError, TypeError, KeyError) as error:
@@ -616,8 +630,7 @@ def parse_model(raw: bytes, name: str) -> DecisionModel:
         type_intercepts=tuple(float(b) for b in data["types"]["intercept"]),
         desk_intercept=float(data["desk"]["intercept"]),
         runs_intercept=float(data["runs"]["intercept"]),
-        clause_weights=tuple(float(w) for w in clauses["coef"]),
-        clause_intercept=float(clauses["intercept"]),
+        selector=selector,
         clause_threshold=float(clauses["threshold"]),
         ranker=ranker,
     )

@@ -550,15 +550,28 @@ def _with_trade_and_verdict(
     event_type: str | None,
 ) -> list[tuple[int, int]]:
     """``spans`` and, for a proposal, its trade line when none of them is one (and the
-    lines just after it that are legs of the same trade); for an approval or rejection, its
-    opening verdict (and the clause after it on its line when the verdict is a word or two):
-    a card's "status: PROPOSED — awaiting approval" says nothing of the trade, and a
-    reply's reasons without its "nope." or its "go." say nothing of the verdict."""
+    lines just after it that are legs of the same trade), or the legs beside a trade line
+    kept (ADR 0074: the selector may keep one leg of a spread); for an approval or
+    rejection, its opening verdict (and the clause after it on its line when the verdict is
+    a word or two): a card's "status: PROPOSED — awaiting approval" says nothing of the
+    trade, and a reply's reasons without its "nope." or its "go." say nothing of the
+    verdict."""
     if not spans or not clauses:
         return spans
     shown = set(spans)
     if event_type in TRADE_LINE_TYPES:
-        if not any(_TRADE_LINE.search(content[start:end]) for start, end in spans):
+        trades = [bool(_TRADE_LINE.search(content[start:end])) for start, end in clauses]
+        if any(trades[n] for n, clause in enumerate(clauses) if clause in shown):
+            # the legs beside a kept trade line: the clauses next to it that are trade
+            # lines too, up to the first that is not, either way
+            kept = [n for n, clause in enumerate(clauses) if clause in shown and trades[n]]
+            for n in kept:
+                for step in (-1, 1):
+                    m = n + step
+                    while 0 <= m < len(clauses) and trades[m]:
+                        shown.add(clauses[m])
+                        m += step
+        elif not any(_TRADE_LINE.search(content[start:end]) for start, end in spans):
             # where its first TRADE_LINE_LINES lines end (found once: linear at any length)
             limit = -1
             for _ in range(TRADE_LINE_LINES):
