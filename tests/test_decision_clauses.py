@@ -17,6 +17,7 @@ from channel_memory.worker.render import (
     decision_cut,
 )
 from channel_memory.worker.rules import (
+    CLOSING_SCORE,
     STRENGTH_MAX,
     RuleSet,
     _clause_parts,
@@ -717,3 +718,54 @@ def test_a_cut_leaves_out_reasons_after_a_comma_only_where_a_reason_opens() -> N
     ):
         cut = clause_cut(whole, RULES.shown_spans(whole)) or whole
         assert not cut.endswith(ELLIPSIS), whole
+
+
+ENERGY_WRAP = """Gas EOD:
+- flat outright, no spreads (312 rejected, entries blocked today)
+- NGF7 4.561, +15c on the day
+- 11-15 colder again, GFS ens -40 HDD vs yday
+- storage Thurs est -88 bcf
+Tomorrow: running a 10-lot NGF7 long from the Asia open, stop 4.42 — inside the limit"""
+"""A wrap whose own decision is its closing line, under a recap the selector rates higher
+(a new user's trial, ADR 0074)."""
+
+
+def test_a_reports_closing_decision_is_kept_beside_the_recap_line_rated_first() -> None:
+    kept = _kept(RULES, ENERGY_WRAP, "position_change")
+    assert kept[-1].startswith("Tomorrow: running a 10-lot NGF7 long from the Asia open")
+    # rated below the selector's threshold, kept as the likeliest of the closing lines
+    assert RULES.model is not None
+    clauses = clause_bounds(ENERGY_WRAP)
+    decided = frozenset(RULES.decision_spans(ENERGY_WRAP))
+    scores = RULES.model.clause_scores(ENERGY_WRAP, clauses, range(len(clauses)), decided)
+    assert CLOSING_SCORE <= scores[-1] < RULES.model.clause_threshold
+    # a short message is no report: nothing is added for its last lines
+    short = "NGF7 4.561\nrunning a 10-lot NGF7 long from the open, stop 4.42"
+    assert _kept(RULES, short, "position_change")[-1].startswith("running a 10-lot")
+    # closing lines rated below CLOSING_SCORE are not kept for being last
+    chatty = ENERGY_WRAP.rsplit("\n", 1)[0] + "\nthanks all, good day\nsee you tomorrow"
+    assert not any("thanks all" in k for k in _kept(RULES, chatty, "position_change"))
+
+
+@pytest.mark.parametrize(
+    ("text", "head"),
+    [
+        ("CL 72.90. stop to 72.00 on all 150", "CL 72.90."),
+        ("crack 32.60. stop up to 31.60", "crack 32.60."),
+        ("3-2-1 at 29.80. stop to 28.80 on the package", "3-2-1 at 29.80."),
+    ],
+)
+def test_a_short_level_opening_the_line_is_kept_with_the_decision_after_it(
+    text: str, head: str
+) -> None:
+    # the selector keeps "stop to 72.00 on all 150", which names no market: the level it
+    # follows on its line names it (a new user's trial, ADR 0074)
+    kept = _kept(RULES, text, "stop_or_target_change")
+    assert kept[0] == head and len(kept) == 2
+
+
+def test_a_long_or_wordy_opening_is_no_level_head() -> None:
+    # longer than LEVEL_HEAD_CHARS, or without a number: not kept for coming first
+    long_head = "crack 33.22 — through my 33.20 target. sold 15x at 33.22, other 15 ride"
+    assert not _kept(RULES, long_head, "trade_fill")[0].startswith("crack 33.22")
+    assert "thanks all." not in _kept(RULES, "thanks all. stop to 72.00 on all 150 CL")

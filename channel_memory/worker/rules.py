@@ -689,6 +689,37 @@ _PIECE_HOLDS = re.compile(
 decision before it ("…, it's actually 1.0830", "…, because the auction was weak, but only
 if the Bund closes under 131", "…, max 20"): kept."""
 
+CLOSING_LINES_AFTER = 3
+"""A message of more lines than this (a report, a wrap) keeps the likeliest clause of its
+last two lines when the selector rates it at least ``CLOSING_SCORE``."""
+CLOSING_SCORE = 0.25
+"""What a report's closing clause must rate to be kept besides the selector's choice."""
+LEVEL_HEAD_CHARS = 32
+"""A clause this short that opens a line, holds a number and comes just before a kept
+clause on that line is kept with it: "CL 72.90. stop to 72.00 on all 150" names its market
+in the level it opens with (ADR 0074)."""
+
+
+def _with_level_heads(
+    content: str, spans: list[tuple[int, int]], clauses: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """``spans`` (clauses of ``content``) with the clause before each on its line when
+    that clause opens the line, is at most ``LEVEL_HEAD_CHARS`` characters and holds a
+    digit: the market and its level a decision after it leaves unnamed."""
+    kept = set(spans)
+    heads = {
+        before
+        for before, after in itertools.pairwise(clauses)
+        if after in kept
+        and before not in kept
+        and before[1] - before[0] <= LEVEL_HEAD_CHARS
+        and (before[0] == 0 or content[before[0] - 1] == "\n")
+        and _on_one_line(content, before, after)
+        and any(c.isdigit() for c in content[before[0] : before[1]])
+    }
+    return sorted(kept | heads)
+
+
 SHOWN_RULED = {"thesis_change": 2}
 """How many rule-matched clauses a hard event shown cut keeps, by its type, besides the
 selector's best (one for the others): a change of view is often announced in one clause
@@ -1825,6 +1856,13 @@ class RuleSet:
             SHOWN_RULED.get(event_type or "", 1),
         )
         threshold = model.clause_threshold
+        # a report's closing lines: the likeliest clause there, rated at least
+        # CLOSING_SCORE, is kept too (ADR 0074: the selector's trees rate a wrap's recap
+        # lines above its own closing decision, "Overnight: Rafa's CL stop moves to 72.40")
+        if content.count("\n") >= CLOSING_LINES_AFTER:
+            closing_from = content.rfind("\n", 0, content.rstrip().rfind("\n"))
+            closing = [n for n, index in enumerate(scored) if clauses[index][0] > closing_from]
+            kept |= {n for n in best(closing) if scores[n] >= CLOSING_SCORE}
         chosen = [
             clauses[index] for n, index in enumerate(scored) if n in kept or scores[n] >= threshold
         ]
@@ -1834,7 +1872,10 @@ class RuleSet:
         return self._without_reasons(
             content,
             _with_context(
-                content, _with_short_tails(content, chosen, clauses), clauses, event_type
+                content,
+                _with_short_tails(content, _with_level_heads(content, chosen, clauses), clauses),
+                clauses,
+                event_type,
             ),
             model,
         )
