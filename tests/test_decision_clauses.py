@@ -769,3 +769,40 @@ def test_a_long_or_wordy_opening_is_no_level_head() -> None:
     long_head = "crack 33.22 — through my 33.20 target. sold 15x at 33.22, other 15 ride"
     assert not _kept(RULES, long_head, "trade_fill")[0].startswith("crack 33.22")
     assert "thanks all." not in _kept(RULES, "thanks all. stop to 72.00 on all 150 CL")
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "decision"),
+    [
+        (
+            "Desk summary for Tuesday\nbought 40 CLZ5 at 59.40\nsold 40 CLF6 at 59.10\n\n"
+            "I am cutting the desk gross limit to 200m from 250m.",
+            "risk_limit",
+            "I am cutting the desk gross limit to 200m from 250m.",
+        ),
+        (
+            "Recap:\n- bought 2k AAPL at 189\n- sold 1k MSFT at 410\n\n"
+            "I'm taking the Bund stop up to 130.80.",
+            "stop_or_target_change",
+            "I'm taking the Bund stop up to 130.80.",
+        ),
+    ],
+)
+def test_a_report_keeps_the_clause_a_rule_of_its_own_type_matched(
+    text: str, kind: str, decision: str
+) -> None:
+    # the recap's fills are matched by fill rules, the closing limit or stop by a rule of
+    # the hard event's own type: that one is the rule-matched clause kept (a review's
+    # reports, ADR 0074), whatever the selector rates the recap
+    assert decision in _kept(RULES, text, kind)
+    assert [text[a:b] for a, b in RULES.typed_spans(text, kind)] == [decision]
+
+
+def test_the_legs_beside_a_kept_trade_line_end_at_a_blank_line_or_a_list() -> None:
+    fills = "\n".join(f"sold {n} FGBL @ 129.{n:02d}" for n in range(10, 50))
+    blank = f"{fills}\n\nProposal: sell 300 FGBL @ 129.90, stop 130.20"
+    assert _kept(RULES, blank, "trade_proposal") == [
+        "Proposal: sell 300 FGBL @ 129.90, stop 130.20"
+    ]
+    listed = "Proposal: buy 500 FGBL @ 129.40\n- sold 200 FGBL @ 129.80\n- sold 100 FGBM @ 117.20"
+    assert _kept(RULES, listed, "trade_proposal") == ["Proposal: buy 500 FGBL @ 129.40"]

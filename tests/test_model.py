@@ -182,16 +182,20 @@ _SPLIT: dict[str, Any] = {
         {"coef": [0.0] * CLAUSE_FEATURES, "intercept": 0.0},  # format 7's regression
     ],
 )
+@pytest.mark.parametrize("threshold", [math.nan, 7, -1, True, "0.5", None, "missing"])
 def test_a_model_file_whose_clause_selector_does_not_fit_is_refused(
-    clauses: dict[str, Any],
+    clauses: dict[str, Any], threshold: Any
 ) -> None:
-    broken = {
-        "format": FORMAT,
-        "blocks": [{"name": name} for name, _ in BLOCKS],
-        "clauses": {**clauses, "threshold": 0.5},
-    }
-    with pytest.raises(ValueError, match="clause features"):
-        parse_model(gzip.compress(json.dumps(broken).encode()), "broken")
+    # trees that do not fit, or a threshold that is no number from 0 to 1 (a review: NaN
+    # kept only the best clause, silently)
+    blocks = [{"name": name} for name, _ in BLOCKS]
+    unfit = {"init": 0.0, "trees": [], "threshold": threshold}
+    for entry in ({**clauses, "threshold": 0.5}, unfit):
+        if threshold == "missing":
+            entry.pop("threshold")
+        broken = {"format": FORMAT, "blocks": blocks, "clauses": entry}
+        with pytest.raises(ValueError, match="clause features"):
+            parse_model(gzip.compress(json.dumps(broken).encode()), "broken")
 
 
 def _tree(**changes: Any) -> dict[str, Any]:

@@ -153,7 +153,7 @@ def clause_features(
     the desk reading's probability of the clause, how far its probability falls below
     the highest of the clauses scored, how many of them the model rates higher, whether
     it holds a digit, whether a rule matched any clause of the message, and whether it
-    opens an item of a list (``_LIST_ITEM``: a report's recap of what was done).
+    opens an item of a list (``LIST_ITEM``: a report's recap of what was done).
     ``readings`` gives a text's decision probability and its desk reading's (see
     :meth:`DecisionModel.readings`). A decision is most often the opening clause of a
     short message and the closing line of a long report: the selector's trees, learned
@@ -196,13 +196,13 @@ def clause_features(
                 float(sum(1 for other, _ in read if other > chance)),
                 float(any(c.isdigit() for c in text)),
                 any_ruled,
-                float(_LIST_ITEM.match(text) is not None),
+                float(LIST_ITEM.match(text) is not None),
             ]
         )
     return out
 
 
-_LIST_ITEM = re.compile(r"\s*(?:[-*\u2022\u25aa\u2013\u00b7]|\d{1,2}[.)])\s")
+LIST_ITEM = re.compile(r"\s*(?:[-*\u2022\u25aa\u2013\u00b7]|\d{1,2}[.)])\s")
 """A clause that opens an item of a list: "- bought 20k SAP", "• stop to 131.40", "2) sold"."""
 
 
@@ -590,6 +590,9 @@ def parse_model(raw: bytes, name: str) -> DecisionModel:
     clauses = data["clauses"]
     try:
         selector = parse_boosted(clauses, CLAUSE_FEATURES)
+        clause_threshold = _finite(clauses["threshold"], 1.0)
+        if clause_threshold < 0:
+            raise ValueError("a threshold below 0")
     except (ValueError, TypeError, KeyError) as error:
         raise ValueError(f"decision model {name}: unexpected clause features ({error})") from None
     try:
@@ -631,7 +634,7 @@ def parse_model(raw: bytes, name: str) -> DecisionModel:
         desk_intercept=float(data["desk"]["intercept"]),
         runs_intercept=float(data["runs"]["intercept"]),
         selector=selector,
-        clause_threshold=float(clauses["threshold"]),
+        clause_threshold=clause_threshold,
         ranker=ranker,
     )
 

@@ -46,7 +46,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from channel_memory.worker.model import CAP_CHARS, Scorer, load_model
+from channel_memory.worker.model import CAP_CHARS, LIST_ITEM, Scorer, load_model
 
 _TOKEN = re.compile(r"[^\W_]+")
 """A word for the gates: letters and digits (``SL_UPDATE`` is two words, as a bot means it)."""
@@ -518,6 +518,10 @@ that opens with a side and holds a number ("📇 CARD #0431 | WHEAT | SELL 40 ZW
 TRADE_LINE_TYPES = frozenset({"trade_proposal", "stop_or_target_change"})
 """The hard events shown with their trade line: proposals, and the stop or target a card
 sets beside its trade ("Stop: 70 pb · Objetivo: 56 pb" under "Comprar SPGB 3,15% 2035")."""
+LEGS_MAX = 3
+"""The most trade lines kept beside a kept one as the legs of its trade."""
+_LEG_GAP = re.compile(r"[ \t]*\n[ \t]*")
+"""What stands between two legs: one line break (a blank line ends a trade's legs)."""
 TRADE_LINE_LINES = 12
 """How far down a proposal (in lines) its trade line is looked for."""
 VERDICT_CHARS = 12
@@ -562,14 +566,24 @@ def _with_trade_and_verdict(
     if event_type in TRADE_LINE_TYPES:
         trades = [bool(_TRADE_LINE.search(content[start:end])) for start, end in clauses]
         if any(trades[n] for n, clause in enumerate(clauses) if clause in shown):
-            # the legs beside a kept trade line: the clauses next to it that are trade
-            # lines too, up to the first that is not, either way
+            # the legs beside a kept trade line: the trade lines on the lines right before
+            # and after it (no blank line, no list item between), at most LEGS_MAX
             kept = [n for n, clause in enumerate(clauses) if clause in shown and trades[n]]
             for n in kept:
+                legs = 0
                 for step in (-1, 1):
                     m = n + step
-                    while 0 <= m < len(clauses) and trades[m]:
+                    while (
+                        legs < LEGS_MAX
+                        and 0 <= m < len(clauses)
+                        and trades[m]
+                        and _LEG_GAP.fullmatch(
+                            content[clauses[min(m, m - step)][1] : clauses[max(m, m - step)][0]]
+                        )
+                        and not LIST_ITEM.match(content[slice(*clauses[m])])
+                    ):
                         shown.add(clauses[m])
+                        legs += 1
                         m += step
         elif not any(_TRADE_LINE.search(content[start:end]) for start, end in spans):
             # where its first TRADE_LINE_LINES lines end (found once: linear at any length)
@@ -1859,10 +1873,17 @@ class RuleSet:
         # a report's closing lines: the likeliest clause there, rated at least
         # CLOSING_SCORE, is kept too (ADR 0074: the selector's trees rate a wrap's recap
         # lines above its own closing decision, "Overnight: Rafa's CL stop moves to 72.40")
+        # — or the likeliest there that a rule of the hard event's own type matched, whatever
+        # its rating (a review's reports: the recap's fills are matched by fill rules, the
+        # closing "I am cutting the desk gross limit to 200m" by a limit rule)
         if content.count("\n") >= CLOSING_LINES_AFTER:
             closing_from = content.rfind("\n", 0, content.rstrip().rfind("\n"))
             closing = [n for n, index in enumerate(scored) if clauses[index][0] > closing_from]
-            kept |= {n for n in best(closing) if scores[n] >= CLOSING_SCORE}
+            typed = frozenset(self.typed_spans(content, event_type)) if event_type else frozenset()
+            own = [n for n in closing if clauses[scored[n]] in typed]
+            if any(clauses[scored[n]] in typed for n in kept):
+                own = []  # a clause of its own type is kept already: a card's trade line
+            kept |= best(own) or {n for n in best(closing) if scores[n] >= CLOSING_SCORE}
         chosen = [
             clauses[index] for n, index in enumerate(scored) if n in kept or scores[n] >= threshold
         ]
@@ -1972,6 +1993,17 @@ class RuleSet:
         kept: set[int] = set()
         for rule in self._gated(self.rules, view):
             kept.update(view.matches(rule))
+        if not kept:
+            return []
+        return [(start, end) for start, end, at in _clause_spans(content) if kept.intersection(at)]
+
+    def typed_spans(self, content: str, event_type: str) -> list[tuple[int, int]]:
+        """The clauses of :meth:`decision_spans` that a rule of ``event_type`` matches."""
+        view = self.view(content)
+        kept: set[int] = set()
+        for rule in self._gated(self.rules, view):
+            if rule.event_type == event_type:
+                kept.update(view.matches(rule))
         if not kept:
             return []
         return [(start, end) for start, end, at in _clause_spans(content) if kept.intersection(at)]
