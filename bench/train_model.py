@@ -37,7 +37,7 @@ weight (ADR 0042; the vocabulary holds their words); it only ranks, and the sele
 the ranker learn from every desk of :data:`RANK_DESKS` (ADRs 0038, 0039, 0044).
 
 The file written holds each block's vocabulary and inverse document frequencies, the
-classifiers' coefficients, the ranker's trees, the thresholds and the
+classifiers' coefficients, the selector's and the ranker's trees, the thresholds and the
 SHA-256 of every file the training read (the data, the synthetic desk's generator and the
 rules that label it); after writing, the script loads it with the runtime scorer and checks
 that it gives the trainer's probabilities on every training line, and the selector's and

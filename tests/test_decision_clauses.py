@@ -173,7 +173,8 @@ def test_the_clause_selector_keeps_a_reports_own_decision_and_drops_most_of_its_
     # recap's lines, all but at most one: "sold 5m EURUSD at 1.0850 after the data" scores
     # about its threshold (0.6991 before the thirtieth round's training, 0.7004 from it, kept;
     # 0.6943 from the thirty-third's, dropped: the rows the rules read move it; 0.80 from the
-    # forty-eighth's, against a threshold of 0.85, ADR 0073)
+    # forty-eighth's, against a threshold of 0.85, ADR 0073; the trees of the forty-ninth
+    # rate it 0.12 against 0.65 and the closing decision first, ADR 0074)
     kept = [WRAP[a:b] for a, b in RULES.shown_spans(WRAP)]
     assert kept[-1] == (
         "One change from me before I go: I am cutting the desk gross limit to 200m from 250m."
