@@ -796,7 +796,7 @@ def test_a_report_keeps_the_clause_a_rule_of_its_own_type_matched(
     # the hard event's own type: that one is the rule-matched clause kept (a review's
     # reports, ADR 0074), whatever the selector rates the recap
     assert decision in _kept(RULES, text, kind)
-    assert [text[a:b] for a, b in RULES.typed_spans(text, kind)] == [decision]
+    assert [text[a:b] for a, b in RULES.decision_spans(text, kind)] == [decision]
 
 
 def test_the_legs_beside_a_kept_trade_line_end_at_a_blank_line_or_a_list() -> None:

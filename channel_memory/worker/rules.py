@@ -522,6 +522,26 @@ LEGS_MAX = 3
 """The most trade lines kept beside a kept one as the legs of its trade."""
 _LEG_GAP = re.compile(r"[ \t]*\n[ \t]*")
 """What stands between two legs: one line break (a blank line ends a trade's legs)."""
+
+
+def _at(content: str, clause: tuple[int, int]) -> str:
+    return content[clause[0] : clause[1]]
+
+
+def _is_leg(content: str, clauses: list[tuple[int, int]], leg: int, other: int) -> bool:
+    """Whether clause ``other``, next to the trade line ``leg``, is a leg of its trade: a
+    trade line on the line right before or after it, no list item."""
+    if not 0 <= other < len(clauses):
+        return False
+    first, second = sorted((clauses[leg], clauses[other]))
+    text = _at(content, clauses[other])
+    return (
+        _LEG_GAP.fullmatch(content[first[1] : second[0]]) is not None
+        and _TRADE_LINE.search(text) is not None
+        and LIST_ITEM.match(text) is None
+    )
+
+
 TRADE_LINE_LINES = 12
 """How far down a proposal (in lines) its trade line is looked for."""
 VERDICT_CHARS = 12
@@ -564,28 +584,20 @@ def _with_trade_and_verdict(
         return spans
     shown = set(spans)
     if event_type in TRADE_LINE_TYPES:
-        trades = [bool(_TRADE_LINE.search(content[start:end])) for start, end in clauses]
-        if any(trades[n] for n, clause in enumerate(clauses) if clause in shown):
+        kept = [
+            n for n, c in enumerate(clauses) if c in shown and _TRADE_LINE.search(_at(content, c))
+        ]
+        for n in kept:
             # the legs beside a kept trade line: the trade lines on the lines right before
             # and after it (no blank line, no list item between), at most LEGS_MAX
-            kept = [n for n, clause in enumerate(clauses) if clause in shown and trades[n]]
-            for n in kept:
-                legs = 0
-                for step in (-1, 1):
-                    m = n + step
-                    while (
-                        legs < LEGS_MAX
-                        and 0 <= m < len(clauses)
-                        and trades[m]
-                        and _LEG_GAP.fullmatch(
-                            content[clauses[min(m, m - step)][1] : clauses[max(m, m - step)][0]]
-                        )
-                        and not LIST_ITEM.match(content[slice(*clauses[m])])
-                    ):
-                        shown.add(clauses[m])
-                        legs += 1
-                        m += step
-        elif not any(_TRADE_LINE.search(content[start:end]) for start, end in spans):
+            legs = 0
+            for step in (-1, 1):
+                m = n
+                while legs < LEGS_MAX and _is_leg(content, clauses, m, m + step):
+                    m += step
+                    shown.add(clauses[m])
+                    legs += 1
+        if not kept:
             # where its first TRADE_LINE_LINES lines end (found once: linear at any length)
             limit = -1
             for _ in range(TRADE_LINE_LINES):
@@ -1879,10 +1891,10 @@ class RuleSet:
         if content.count("\n") >= CLOSING_LINES_AFTER:
             closing_from = content.rfind("\n", 0, content.rstrip().rfind("\n"))
             closing = [n for n, index in enumerate(scored) if clauses[index][0] > closing_from]
-            typed = frozenset(self.typed_spans(content, event_type)) if event_type else frozenset()
-            own = [n for n in closing if clauses[scored[n]] in typed]
+            typed = set(self.decision_spans(content, event_type)) if event_type else set()
             if any(clauses[scored[n]] in typed for n in kept):
-                own = []  # a clause of its own type is kept already: a card's trade line
+                typed = set()  # a clause of its own type is kept already: a card's trade line
+            own = [n for n in closing if clauses[scored[n]] in typed]
             kept |= best(own) or {n for n in best(closing) if scores[n] >= CLOSING_SCORE}
         chosen = [
             clauses[index] for n, index in enumerate(scored) if n in kept or scores[n] >= threshold
@@ -1985,24 +1997,14 @@ class RuleSet:
                     break
         return out
 
-    def decision_spans(self, content: str) -> list[tuple[int, int]]:
+    def decision_spans(self, content: str, event_type: str | None = None) -> list[tuple[int, int]]:
         """The decision-bearing clauses of ``content`` as ``(start, end)`` character spans,
-        in order: every clause (a line, or a sentence of one) a rule matches, verbatim
-        from its first to its last non-blank character."""
+        in order: every clause (a line, or a sentence of one) a rule matches — a rule of
+        ``event_type`` when given — verbatim from its first to its last non-blank character."""
         view = self.view(content)
         kept: set[int] = set()
         for rule in self._gated(self.rules, view):
-            kept.update(view.matches(rule))
-        if not kept:
-            return []
-        return [(start, end) for start, end, at in _clause_spans(content) if kept.intersection(at)]
-
-    def typed_spans(self, content: str, event_type: str) -> list[tuple[int, int]]:
-        """The clauses of :meth:`decision_spans` that a rule of ``event_type`` matches."""
-        view = self.view(content)
-        kept: set[int] = set()
-        for rule in self._gated(self.rules, view):
-            if rule.event_type == event_type:
+            if event_type is None or rule.event_type == event_type:
                 kept.update(view.matches(rule))
         if not kept:
             return []
