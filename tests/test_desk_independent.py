@@ -1388,17 +1388,35 @@ MEASURED_DESKS = [
     ("desk_heldout269.jsonl", 240, 65, 59, (34, 44, 53)),
     ("desk_heldout270.jsonl", 239, 66, 61, (33, 42, 49)),
     ("desk_heldout271.jsonl", 240, 66, 62, (36, 43, 48)),
+    # Held-out desks asked for at the start of the fiftieth round, written from
+    # bench/data/WRITING_BRIEF.md by hands that read nothing of the project but the brief and
+    # its checker (a Buenos Aires/New York Argentine sovereign-bond and peso desk, English with
+    # Rioplatense Spanish; a Frankfurt/London euro-rates futures desk, English with German; a
+    # Hong Kong/Singapore Asian equity long-short fund's execution desk, English with
+    # Cantonese); measured once on arrival on the forty-ninth round's final code (9f53273):
+    # 185 of 198; 104, 132, 152. Never read.
+    ("desk_heldout272.jsonl", 240, 66, 62, (32, 42, 50)),
+    ("desk_heldout273.jsonl", 237, 66, 62, (37, 47, 54)),
+    ("desk_heldout274.jsonl", 239, 66, 61, (35, 43, 48)),
+    # Development desks asked for with them (an Oslo/Stockholm Nordic power desk, English with
+    # Norwegian and Swedish; a Seoul/Hong Kong Korean rates and won desk, English with Korean;
+    # a Rio de Janeiro/São Paulo Brazilian rates and real desk, English with Brazilian
+    # Portuguese); measured on arrival on 9f53273 (62, 60 and 64; 37 / 46 / 52, 32 / 42 / 51,
+    # 36 / 44 / 55).
+    ("desk_heldout275.jsonl", 238, 66, 62, (37, 46, 52)),
+    ("desk_heldout276.jsonl", 239, 65, 60, (32, 42, 51)),
+    ("desk_heldout277.jsonl", 239, 66, 64, (36, 44, 55)),
 ]
 
 
 # The desks the rules are tuned on (the development desks, whose misses are read each round)
 # and those the decision model, the desk reading and the ranker learn from: their floors
 # run under `make floors` (pytest -m tuned_on), with every change of the rules, the model or
-# the feed, and `make test` keeps the floors of the hundred and twenty-nine desks nobody tunes on
+# the feed, and `make test` keeps the floors of the hundred and thirty-two desks nobody tunes on
 # (ADR 0066). A new round's desks go in one set or the other. The development desks up to
 # desk_heldout181 are trained on since ADR 0073 (bench/training_desks.py); those after it
 # are not.
-DEVELOPMENT = frozenset(n for start in range(185, 272, 6) for n in range(start, start + 3))
+DEVELOPMENT = frozenset(n for start in range(185, 278, 6) for n in range(start, start + 3))
 
 
 def _desk_number(name: str) -> int:
@@ -1411,12 +1429,12 @@ TRAINED_ON = frozenset(_desk_number(p.name) for p in (*READ_DESKS, *RUNS_DESKS))
 
 def test_every_measured_desk_is_held_out_developed_on_or_trained_on() -> None:
     numbers = [_desk_number(d[0]) for d in MEASURED_DESKS]
-    assert sorted(numbers) == list(range(1, 272))
+    assert sorted(numbers) == list(range(1, 278))
     held_out = set(numbers) - DEVELOPMENT - TRAINED_ON
     assert not DEVELOPMENT & TRAINED_ON
-    assert (len(held_out), len(DEVELOPMENT), len(TRAINED_ON)) == (129, 45, 97)
-    assert {266, 267, 268, 260, 261, 262, 254, 248, 242, 236, 230, 119, 54} <= held_out
-    assert {269, 270, 271, 263, 264, 265, 257, 251, 245, 239, 233, 185} <= DEVELOPMENT
+    assert (len(held_out), len(DEVELOPMENT), len(TRAINED_ON)) == (132, 48, 97)
+    assert {272, 273, 274, 266, 267, 268, 260, 261, 262, 254, 248, 242, 236, 230, 119, 54} <= held_out
+    assert {275, 276, 277, 269, 270, 271, 263, 264, 265, 257, 251, 245, 239, 233, 185} <= DEVELOPMENT
     assert {41, 53, 97, 118, 125, 181, 2, 40, 91} <= TRAINED_ON
 
 
@@ -1674,6 +1692,10 @@ LABELLED_DESKS = [
     ("desk_heldout266.jsonl", 236, 66),
     ("desk_heldout268.jsonl", 240, 65),
     ("desk_heldout270.jsonl", 239, 66),
+    ("desk_heldout272.jsonl", 240, 66),
+    ("desk_heldout273.jsonl", 237, 66),
+    ("desk_heldout274.jsonl", 239, 66),
+    ("desk_heldout276.jsonl", 239, 65),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
@@ -1698,13 +1720,13 @@ LABELLED_DESKS = [
     # desk_heldout258 answer a message their writers did not label a proposal; two of
     # desk_heldout261 (held out: counted, not read) likewise; three of desk_heldout267 (held
     # out: counted, not read) and one each of the development desks desk_heldout269 and 271
-    # likewise
+    # likewise; one each of the development desks desk_heldout275 and 277 likewise
 ]
 
 
-@pytest.mark.parametrize("number", range(113, 272))
+@pytest.mark.parametrize("number", range(113, 278))
 def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
-    # desk_heldout113 to 271 were written from bench/data/WRITING_BRIEF.md, their writers
+    # desk_heldout113 to 277 were written from bench/data/WRITING_BRIEF.md, their writers
     # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
