@@ -6166,3 +6166,39 @@ def test_a_way_of_dealing_refused_a_block_on_new_buys_and_a_verdict_by_id(
     text: str, parent: str | None, expected: str | None
 ) -> None:
     assert _rules_read(text, parent) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # an order put one way in so many words (the fiftieth round's development desks)
+        (
+            "ok I'll do it — putting it on the dealer streams, not voice, market is 277/280",
+            "route_decision",
+        ),
+        ("working it by voice with 3 dealers, 6mm clips", "route_decision"),
+        ("doing both legs on the OMIP screen, PT leg first", "route_decision"),
+        (
+            "putting it on a TWAP algo on Globex over the settlement window, not with the broker",
+            "route_decision",
+        ),
+        ("putting it on the algo?", None),
+        ("we worked it by voice last time", None),
+        ("working it by voice was a mistake", None),
+        ("putting it on the screen in the meeting room", None),
+        ("putting it on the agenda for the 3pm meeting", None),
+        ("Placing the order by phone, not on the platform", None),
+        ("sending it by phone, not by email", None),
+        ("if we put it on the algo we leak the size", None),
+        # new entries stopped after a label, in a pair's name
+        ("FX: no new USD/KRW shorts for the rest of today in any book", "risk_limit"),
+        ("no new EUR/USD longs until the ECB", "risk_limit"),
+        ("Risk: no new entries today", "risk_limit"),
+        ("Risk: no new entries still", None),
+        ("Risk: gross 40m vs 60m limit", None),
+    ],
+)
+def test_an_order_put_one_way_and_new_entries_stopped_after_a_label(
+    text: str, expected: str | None
+) -> None:
+    assert _rules_read(text, None) == expected
