@@ -14,9 +14,11 @@ import pytest
 
 from bench.answered import counts
 from bench.training_desks import RANK_DESKS
+from channel_memory.feed import layout
 from channel_memory.feed.layout import (
     ANSWER_WAIT_US,
     ANSWERED_ODDS,
+    SCORE_POWER,
     UNANSWERED_ODDS,
     FeedItem,
     Trigger,
@@ -93,6 +95,44 @@ def test_a_decision_too_new_to_be_answered_is_not_held_back() -> None:
             if len(shown := _shown(render(window, budget, "text").content, [older, newer])) == 1
         ]
         assert alone and all(shown == {first} for shown in alone), (first, alone)
+
+
+def _alone(sure: FeedItem, half: FeedItem, others: list[FeedItem]) -> set[str]:
+    """Which of ``sure`` and ``half`` some budget shows without the other."""
+    window = _window([sure, half, *others])
+    full = len(render(window, 100_000, "text").content)
+    alone: set[str] = set()
+    for budget in range(full, 500, -5):
+        shown = _shown(render(window, budget, "text").content, [sure, half])
+        if len(shown) == 1:
+            alone |= shown
+    return alone
+
+
+def test_a_sure_decision_goes_before_a_much_shorter_half_sure_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a fill the ranker is sure of and one it gives even odds, the first's text over three
+    # times as long: by score per character the short one goes first at every budget that
+    # shows one of them alone; with the score raised to SCORE_POWER the sure one goes
+    # first where the room allows it alone
+    sure = _hard(
+        "s1",
+        10,
+        "trade_fill",
+        "bought 40 FGBL Z5 at 131.42 on Eurex, the rest of the 60 stays working at 131.40 "
+        "until the close, stop 130.95 as agreed with risk",
+        0.9,
+    )
+    half = _hard("h1", 20, "trade_fill", "sold 20 FOAT at 124.20 on the screen", 0.5)
+    others = [
+        _hard(f"z{n}", 25 + 5 * n, "trade_fill", f"sold {n}1 lots CLZ6 7{n}.15 at the settle", 0.05)
+        for n in range(1, 5)
+    ]
+    assert SCORE_POWER > 1
+    assert _alone(sure, half, others) == {"s1", "h1"}
+    monkeypatch.setattr(layout, "SCORE_POWER", 1.0)
+    assert _alone(sure, half, others) == {"h1"}
 
 
 CARD = "proposal: buy 20 FGBL at 131.40, stop 131.10, target 132.20"
