@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -1016,7 +1017,7 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
             score = _with_odds(score, ANSWERED_ODDS)
         elif c.to_us - item.last_us > ANSWER_WAIT_US:
             score = _with_odds(score, UNANSWERED_ODDS)
-        return score**SCORE_POWER * weight / cut[item.key]
+        return math.pow(score, SCORE_POWER) * weight / cut[item.key]
 
     answered = _answered_by_trigger(c)
     # a bare verdict comes with the proposal it answers, or not at all: "yes, go" alone says
