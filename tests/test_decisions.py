@@ -6220,19 +6220,11 @@ def test_a_way_of_dealing_refused_a_block_on_new_buys_and_a_verdict_by_id(
         ("Risk: no new risk to report", None),
         ("no new I/O risk in the migration", None),
         ("no new log/audit entries in the DB since 3am", None),
-        # systems and office work in a desk's words (the round's new-user trial), unless a
-        # side, a size or an instrument is in it
+        # no new entries in a log, a drive or a queue (the round's new-user trial)
         ("no new entries in the error log since the restart, looks clean", None),
         ("no new entries allowed in the shared drive root, use the team folders", None),
-        ("Heads up: the algo server (algo-prd-02) is running patch 4.2 tonight", None),
-        (
-            "routing the Bloomberg FXGO tickets to the new blotter queue from Monday — IT "
-            "change CHG-4471",
-            None,
-        ),
-        ("Order confirmation emails delayed due to SMTP issue", None),
-        ("algo server down — sending the 50 ES via the backup gateway", "route_decision"),
-        ("restart done, sold 20 CLZ5 at 72.10", "trade_fill"),
+        ("no new entries in the book until the print", "risk_limit"),
+        ("no new risk in the book today", "risk_limit"),
     ],
 )
 def test_an_order_put_one_way_and_new_entries_stopped_after_a_label(

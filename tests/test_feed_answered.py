@@ -14,11 +14,9 @@ import pytest
 
 from bench.answered import counts
 from bench.training_desks import RANK_DESKS
-from channel_memory.feed import layout
 from channel_memory.feed.layout import (
     ANSWER_WAIT_US,
     ANSWERED_ODDS,
-    SCORE_POWER,
     UNANSWERED_ODDS,
     FeedItem,
     Trigger,
@@ -97,42 +95,20 @@ def test_a_decision_too_new_to_be_answered_is_not_held_back() -> None:
         assert alone and all(shown == {first} for shown in alone), (first, alone)
 
 
-def _alone(sure: FeedItem, half: FeedItem, others: list[FeedItem]) -> set[str]:
-    """Which of ``sure`` and ``half`` some budget shows without the other."""
-    window = _window([sure, half, *others])
-    full = len(render(window, 100_000, "text").content)
-    alone: set[str] = set()
-    for budget in range(full, 500, -5):
-        shown = _shown(render(window, budget, "text").content, [sure, half])
-        if len(shown) == 1:
-            alone |= shown
-    return alone
-
-
-def test_a_sure_decision_goes_before_a_much_shorter_half_sure_one(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # a fill the ranker is sure of and one it gives even odds, the first's text over three
-    # times as long: by score per character the short one goes first at every budget that
-    # shows one of them alone; with the score raised to SCORE_POWER the sure one goes
-    # first where the room allows it alone
-    sure = _hard(
-        "s1",
-        10,
-        "trade_fill",
-        "bought 40 FGBL Z5 at 131.42 on Eurex, the rest of the 60 stays working at 131.40 "
-        "until the close, stop 130.95 as agreed with risk",
-        0.9,
-    )
-    half = _hard("h1", 20, "trade_fill", "sold 20 FOAT at 124.20 on the screen", 0.5)
-    others = [
-        _hard(f"z{n}", 25 + 5 * n, "trade_fill", f"sold {n}1 lots CLZ6 7{n}.15 at the settle", 0.05)
-        for n in range(1, 5)
+def test_a_score_outside_zero_to_one_leaves_the_feed_whole() -> None:
+    # a score is a probability; one read from a database outside 0..1 (a bad row) orders
+    # below or above the rest, and the feed still serves within the budget, nothing silent
+    items = [
+        _hard("n1", 10, "trade_fill", "lifted 15k AAPL 262.18 on the open print", -0.01),
+        _hard("o1", 20, "trade_fill", "sold 20 BTC @ 88,410 on the screen, done", 1.2),
+        _hard("p1", 30, "trade_fill", "sold 11 lots CLZ6 71.15 at the settle", 0.5),
     ]
-    assert SCORE_POWER > 1
-    assert _alone(sure, half, others) == {"s1", "h1"}
-    monkeypatch.setattr(layout, "SCORE_POWER", 1.0)
-    assert _alone(sure, half, others) == {"h1"}
+    for shown, numbers in _scan(items):
+        named, more = numbers["omitted_hard_events"], numbers["more_hard_events"]
+        assert isinstance(named, list) and isinstance(more, int)
+        assert len(shown) + len(named) + more == len(items)
+        if len(shown) == 1:
+            assert shown == {"o1"}
 
 
 CARD = "proposal: buy 20 FGBL at 131.40, stop 131.10, target 132.20"

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from channel_memory.feed import layout
 from channel_memory.feed.echoes import ECHO_WINDOW_US, echo_keys, numbers, readings
 from channel_memory.feed.layout import Candidates, FeedItem, render
 from channel_memory.kernel.timefmt import parse_rfc3339
@@ -161,9 +162,9 @@ def _window(hard: list[FeedItem]) -> Candidates:
 
 
 FIRST_REPORTS = [
-    _hard("t1", 10, "trade_fill", "lifted 15k AAPL 262.18 on the open print, starter", 0.6),
-    _hard("t2", 20, "stop_or_target_change", "Stopp im CLZ6-Short auf 68,20, vorher 69,10", 0.6),
-    _hard("t3", 30, "trade_fill", "sold 20 BTC @ 88,410 on the screen", 0.6),
+    _hard("t1", 10, "trade_fill", "lifted 15k AAPL 262.18 on the open print, starter", 0.8),
+    _hard("t2", 20, "stop_or_target_change", "Stopp im CLZ6-Short auf 68,20, vorher 69,10", 0.8),
+    _hard("t3", 30, "trade_fill", "sold 20 BTC @ 88,410 on the screen", 0.8),
 ]
 ECHOES = [
     _hard("e1", 11, "trade_fill", "FILL | AAPL BOT 15,000 avg 262.18 | DONE", 0.99),
@@ -190,10 +191,20 @@ def _scan(items: list[FeedItem]) -> list[tuple[set[str], dict[str, object]]]:
     return seen
 
 
-def test_under_a_tight_budget_first_reports_go_before_their_echoes() -> None:
+def test_under_a_tight_budget_first_reports_go_before_their_echoes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The order system's records are shorter and surer than the traders' lines, so by
-    score per character alone they would take the room; as echoes they come after."""
+    score per character alone they would take the room; as echoes (their score weighed by
+    ECHO_WEIGHT) they come after first reports about as sure."""
     firsts = {i.key for i in FIRST_REPORTS}
+    echoes = {i.key for i in ECHOES}
+    with monkeypatch.context() as patched:
+        patched.setattr(layout, "ECHO_WEIGHT", 1.0)  # unweighed, an echo goes first
+        assert any(
+            len(shown & echoes) > len(shown & firsts)
+            for shown, _ in _scan([*FIRST_REPORTS, *ECHOES])
+        )
     echoes = {i.key for i in ECHOES}
     scans = _scan([*FIRST_REPORTS, *ECHOES])
     assert scans[0][0] == firsts | echoes  # with room for everything, echoes are served too

@@ -70,7 +70,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -119,13 +118,6 @@ ranker learnt the earlier development desks: 66.1% and 94.2%, ADR 0073)."""
 ANSWER_WAIT_US = 30 * 60 * 1_000_000
 """How old a hard event must be before going unanswered counts against it: a decision
 made minutes before the feed is read has had no time to be answered."""
-SCORE_POWER = 1.5
-"""The power the score (weighed as above) is raised to when the feed orders hard events by
-score per character: a sure decision before two half-sure ones of half its length. On the
-forty-eight untrained development desks 1,610 / 2,082 / 2,518 of 3,151 decisions verbatim
-at 6,000 / 8,192 / 12,000 characters with the score as it is, 1,611 / 2,090 / 2,549 at 1.5,
-1,610 / 2,092 / 2,552 at 1.75; on forty-five of them 1,486 / 1,917 / 2,333 at 0.7 and 1,503
-/ 1,960 / 2,386 at 2 (ADR 0075)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -1002,8 +994,7 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
     chosen.cut = {i.key for i in items}
     left -= HARD_NOTE_RESERVE  # the omission line and the cut note
     # as many as fit, the most decision per character first: the score (the rule's,
-    # weighed by how plainly and how surely the message states a decision; raised to
-    # SCORE_POWER, so a sure decision goes before two half-sure ones) over the
+    # weighed by how plainly and how surely the message states a decision) over the
     # characters the item takes, so a long report that merely mentions an action does
     # not push out several short decisions, nor a long record two short plain ones; an
     # echo (the same event reported again) after the first reports; a hard event some
@@ -1017,7 +1008,7 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
             score = _with_odds(score, ANSWERED_ODDS)
         elif c.to_us - item.last_us > ANSWER_WAIT_US:
             score = _with_odds(score, UNANSWERED_ODDS)
-        return math.pow(score, SCORE_POWER) * weight / cut[item.key]
+        return score * weight / cut[item.key]
 
     answered = _answered_by_trigger(c)
     # a bare verdict comes with the proposal it answers, or not at all: "yes, go" alone says
