@@ -95,22 +95,6 @@ def test_a_decision_too_new_to_be_answered_is_not_held_back() -> None:
         assert alone and all(shown == {first} for shown in alone), (first, alone)
 
 
-def test_a_score_outside_zero_to_one_leaves_the_feed_whole() -> None:
-    # a score is a probability; one read from a database outside 0..1 (a bad row) orders
-    # below or above the rest, and the feed still serves within the budget, nothing silent
-    items = [
-        _hard("n1", 10, "trade_fill", "lifted 15k AAPL 262.18 on the open print", -0.01),
-        _hard("o1", 20, "trade_fill", "sold 20 BTC @ 88,410 on the screen, done", 1.2),
-        _hard("p1", 30, "trade_fill", "sold 11 lots CLZ6 71.15 at the settle", 0.5),
-    ]
-    for shown, numbers in _scan(items):
-        named, more = numbers["omitted_hard_events"], numbers["more_hard_events"]
-        assert isinstance(named, list) and isinstance(more, int)
-        assert len(shown) + len(named) + more == len(items)
-        if len(shown) == 1:
-            assert shown == {"o1"}
-
-
 CARD = "proposal: buy 20 FGBL at 131.40, stop 131.10, target 132.20"
 CARDS = ["p0", "p1", "p2", "p3"]
 """The same proposal posted four times an hour apart (no echoes of each other): one

@@ -205,7 +205,6 @@ def test_under_a_tight_budget_first_reports_go_before_their_echoes(
             len(shown & echoes) > len(shown & firsts)
             for shown, _ in _scan([*FIRST_REPORTS, *ECHOES])
         )
-    echoes = {i.key for i in ECHOES}
     scans = _scan([*FIRST_REPORTS, *ECHOES])
     assert scans[0][0] == firsts | echoes  # with room for everything, echoes are served too
     for shown, figures in scans:

@@ -1,6 +1,7 @@
 """Echoes: the same event reported again — a trader's fill, then the order system's
-record of it; a stop moved in chat, then the replace record — ranked after the first
-report when the feed cannot show every hard event.
+record of it; a stop moved in chat, then the replace record — its score weighed down
+(``ECHO_WEIGHT``) when the feed cannot show every hard event, so it goes after a first
+report about as sure.
 
 A hard event is an *echo* when an earlier hard event of the same kind (a fill and a
 position change count as one kind), at most ``ECHO_WINDOW_US`` before it, shares at least
@@ -33,7 +34,7 @@ READ_CHARS = 2_000
 """How much of a first report its numbers are read from (a long report's head)."""
 ECHO_WEIGHT = 0.6
 """The factor an echo's score gets when the feed orders hard events: a quarter until the
-ranker and the desk reading learnt echoes as no decision (ADRs 0032, 0075). On the
+ranker and the desk reading learnt echoes as no decision (ADRs 0032 and 0075). On the
 forty-eight untrained development desks, a quarter 1,610 / 2,082 / 2,518 of 3,151 decisions
 verbatim at 6,000 / 8,192 / 12,000; 0.4 1,615 / 2,099 / 2,542; 0.5 1,620 / 2,110 / 2,539;
 0.6 1,629 / 2,110 / 2,542; 0.75 1,633 / 2,106 / 2,542; 1 1,620 / 2,102 / 2,537. Of their

@@ -11,10 +11,10 @@ Hard events are cut to their decision lines (the ones that save the most first)
 before any is omitted. When even cut they do not all fit, as many as fit are
 served, by the rule's score per character (a greedy knapsack), so a long report
 that merely mentions an action does not push out several short decisions, and an
-echo (the same event reported again, :mod:`channel_memory.feed.echoes`) after the
-first reports; the room left then restores whole texts, the smallest
-restorations first. The omitted ones
-are named by handle, newest first, then counted ("and K more").
+echo (the same event reported again, :mod:`channel_memory.feed.echoes`), its score
+weighed down, after a first report about as sure; the room left then restores whole
+texts, the smallest restorations first. The omitted ones are named by handle, newest
+first, then counted ("and K more").
 
 The raw recent tier is served whole when it fits. When it does not, a message
 larger than a third of the room left (and than ``RAW_CUT_MIN``) is shown cut, its
@@ -989,7 +989,7 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
     if everything_loaded and total <= left:
         chosen.hard = items
         return left - total
-    # Even cut they do not fit: by score per character (echoes a quarter; the score's
+    # Even cut they do not fit: by score per character (echoes 0.6 of theirs; the score's
     # odds weighed by whether some message answered it), each one that fits.
     chosen.cut = {i.key for i in items}
     left -= HARD_NOTE_RESERVE  # the omission line and the cut note
@@ -997,7 +997,7 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
     # weighed by how plainly and how surely the message states a decision) over the
     # characters the item takes, so a long report that merely mentions an action does
     # not push out several short decisions, nor a long record two short plain ones; an
-    # echo (the same event reported again) after the first reports; a hard event some
+    # echo (the same event reported again) after a first report about as sure; a hard event some
     # message answered before one nobody answered once it has had time to be
     echoes = sizes.echoes(c.hard)
 
