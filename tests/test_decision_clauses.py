@@ -155,7 +155,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.0225, 0.0084, 0.2299, 0.1183, 0.4742, 0.0063, 0.001, 0.5229]
+PINNED_WRAP_SCORES = [0.0226, 0.0082, 0.2327, 0.1334, 0.5036, 0.0067, 0.0011, 0.505]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 
