@@ -1411,17 +1411,35 @@ MEASURED_DESKS = [
     ("desk_heldout275.jsonl", 238, 66, 62, (38, 46, 53)),
     ("desk_heldout276.jsonl", 239, 65, 62, (33, 45, 52)),
     ("desk_heldout277.jsonl", 239, 66, 64, (37, 46, 55)),
+    # Held-out desks asked for at the start of the fifty-first round, written from
+    # bench/data/WRITING_BRIEF.md by hands that read nothing of the project but the brief and
+    # its checker (a Mumbai/Singapore Indian rupee and government-bond desk, English with
+    # Hinglish; a London/New York leveraged-loan and CLO warehouse desk, terse English; a
+    # Johannesburg/London platinum-group metals and rand desk, English with Afrikaans);
+    # measured once on arrival on the fiftieth round's final code (63311e1): 184 of 197;
+    # 108, 141, 164. Never read.
+    ("desk_heldout278.jsonl", 239, 66, 62, (38, 51, 58)),
+    ("desk_heldout279.jsonl", 238, 65, 58, (34, 43, 51)),
+    ("desk_heldout280.jsonl", 240, 66, 64, (36, 47, 55)),
+    # Development desks asked for with them (a Paris/London EU carbon desk, English with
+    # French; a Houston/Calgary natural-gas-liquids desk, Texan and Canadian English; a
+    # Ho Chi Minh City/Singapore Vietnamese equities and dong desk, English with Vietnamese);
+    # measured on arrival on 63311e1 (63, 61 and 61; 32 / 43 / 53, 39 / 47 / 57,
+    # 34 / 41 / 50).
+    ("desk_heldout281.jsonl", 232, 66, 63, (32, 43, 53)),
+    ("desk_heldout282.jsonl", 237, 66, 61, (39, 47, 57)),
+    ("desk_heldout283.jsonl", 237, 65, 61, (34, 41, 50)),
 ]
 
 
 # The desks the rules are tuned on (the development desks, whose misses are read each round)
 # and those the decision model, the desk reading and the ranker learn from: their floors
 # run under `make floors` (pytest -m tuned_on), with every change of the rules, the model or
-# the feed, and `make test` keeps the floors of the hundred and thirty-two desks nobody tunes on
+# the feed, and `make test` keeps the floors of the hundred and thirty-five desks nobody tunes on
 # (ADR 0066). A new round's desks go in one set or the other. The development desks up to
 # desk_heldout181 are trained on since ADR 0073 (bench/training_desks.py); those after it
 # are not.
-DEVELOPMENT = frozenset(n for start in range(185, 278, 6) for n in range(start, start + 3))
+DEVELOPMENT = frozenset(n for start in range(185, 284, 6) for n in range(start, start + 3))
 
 
 def _desk_number(name: str) -> int:
@@ -1434,12 +1452,12 @@ TRAINED_ON = frozenset(_desk_number(p.name) for p in (*READ_DESKS, *RUNS_DESKS))
 
 def test_every_measured_desk_is_held_out_developed_on_or_trained_on() -> None:
     numbers = [_desk_number(d[0]) for d in MEASURED_DESKS]
-    assert sorted(numbers) == list(range(1, 278))
+    assert sorted(numbers) == list(range(1, 284))
     held_out = set(numbers) - DEVELOPMENT - TRAINED_ON
     assert not DEVELOPMENT & TRAINED_ON
-    assert (len(held_out), len(DEVELOPMENT), len(TRAINED_ON)) == (132, 48, 97)
-    assert {272, 273, 274, 266, 267, 268, 260, 261, 262, 254, 248, 242, 230, 119, 54} <= held_out
-    assert {275, 276, 277, 269, 270, 271, 263, 264, 265, 257, 251, 245, 233, 185} <= DEVELOPMENT
+    assert (len(held_out), len(DEVELOPMENT), len(TRAINED_ON)) == (135, 51, 97)
+    assert {278, 279, 280, 272, 273, 274, 266, 267, 268, 260, 254, 248, 230, 119, 54} <= held_out
+    assert {281, 282, 283, 275, 276, 277, 269, 270, 271, 263, 257, 251, 233, 185} <= DEVELOPMENT
     assert {41, 53, 97, 118, 125, 181, 2, 40, 91} <= TRAINED_ON
 
 
@@ -1701,6 +1719,12 @@ LABELLED_DESKS = [
     ("desk_heldout273.jsonl", 237, 66),
     ("desk_heldout274.jsonl", 239, 66),
     ("desk_heldout276.jsonl", 239, 65),
+    ("desk_heldout278.jsonl", 239, 66),
+    ("desk_heldout279.jsonl", 238, 65),
+    ("desk_heldout280.jsonl", 240, 66),
+    ("desk_heldout281.jsonl", 232, 66),
+    ("desk_heldout282.jsonl", 237, 66),
+    ("desk_heldout283.jsonl", 237, 65),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
@@ -1729,9 +1753,9 @@ LABELLED_DESKS = [
 ]
 
 
-@pytest.mark.parametrize("number", range(113, 278))
+@pytest.mark.parametrize("number", range(113, 284))
 def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
-    # desk_heldout113 to 277 were written from bench/data/WRITING_BRIEF.md, their writers
+    # desk_heldout113 to 283 were written from bench/data/WRITING_BRIEF.md, their writers
     # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
