@@ -646,9 +646,12 @@ class Sizes:
         return self._echoes
 
     def newer_changes(self, hard: Sequence[FeedItem]) -> dict[str, list[FeedItem]]:
-        """:func:`_newer_changes` of the hard events, computed once likewise."""
+        """What stands in for an older hard event, computed once likewise: the newer
+        changes of a stop (:func:`_newer_changes`) and the release of a block
+        (:func:`_releases`)."""
         if self._newer is None:
-            self._newer = _newer_changes(hard, self.echoes(hard))
+            echoes = self.echoes(hard)
+            self._newer = {**_newer_changes(hard, echoes), **_releases(hard, echoes)}
         return self._newer
 
     def of(self, item: FeedItem, cut: bool, raw_tier: bool) -> int:
@@ -1117,8 +1120,13 @@ def _channel(item: FeedItem) -> str:
 def _names(item: FeedItem) -> frozenset[str]:
     """The names in capitals ``item`` gives, ``~ROOT`` for each contract of a root, and the
     markets it names in words (lower-cased, "copper"; "bunds" as "bund")."""
-    found = {market.lower() for market in _MARKET_WORD.findall(item.text)}
-    for name in _NAME.findall(item.text):
+    return _names_in(item.text)
+
+
+def _names_in(text: str) -> frozenset[str]:
+    """:func:`_names` of a text."""
+    found = {market.lower() for market in _MARKET_WORD.findall(text)}
+    for name in _NAME.findall(text):
         found.add(name.replace("/", ""))
         contract = _CONTRACT.fullmatch(name)
         if contract is not None:
@@ -1203,6 +1211,118 @@ def _newer_changes(items: Sequence[FeedItem], echoes: frozenset[str]) -> dict[st
         newer = [i for i in eligible if i.last_us > older.last_us and same_stop(older, i)]
         if newer:
             out[older.key] = sorted(newer, key=lambda i: (i.last_us, i.key), reverse=True)
+    return out
+
+
+RISK_LIMIT = "risk_limit"
+LIMITS_WEIGHED = 200
+"""The newest risk-limit events a feed pairs blocks and releases among (bounded work, as
+``STOPS_WEIGHED``)."""
+_LIFTED = (
+    r"lift(?:ed|ing)(?!\s+(?:to|by)\s)|releas(?:ed|ing)|unblock(?:ed|ing)|cleared|restored|"
+    r"reinstated|reverted|lapsed|expired|back to (?:the )?normal|(?:is |now )?off\b"
+)
+_HELD = (
+    r"blocks?|halt|freeze|restrictions?|restricted|overrides?|temp|temporary|window|caps?|"
+    r"limits?|reduce-only|entry|entries"
+)
+_RELEASE = re.compile(
+    rf"\b(?:(?:{_HELD})\b[^\n]{{0,40}}\b(?:{_LIFTED})|(?:{_LIFTED})\b[^\n]{{0,40}}\b(?:{_HELD}))\b",
+    re.IGNORECASE,
+)
+"""A limit's release in English, what is held and its release within a line: a block lifted,
+released or off, a limit restored, reverted or back to normal, an override or a temporary
+cap lapsed or expired ("ENTRY BLOCK LIFTED", "I'm lifting this morning's block on option
+buys", "OVERRIDE … EXPIRED … limit reverted")."""
+_PENDING = re.compile(
+    r"\b(?:until|till|unless|once|when|if|or|pending|before|will|to be|can|would|could|"
+    r"should|may|might|then)\b",
+    re.IGNORECASE,
+)
+"""What makes a release no release yet, before it or inside it: "blocked until released by
+risk", "the block will be lifted at 15:00", "then it reverts"."""
+_HELD_KIND = re.compile(
+    r"\b(block|halt|freez|frozen|restrict|override|window|reduce-only|temp)", re.IGNORECASE
+)
+"""What kind of hold a text names: a release naming no book or instrument releases the
+newest block of that kind ("lifting the block on option buys" a block, not a breach)."""
+
+
+def _held_kinds(text: str) -> frozenset[str]:
+    return frozenset(
+        "freez" if k == "frozen" else k for k in (m.lower() for m in _HELD_KIND.findall(text))
+    )
+
+
+PENDING_CHARS = 40
+"""How far before a release a word making it pending is read."""
+RELEASE_HEAD_CHARS = 160
+"""A release says so near its start (a report's twentieth line mentioning a lifted block
+releases nothing), and a block near its own; the names they share are read there too."""
+_BLOCKING = re.compile(
+    r"\b(?:block(?:s|ed|ing)?|halt(?:s|ed)?|freez(?:e|es|ing)|frozen|suspend(?:s|ed)?|"
+    r"no new|restricted|reduce-only|temporar(?:y|ily)|temp|overrides?)\b",
+    re.IGNORECASE,
+)
+"""A limit that a later release lifts: entries blocked, trading halted or frozen, a name
+restricted, a limit overridden or changed for a while."""
+_LIMIT_WORDS = frozenset({
+    "ENTRY", "ENTRIES", "BREACH", "BREACHED", "VAR", "LIMITS", "WARNING", "BLOCK", "BLOCKED",
+    "LIFTED", "RELEASED", "CLEARED", "RESTORED", "ORDERS", "POSITIONS", "TEMP", "HALT",
+    "HALTED", "BOOK", "NOTIFIED", "TRADER", "ACTION", "OVERRIDE", "ALLOWED", "EXPIRED",
+    "EXPIRES", "LAPSED", "REVERTED", "OFF", "WINDOW", "APPLIED", "REDUCE",
+})  # fmt: skip
+"""Words in capitals a limit record writes that name no book or instrument."""
+
+
+def _releases(items: Sequence[FeedItem], echoes: frozenset[str]) -> dict[str, list[FeedItem]]:
+    """For each block, the newer risk-limit event that releases it, the block's state in
+    force: "ENTRY BLOCK LIFTED" after "NEW ENTRIES BLOCKED desk-wide", "lifting the EM
+    new-entry block" after "no new EM risk until I say". A release (a release word not
+    awaited: not "blocked until released", no echo, more likely a decision than not)
+    releases the newest older block of its channel not released yet that names a book or
+    instrument it names, or, naming none, the newest older block of the kind it lifts (a
+    block, a halt, an override, a window …: :func:`_held_kinds`). At a budget too tight for
+    both, the release is shown at the block's turn, as a stop's newer change is (a new
+    user's trial read an entry block at 2,000 characters that was lifted later)."""
+    limits = sorted(
+        (i for i in items if i.event_type == RISK_LIMIT), key=lambda i: (i.last_us, i.key)
+    )[-LIMITS_WEIGHED:]
+    if len(limits) < 2:
+        return {}
+    heads = {i.key: i.text[:RELEASE_HEAD_CHARS] for i in limits}
+    names = {i.key: _names_in(heads[i.key]) - _LIMIT_WORDS for i in limits}
+    releasing: dict[str, frozenset[str]] = {}  # a release: the kinds of hold it lifts
+    for i in limits:
+        head = heads[i.key]
+        lifted = [
+            m.group()
+            for m in _RELEASE.finditer(head)
+            if not _PENDING.search(head, max(0, m.start() - PENDING_CHARS), m.end())
+        ]
+        if lifted:
+            releasing[i.key] = _held_kinds(" ".join(lifted))
+    out: dict[str, list[FeedItem]] = {}
+    for n, release in enumerate(limits):
+        if release.key not in releasing or release.key in echoes:
+            continue
+        if release.score < IN_FORCE_SCORE:
+            continue
+        named = names[release.key]
+        for block in reversed(limits[:n]):
+            if (
+                block.key in out
+                or block.key in releasing
+                or _channel(block) != _channel(release)
+                or block.last_us >= release.last_us
+                or not _BLOCKING.search(heads[block.key])
+            ):
+                continue
+            if named & names[block.key] or (
+                not named and releasing[release.key] & _held_kinds(heads[block.key])
+            ):
+                out[block.key] = [release]
+                break
     return out
 
 
