@@ -6231,3 +6231,65 @@ def test_an_order_put_one_way_and_new_entries_stopped_after_a_label(
     text: str, expected: str | None
 ) -> None:
     assert _rules_read(text, None) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "parent", "expected"),
+    [
+        # the fifty-first round's development desks: a book's length taken off as an
+        # instruction after whom it is for, an order put through the voice broker this time,
+        # a go after an assent, a verdict by a card's short id under its card
+        (
+            "Sophie — take the Edmonton diff length off, all 80k, today. Not into a strike.",
+            None,
+            "position_change",
+        ),
+        (
+            "Kelsey, take 100k of the Belvieu spec length off now. cheapest VaR.",
+            None,
+            "position_change",
+        ),
+        ("take the short off here, 20 lots", None, "position_change"),
+        ("take the length off the sleeves", None, None),
+        ("should we take the short off?", None, None),
+        ("take the position off the agenda, it's stale", None, None),
+        ("Sophie — take the length off if it breaks 67", None, None),
+        (
+            "working it via the voice broker this time, screen only shows 50k on offer",
+            None,
+            "route_decision",
+        ),
+        ("working it via the voice broker if it gets quiet", None, None),
+        ("sending it to the voice broker this time?", None, None),
+        (
+            "agree, do it",
+            "want to sell back 7mm of the 15mm 1M NDF at 25,410. ok?",
+            "trade_approval",
+        ),
+        (
+            "agree, take it",
+            "want to sell back 7mm of the 15mm 1M NDF at 25,410. ok?",
+            "trade_approval",
+        ),
+        ("agree, do it", "lunch at 1?", None),
+        (
+            "#02 no — MWG is our only consumer name and the print is Monday",
+            "📇 CARD #0918-02  SELL MWG (reduce)\nsize 200,000 sh of 800,000 | limit ≥ 79,000",
+            "trade_approval",
+        ),
+        (
+            "#02 no — MWG is our only consumer name and the print is Monday",
+            "📇 CARD #0918-02  SELL MWG (reduce)\nhit 79,000 at 10:02, closed",
+            None,
+        ),
+        (
+            "#02 no — not today",
+            "CARD #0918-02 is in the deck for Monday's review\nsize of the deck: 40 pages",
+            None,
+        ),
+    ],
+)
+def test_a_length_taken_off_a_route_by_the_voice_broker_and_verdicts_under_cards(
+    text: str, parent: str | None, expected: str | None
+) -> None:
+    assert _rules_read(text, parent) == expected
