@@ -1,8 +1,9 @@
 """A block's release in force: when the feed cannot show every hard event, an entry block,
 a halt or a temporary override that a later risk-limit event releases does not take the
 place of its release (a new user's trial read "new entries blocked on GBP" at a tight
-budget, its later "Entry block released" left out). As many hard events are shown; nothing
-is silent."""
+budget, its later "Entry block released" left out). As many hard events are shown when the
+release is no longer than its block (one fewer at some budgets when it is longer, as for a
+stop's newer change, ADR 0069); nothing is silent."""
 
 from __future__ import annotations
 
@@ -33,13 +34,27 @@ def test_the_release_of_a_block_is_shown_before_the_block_it_lifts() -> None:
 
 def test_as_many_hard_events_are_shown_as_without_the_pairing() -> None:
     # a release of another book lifts nothing here: score per character alone shows the
-    # surer block first; with the pairing no budget shows fewer hard events
+    # surer block first; with the pairing no budget shows fewer hard events (the release is
+    # shorter than its block)
     other = replace(RELEASE, text="JPY entry block lifted, normal limits apply")
     by_score = _budgets([BLOCK, other, *OTHERS])
     in_force = _budgets([BLOCK, RELEASE, *OTHERS])
     assert len(by_score) == len(in_force)
     assert all(n >= m for (_, n), (_, m) in zip(in_force, by_score, strict=True))
     assert any(shown & {"b1", "b2"} == {"b1"} for shown, _ in by_score)
+
+
+def test_a_longer_release_costs_at_most_one_hard_event_at_a_budget() -> None:
+    # the review's case: a release longer than its block takes more room; a budget may then
+    # show one hard event fewer, never two; it stands in for the block wherever it fits (the
+    # block alone only where it does not)
+    text = "GBP entry block lifted at 14:05 after the recon, normal limits apply again"
+    longer = replace(RELEASE, text=text)
+    other = replace(longer, text=text.replace("GBP", "JPY"))
+    by_score = _budgets([BLOCK, other, *OTHERS])
+    in_force = _budgets([BLOCK, longer, *OTHERS])
+    assert all(n >= m - 1 for (_, n), (_, m) in zip(in_force, by_score, strict=True))
+    assert any(shown & {"b1", "b2"} == {"b2"} for shown, _ in in_force)
 
 
 @pytest.mark.parametrize(
@@ -54,6 +69,19 @@ def test_as_many_hard_events_are_shown_as_without_the_pairing() -> None:
         ),
         ("trading halted in XAUUSD while the feed is down", "XAUUSD halt off, trade as normal"),
         ("reduce-only on crude, no new crude risk", "crude is back to normal limits"),
+        # the round's review: more ways to say it, after words that make no release in
+        # another sentence
+        (BLOCK.text, "GBP entry block removed"),
+        (BLOCK.text, "GBP block lifted by risk"),
+        ("GBP book frozen until the recon", "GBP book unfrozen, trading resumed"),
+        ("trading halted in XAUUSD", "XAUUSD halt is over"),
+        (BLOCK.text, "as discussed when we spoke: GBP block lifted"),
+        (BLOCK.text, "if you missed it: GBP entry block lifted"),
+        (
+            "WINDOW PCE-0731 21:15-22:15: XAUUSD cap 40k→25k oz | new-entry block",
+            "WINDOW PCE-0731 expired 22:15 → XAUUSD cap 25k→40k oz | new-entry block OFF",
+        ),
+        ("EM entries blocked till the print", "EM entry block lifted"),
     ],
 )
 def test_a_release_lifts_the_block_it_names(block: str, release: str) -> None:
@@ -78,6 +106,22 @@ def test_a_release_lifts_the_block_it_names(block: str, release: str) -> None:
         ("GBP gross limit cut to 40m", "GBP block lifted"),
         # a release far down a report releases nothing
         (BLOCK.text, "EOD report\n" + "positions unchanged, " * 10 + "GBP block lifted"),
+        # the round's review: a cap or a limit raised, a denial, a new block beside a
+        # release, a question, another kind of hold of the same book, a word in capitals
+        # that names no book
+        (BLOCK.text, "GBP cap lifted 20m to 60m gross for the CPI print"),
+        (BLOCK.text, "GBP cap lifted from 40m to 60m"),
+        (BLOCK.text, "Risk: GBP block NOT lifted. No new entries."),
+        (BLOCK.text, "GBP desk: risk-off, entries blocked"),
+        (BLOCK.text, "new GBP block: entries blocked, previous limits restored"),
+        (BLOCK.text, "GBP block lifted?"),
+        (BLOCK.text, "GBP hedge off, entry block stays"),
+        (BLOCK.text, "never lifted the GBP block"),
+        (BLOCK.text, "GBP block lifted; JPY stays blocked"),
+        (BLOCK.text, "OVERRIDE on GBP expired, gross limit reverted to 600m"),
+        (BLOCK.text, "GBP freeze lifted"),
+        ("NOTE - entries blocked on GBP", "NOTE - block on JPY lifted"),
+        ("EM entries blocked", "FX entry block lifted"),
     ],
 )
 def test_what_is_no_release_of_that_block(block: str, release: str) -> None:
@@ -94,6 +138,11 @@ def test_a_release_lifts_one_block_the_newest_of_its_channel() -> None:
     # an echo, or a release the ranker thinks no decision, lifts nothing
     assert _releases([BLOCK, RELEASE], frozenset({"b2"})) == {}
     assert _pairs([BLOCK, replace(RELEASE, score=0.3)]) == {}
+    # a repeat of a release lifts no older block of that book
+    repeat = replace(RELEASE, key="b4", handle="floor/b4", text="confirming: GBP block lifted")
+    repeat = replace(repeat, first_us=RELEASE.first_us + 120_000_000)
+    repeat = replace(repeat, last_us=repeat.first_us)
+    assert _pairs([older, BLOCK, RELEASE, repeat]) == {"b1": "b2"}
     # a release is never itself the block another release lifts
     again = replace(RELEASE, key="b3", handle="floor/b3", first_us=RELEASE.first_us + 60_000_000)
     again = replace(again, last_us=again.first_us)

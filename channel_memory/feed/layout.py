@@ -1218,90 +1218,130 @@ RISK_LIMIT = "risk_limit"
 LIMITS_WEIGHED = 200
 """The newest risk-limit events a feed pairs blocks and releases among (bounded work, as
 ``STOPS_WEIGHED``)."""
-_LIFTED = (
-    r"lift(?:ed|ing)(?!\s+(?:to|by)\s)|releas(?:ed|ing)|unblock(?:ed|ing)|cleared|restored|"
-    r"reinstated|reverted|lapsed|expired|back to (?:the )?normal|(?:is |now )?off\b"
+_HOLD = (
+    r"blocks?|halt|halts|freeze|restrictions?|overrides?|temp|temporary|window|reduce-only|"
+    r"entry ban|trading ban"
 )
-_HELD = (
-    r"blocks?|halt|freeze|restrictions?|restricted|overrides?|temp|temporary|window|caps?|"
-    r"limits?|reduce-only|entry|entries"
+_LIFT = (
+    r"lift(?:ed|ing)(?!\s{1,3}(?:(?:to|by|from)\s{1,3})?[-+$€£¥]?\d)|releas(?:ed|ing)|"
+    r"unblock(?:ed|ing)|cleared|removed|reinstated|lapsed|expired|ended|over"
 )
 _RELEASE = re.compile(
-    rf"\b(?:(?:{_HELD})\b[^\n]{{0,40}}\b(?:{_LIFTED})|(?:{_LIFTED})\b[^\n]{{0,40}}\b(?:{_HELD}))\b",
+    rf"\b(?:(?:{_HOLD})\b[^\n]{{0,40}}?\b(?:{_LIFT})|(?:lift(?:ed|ing)|releas(?:ed|ing)|"
+    rf"unblock(?:ed|ing)|remov(?:ed|ing))\b[^\n]{{0,40}}?\b(?:{_HOLD})|"
+    r"(?:block|halt|freeze|restrictions?)\s{1,3}(?:is\s{1,3}|now\s{1,3})?off|"
+    r"unfrozen|unblocked|(?:trading|entries|new entries)\s{1,3}(?:resumed|reopened|allowed again)|"
+    r"(?:limits?|caps?)\s{1,3}(?:are\s{1,3}|is\s{1,3})?(?:back to (?:the\s{1,3})?normal|restored|"
+    r"reverted)|back to (?:the\s{1,3})?normal\s{1,3}(?:limits?|caps?))\b",
     re.IGNORECASE,
 )
-"""A limit's release in English, what is held and its release within a line: a block lifted,
-released or off, a limit restored, reverted or back to normal, an override or a temporary
-cap lapsed or expired ("ENTRY BLOCK LIFTED", "I'm lifting this morning's block on option
-buys", "OVERRIDE … EXPIRED … limit reverted")."""
+"""A limit's release in English, what is held and its release within a line: a block, a
+halt, a freeze, a restriction, an override or a temporary limit lifted, released, cleared,
+removed, lapsed, expired, over or off ("ENTRY BLOCK LIFTED", "I'm lifting this morning's
+block on option buys", "OVERRIDE … EXPIRED"), trading resumed or unfrozen, limits back to
+normal, restored or reverted. A limit or a cap lifted is raised, no release ("GBP cap lifted
+20m to 60m")."""
 _PENDING = re.compile(
     r"\b(?:until|till|unless|once|when|if|or|pending|before|will|to be|can|would|could|"
-    r"should|may|might|then)\b",
+    r"should|may|might|then|not|never|remains?|stays?|still)\b|n[\x27\u2019]t\b|\?",
     re.IGNORECASE,
 )
-"""What makes a release no release yet, before it or inside it: "blocked until released by
-risk", "the block will be lifted at 15:00", "then it reverts"."""
+"""What makes a release none, in its sentence before it or inside it: awaited ("blocked
+until released by risk", "the block will be lifted at 15:00"), denied ("block NOT lifted",
+"never lifted", "stays blocked") or asked ("block lifted?")."""
+PENDING_CHARS = 40
+"""How far back in its sentence a word making a release none is read."""
+_SENTENCE_START = re.compile(r"[.!;:\n]\s")
 _HELD_KIND = re.compile(
-    r"\b(block|halt|freez|frozen|restrict|override|window|reduce-only|temp)", re.IGNORECASE
+    r"\b(block|halt|freez|frozen|restrict|override|window|reduce-only|temp|ban)", re.IGNORECASE
 )
-"""What kind of hold a text names: a release naming no book or instrument releases the
-newest block of that kind ("lifting the block on option buys" a block, not a breach)."""
+"""What kind of hold a text names: a release lifts a hold of a kind it names ("lifting the
+block on option buys" a block, not an override; an override expiring, not an entry
+block)."""
 
 
 def _held_kinds(text: str) -> frozenset[str]:
-    return frozenset(
-        "freez" if k == "frozen" else k for k in (m.lower() for m in _HELD_KIND.findall(text))
-    )
+    kinds = {k.lower() for k in _HELD_KIND.findall(text)}
+    if "frozen" in kinds:
+        kinds = (kinds - {"frozen"}) | {"freez"}
+    if "temp" in kinds:
+        kinds |= {"override", "window"}  # a temporary limit is one kind of override
+    if "override" in kinds or "window" in kinds:
+        kinds |= {"temp"}
+    return frozenset(kinds)
 
 
-PENDING_CHARS = 40
-"""How far before a release a word making it pending is read."""
 RELEASE_HEAD_CHARS = 160
 """A release says so near its start (a report's twentieth line mentioning a lifted block
 releases nothing), and a block near its own; the names they share are read there too."""
 _BLOCKING = re.compile(
     r"\b(?:block(?:s|ed|ing)?|halt(?:s|ed)?|freez(?:e|es|ing)|frozen|suspend(?:s|ed)?|"
-    r"no new|restricted|reduce-only|temporar(?:y|ily)|temp|overrides?)\b",
+    r"no new|restricted|reduce-only|temporar(?:y|ily)|temp|overrides?|bans?|banned)\b",
     re.IGNORECASE,
 )
 """A limit that a later release lifts: entries blocked, trading halted or frozen, a name
-restricted, a limit overridden or changed for a while."""
+restricted, a limit overridden or changed for a while. A release that blocks besides what it
+releases ("GBP block lifted; JPY stays blocked", "new block: entries blocked, previous limits
+restored") is none: which hold it ends is not plain."""
 _LIMIT_WORDS = frozenset({
     "ENTRY", "ENTRIES", "BREACH", "BREACHED", "VAR", "LIMITS", "WARNING", "BLOCK", "BLOCKED",
     "LIFTED", "RELEASED", "CLEARED", "RESTORED", "ORDERS", "POSITIONS", "TEMP", "HALT",
     "HALTED", "BOOK", "NOTIFIED", "TRADER", "ACTION", "OVERRIDE", "ALLOWED", "EXPIRED",
-    "EXPIRES", "LAPSED", "REVERTED", "OFF", "WINDOW", "APPLIED", "REDUCE",
+    "EXPIRES", "LAPSED", "REVERTED", "OFF", "WINDOW", "APPLIED", "REDUCE", "NOTE", "URGENT",
+    "PLEASE", "RISK", "NEW", "ALL", "DESK", "REMOVED", "OVER", "ENDED", "NOT", "FROZEN",
 })  # fmt: skip
 """Words in capitals a limit record writes that name no book or instrument."""
+_BOOK = re.compile(
+    r"(?<![A-Za-z0-9])(?!(?:OK|NO|IT|AM|PM|ON|IN|AT|TO|OF|OR|IF|IS|BE|BY|DO|GO|"
+    r"ME|MY|SO|UP|WE|HE|AN|AS|US|UK|EU)\b)[A-Z]{2}(?![A-Za-z0-9])"
+)
+"""A book named in two capitals ("EM", "FX", "HY"): a name a block and its release share."""
+
+
+def _limit_names(text: str) -> frozenset[str]:
+    return (_names_in(text) | frozenset(_BOOK.findall(text))) - _LIMIT_WORDS
+
+
+def _release_kinds(head: str) -> frozenset[str] | None:
+    """The kinds of hold ``head`` releases (empty: limits back to normal, any hold), or None
+    when it releases none: no release word, only awaited, denied or asked ones, or a block
+    of its own beside it."""
+    found: frozenset[str] | None = None
+    for m in _RELEASE.finditer(head):
+        starts = [s.end() for s in _SENTENCE_START.finditer(head, 0, m.start())]
+        start = max(m.start() - PENDING_CHARS, starts[-1] if starts else 0)
+        if not _PENDING.search(head, start, m.end() + 2):  # "block lifted?"
+            found = (found or frozenset()) | _held_kinds(m.group())
+    if found is not None and _BLOCKING.search(_RELEASE.sub(" ", head)):
+        return None
+    return found
 
 
 def _releases(items: Sequence[FeedItem], echoes: frozenset[str]) -> dict[str, list[FeedItem]]:
     """For each block, the newer risk-limit event that releases it, the block's state in
     force: "ENTRY BLOCK LIFTED" after "NEW ENTRIES BLOCKED desk-wide", "lifting the EM
-    new-entry block" after "no new EM risk until I say". A release (a release word not
-    awaited: not "blocked until released", no echo, more likely a decision than not)
-    releases the newest older block of its channel not released yet that names a book or
-    instrument it names, or, naming none, the newest older block of the kind it lifts (a
-    block, a halt, an override, a window …: :func:`_held_kinds`). At a budget too tight for
-    both, the release is shown at the block's turn, as a stop's newer change is (a new
-    user's trial read an entry block at 2,000 characters that was lifted later)."""
+    new-entry block" after "no new EM risk until I say, blocking entries". A release (see
+    :func:`_release_kinds`; no echo; more likely a decision than not) releases the newest
+    older risk-limit event of its channel holding a block of a kind it lifts that names a
+    book or instrument it names, or, naming none, the newest holding a kind it lifts (limits
+    back to normal lift any hold of a book they name); a block released already is released
+    once, and a release whose newest such block was released already releases none (a
+    repeat). At a budget too tight for both, the release is shown at the block's turn, as a
+    stop's newer change is, when it fits (a new user's trial read an entry block at 2,000
+    characters that was lifted later; a release longer than its block may leave room for
+    one hard event less, as a longer stop change may, ADR 0069)."""
     limits = sorted(
         (i for i in items if i.event_type == RISK_LIMIT), key=lambda i: (i.last_us, i.key)
     )[-LIMITS_WEIGHED:]
     if len(limits) < 2:
         return {}
     heads = {i.key: i.text[:RELEASE_HEAD_CHARS] for i in limits}
-    names = {i.key: _names_in(heads[i.key]) - _LIMIT_WORDS for i in limits}
+    names = {i.key: _limit_names(heads[i.key]) for i in limits}
     releasing: dict[str, frozenset[str]] = {}  # a release: the kinds of hold it lifts
     for i in limits:
-        head = heads[i.key]
-        lifted = [
-            m.group()
-            for m in _RELEASE.finditer(head)
-            if not _PENDING.search(head, max(0, m.start() - PENDING_CHARS), m.end())
-        ]
-        if lifted:
-            releasing[i.key] = _held_kinds(" ".join(lifted))
+        kinds = _release_kinds(heads[i.key])
+        if kinds is not None:
+            releasing[i.key] = kinds
     out: dict[str, list[FeedItem]] = {}
     for n, release in enumerate(limits):
         if release.key not in releasing or release.key in echoes:
@@ -1309,19 +1349,20 @@ def _releases(items: Sequence[FeedItem], echoes: frozenset[str]) -> dict[str, li
         if release.score < IN_FORCE_SCORE:
             continue
         named = names[release.key]
+        kinds = releasing[release.key]
         for block in reversed(limits[:n]):
             if (
-                block.key in out
-                or block.key in releasing
+                block.key in releasing
                 or _channel(block) != _channel(release)
                 or block.last_us >= release.last_us
                 or not _BLOCKING.search(heads[block.key])
             ):
                 continue
-            if named & names[block.key] or (
-                not named and releasing[release.key] & _held_kinds(heads[block.key])
-            ):
-                out[block.key] = [release]
+            held = _held_kinds(heads[block.key])
+            same_kind = bool(kinds & held) if kinds else bool(named)
+            if same_kind and (named & names[block.key] if named else True):
+                if block.key not in out:
+                    out[block.key] = [release]
                 break
     return out
 
