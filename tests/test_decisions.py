@@ -6250,10 +6250,19 @@ def test_an_order_put_one_way_and_new_entries_stopped_after_a_label(
             "position_change",
         ),
         ("take the short off here, 20 lots", None, "position_change"),
+        # the round's review: clothes, hair, a job, a condition or a plan after it
         ("take the length off the sleeves", None, None),
         ("should we take the short off?", None, None),
         ("take the position off the agenda, it's stale", None, None),
         ("Sophie — take the length off if it breaks 67", None, None),
+        ("Mum - take the length off, it's dragging", None, None),
+        ("Hairdresser: take the length off, leave the fringe", None, None),
+        ("Jo, take the sleeve length off, today", None, None),
+        ("Ben, take the shorts off, they're wet", None, None),
+        ("take the longs off first, then the jacket", None, None),
+        ("Ana — take the job position off today", None, None),
+        ("Sophie — take the Edmonton diff length off today if it breaks 67", None, None),
+        ("Sophie — take the Edmonton diff length off, all 80k, next week", None, None),
         (
             "working it via the voice broker this time, screen only shows 50k on offer",
             None,
@@ -6261,16 +6270,25 @@ def test_an_order_put_one_way_and_new_entries_stopped_after_a_label(
         ),
         ("working it via the voice broker if it gets quiet", None, None),
         ("sending it to the voice broker this time?", None, None),
+        ("putting it through the voice broker this time last year", None, None),
+        ("working it via the voice brokers this time next quarter", None, None),
         (
             "agree, do it",
             "want to sell back 7mm of the 15mm 1M NDF at 25,410. ok?",
             "trade_approval",
         ),
         (
-            "agree, take it",
+            "I agree, do it",
             "want to sell back 7mm of the 15mm 1M NDF at 25,410. ok?",
             "trade_approval",
         ),
+        (
+            "agree, do it in the sim first",
+            "want to sell back 7mm of the 1M NDF at 25,410. ok?",
+            None,
+        ),
+        ("agree, take it offline", "this thread is getting long. ok?", None),
+        ("agree, take your time", "I'll send the deck by Friday, ok?", None),
         ("agree, do it", "lunch at 1?", None),
         (
             "#02 no — MWG is our only consumer name and the print is Monday",
@@ -6287,6 +6305,9 @@ def test_an_order_put_one_way_and_new_entries_stopped_after_a_label(
             "CARD #0918-02 is in the deck for Monday's review\nsize of the deck: 40 pages",
             None,
         ),
+        ("#2 no", "card #2 short BIO for the website\nsize: 100 words", None),
+        ("#2 yes", "Card 2 - Long QT in the deck\nsize: 12 slides", None),
+        ("#118 yes", "🗂 Card #118 · Buy SSL cert for the OMS\nsize: S", None),
     ],
 )
 def test_a_length_taken_off_a_route_by_the_voice_broker_and_verdicts_under_cards(
