@@ -82,6 +82,15 @@ def test_a_longer_release_costs_at_most_one_hard_event_at_a_budget() -> None:
             "WINDOW PCE-0731 expired 22:15 → XAUUSD cap 25k→40k oz | new-entry block OFF",
         ),
         ("EM entries blocked till the print", "EM entry block lifted"),
+        # the second review's: more words, after words that make none in another sentence
+        (BLOCK.text, "lift the GBP block"),
+        (BLOCK.text, "unblocking GBP entries"),
+        ("GBP trading halted", "GBP trading resumes"),
+        ("GBP entry ban", "GBP ban lifted"),
+        (BLOCK.text, "GBP blocks are off"),
+        (BLOCK.text, "GBP block cancelled"),
+        (BLOCK.text, "I can confirm the GBP block is lifted"),
+        ("CRO: JPY entries blocked", "CRO: JPY block lifted"),
     ],
 )
 def test_a_release_lifts_the_block_it_names(block: str, release: str) -> None:
@@ -122,6 +131,31 @@ def test_a_release_lifts_the_block_it_names(block: str, release: str) -> None:
         (BLOCK.text, "GBP freeze lifted"),
         ("NOTE - entries blocked on GBP", "NOTE - block on JPY lifted"),
         ("EM entries blocked", "FX entry block lifted"),
+        # the second review's: a label, a sign-off or a word both give is no shared book;
+        # a release word of another sentence; a level after "lifted"; a denial or a
+        # question after it; a kind it does not lift
+        ("CRO: JPY entries blocked", "CRO: GBP block lifted"),
+        ("TRADING HALTED in JPY", "GBP TRADING RESUMED"),
+        ("NEW ENTRIES BLOCKED on JPY BOOKS", "GBP BOOKS: block lifted"),
+        ("JPY entries blocked - JD", "GBP block lifted - JD"),
+        ("GBP entries blocked", "JPY block lifted, GBP unaffected"),
+        ("JPY entries blocked", "US block lifted"),
+        ("GBP entries blocked", "CPI released, GBP block stays"),
+        ("GBP entries blocked", "NFP released - GBP entry block in place till 14:00"),
+        ("GBP entries blocked", "GBP entry block over the CPI print"),
+        ("XAUUSD trading halted", "XAUUSD trading halt over the weekend"),
+        (
+            "OVERRIDE: GBP gross limit 600m -> 650m until 17:30",
+            "GBP temp cap lifted (600m -> 650m)",
+        ),
+        ("OVERRIDE: GBP gross limit 600m -> 650m until 17:30", "GBP temp limit lifted to USD 650m"),
+        ("GBP entries blocked", "GBP block lifted - not yet, waiting on CRO"),
+        ("GBP entries blocked", "GBP block lifted: no, still in place"),
+        ("GBP entries blocked", "Is the GBP block lifted yet"),
+        ("OVERRIDE: GBP gross limit 600m -> 650m until 17:30", "GBP unblocked"),
+        (BLOCK.text, "GBP book unfrozen"),
+        ("GBP entries blocked temporarily", "GBP override expired"),
+        ("GBP entries blocked, bank holiday", "GBP entry ban lifted"),
     ],
 )
 def test_what_is_no_release_of_that_block(block: str, release: str) -> None:
@@ -129,10 +163,13 @@ def test_what_is_no_release_of_that_block(block: str, release: str) -> None:
     assert _pairs(items) == {}
 
 
-def test_a_release_lifts_one_block_the_newest_of_its_channel() -> None:
+def test_a_release_lifts_the_blocks_of_its_book_since_its_previous_release() -> None:
     older = replace(BLOCK, key="b0", handle="floor/b0", first_us=BLOCK.first_us - 60_000_000)
     older = replace(older, last_us=older.first_us)
-    assert _pairs([older, BLOCK, RELEASE]) == {"b1": "b2"}
+    assert _pairs([older, BLOCK, RELEASE]) == {"b0": "b2", "b1": "b2"}
+    # naming no book, the newest block of its kind alone
+    unnamed = replace(RELEASE, text="entry block lifted")
+    assert _pairs([older, BLOCK, unnamed]) == {"b1": "b2"}
     elsewhere = replace(BLOCK, handle="desk-b/b1", covers=frozenset({"desk-b/b1"}))
     assert _pairs([elsewhere, RELEASE]) == {}
     # an echo, or a release the ranker thinks no decision, lifts nothing
@@ -142,7 +179,12 @@ def test_a_release_lifts_one_block_the_newest_of_its_channel() -> None:
     repeat = replace(RELEASE, key="b4", handle="floor/b4", text="confirming: GBP block lifted")
     repeat = replace(repeat, first_us=RELEASE.first_us + 120_000_000)
     repeat = replace(repeat, last_us=repeat.first_us)
-    assert _pairs([older, BLOCK, RELEASE, repeat]) == {"b1": "b2"}
+    assert _pairs([older, BLOCK, RELEASE, repeat]) == {"b0": "b2", "b1": "b2"}
+    # an update repeating the block is released with it: the release stands for both
+    update = replace(BLOCK, key="b5", handle="floor/b5", text="GBP block will be lifted at 15:00")
+    update = replace(update, first_us=BLOCK.first_us + 60_000_000)
+    update = replace(update, last_us=update.first_us)
+    assert _pairs([BLOCK, update, RELEASE]) == {"b1": "b2", "b5": "b2"}
     # a release is never itself the block another release lifts
     again = replace(RELEASE, key="b3", handle="floor/b3", first_us=RELEASE.first_us + 60_000_000)
     again = replace(again, last_us=again.first_us)

@@ -1220,54 +1220,62 @@ LIMITS_WEIGHED = 200
 ``STOPS_WEIGHED``)."""
 _HOLD = (
     r"blocks?|halt|halts|freeze|restrictions?|overrides?|temp|temporary|window|reduce-only|"
-    r"entry ban|trading ban"
+    r"bans?"
 )
-_LIFT = (
-    r"lift(?:ed|ing)(?!\s{1,3}(?:(?:to|by|from)\s{1,3})?[-+$€£¥]?\d)|releas(?:ed|ing)|"
-    r"unblock(?:ed|ing)|cleared|removed|reinstated|lapsed|expired|ended|over"
-)
+_RAISED = r"(?![^\n.;,]{0,25}?(?:\b(?:to|by|from)\b|->|→|\()[^\n.;,\d]{0,6}\d)"
+"""After "lifted": no new level ("cap lifted 20m to 60m", "limit lifted to USD 650m",
+"temp cap lifted (600m -> 650m)"): a limit raised, no release."""
+_GAP = r"(?:(?!\s-\s)[^\n,;:\u2014\u2013]){0,40}?"
+"""Words between a hold and its release, in one phrase (not "CPI released, GBP block")."""
 _RELEASE = re.compile(
-    rf"\b(?:(?:{_HOLD})\b[^\n]{{0,40}}?\b(?:{_LIFT})|(?:lift(?:ed|ing)|releas(?:ed|ing)|"
-    rf"unblock(?:ed|ing)|remov(?:ed|ing))\b[^\n]{{0,40}}?\b(?:{_HOLD})|"
-    r"(?:block|halt|freeze|restrictions?)\s{1,3}(?:is\s{1,3}|now\s{1,3})?off|"
-    r"unfrozen|unblocked|(?:trading|entries|new entries)\s{1,3}(?:resumed|reopened|allowed again)|"
-    r"(?:limits?|caps?)\s{1,3}(?:are\s{1,3}|is\s{1,3})?(?:back to (?:the\s{1,3})?normal|restored|"
-    r"reverted)|back to (?:the\s{1,3})?normal\s{1,3}(?:limits?|caps?))\b",
+    rf"\b(?:(?:{_HOLD})\b{_GAP}\b(?:lift(?:ed|ing){_RAISED}|releas(?:ed|ing)|unblock(?:ed|ing)|"
+    r"cleared|removed|reinstated|lapsed|expired|ended|cancell?ed|withdrawn|rescinded)|"
+    rf"(?:lift(?:ed|ing)?|releas(?:ed|ing)|unblock(?:ed|ing)|remov(?:ed|ing)){_GAP}\b(?:{_HOLD})|"
+    r"(?:block|blocks|halt|freeze|restrictions?|ban)(?:\s{1,3}(?:is|are)|[\x27\u2019]s)?"
+    r"\s{1,3}(?:now\s{1,3})?(?:off|over)(?!\s{1,3}(?:the|a|an|this|that|next|\d))|"
+    r"unfrozen|unblock(?:ed|ing)|(?:trading|entries|new entries)\s{1,3}(?:resumed|resumes|reopened|"
+    r"allowed(?:\s{1,3}again)?)|(?:limits?|caps?)\s{1,3}(?:are\s{1,3}|is\s{1,3})?"
+    r"(?:back to (?:the\s{1,3})?normal|restored|reverted)|back to (?:the\s{1,3})?normal\s{1,3}"
+    r"(?:limits?|caps?))\b",
     re.IGNORECASE,
 )
-"""A limit's release in English, what is held and its release within a line: a block, a
-halt, a freeze, a restriction, an override or a temporary limit lifted, released, cleared,
-removed, lapsed, expired, over or off ("ENTRY BLOCK LIFTED", "I'm lifting this morning's
-block on option buys", "OVERRIDE … EXPIRED"), trading resumed or unfrozen, limits back to
-normal, restored or reverted. A limit or a cap lifted is raised, no release ("GBP cap lifted
-20m to 60m")."""
+"""A limit's release in English, what is held and its release in one phrase: a block, a
+halt, a freeze, a restriction, a ban, an override or a temporary limit lifted, released,
+unblocked, cleared, removed, lapsed, expired, ended, cancelled, withdrawn or rescinded, or
+off or over ("ENTRY BLOCK LIFTED", "I'm lifting this morning's block on option buys",
+"OVERRIDE … EXPIRED", "halt is over"; not "block over the CPI print"); trading resumed, a
+book unfrozen or unblocked, entries allowed again; limits back to normal, restored or
+reverted. A limit or a cap lifted to a level is raised, no release."""
 _PENDING = re.compile(
-    r"\b(?:until|till|unless|once|when|if|or|pending|before|will|to be|can|would|could|"
-    r"should|may|might|then|not|never|remains?|stays?|still)\b|n[\x27\u2019]t\b|\?",
+    r"\b(?:until|till|unless|once|when|if|or|pending|before|will|to be|would|could|"
+    r"should|may|might|then|not|never|remains?|stays?|still|no|yet|in place)\b|"
+    r"n[\x27\u2019]t\b|\?",
     re.IGNORECASE,
 )
-"""What makes a release none, in its sentence before it or inside it: awaited ("blocked
-until released by risk", "the block will be lifted at 15:00"), denied ("block NOT lifted",
-"never lifted", "stays blocked") or asked ("block lifted?")."""
+"""What makes a release none, in its sentence: awaited ("blocked until released by risk",
+"the block will be lifted at 15:00"), denied ("block NOT lifted", "lifted: no, still in
+place", "stays blocked") or asked ("block lifted?", "lifted - yes or no")."""
 PENDING_CHARS = 40
-"""How far back in its sentence a word making a release none is read."""
-_SENTENCE_START = re.compile(r"[.!;:\n]\s")
+"""How far back in its sentence, before a release, such a word is read (after it: to the
+sentence's end)."""
+_ASKED = re.compile(r"\s*(?:is|are|was|were|has|have|had|did|do|does)\b", re.IGNORECASE)
+"""A sentence opening as a question ("Is the GBP block lifted yet")."""
 _HELD_KIND = re.compile(
-    r"\b(block|halt|freez|frozen|restrict|override|window|reduce-only|temp|ban)", re.IGNORECASE
+    r"\b(?:(un)?(block)(?:s|ed|ing)?|(halt)(?:s|ed)?|(freez)(?:e|es|ing)|(?:un)?(frozen)|"
+    r"(restrict)(?:ed|ions?)?|(override)s?|(window)s?|(reduce-only)|(temp)(?:orary|orarily)?|"
+    r"(ban)(?:s|ned)?|(resum)(?:ed|es))\b",
+    re.IGNORECASE,
 )
-"""What kind of hold a text names: a release lifts a hold of a kind it names ("lifting the
-block on option buys" a block, not an override; an override expiring, not an entry
-block)."""
+"""What kind of hold a text names, whole words: a release lifts a hold of a kind it names
+("lifting the block on option buys" a block, not an override; an override expiring, not an
+entry block); trading resumed lifts a halt or a freeze."""
 
 
 def _held_kinds(text: str) -> frozenset[str]:
-    kinds = {k.lower() for k in _HELD_KIND.findall(text)}
-    if "frozen" in kinds:
-        kinds = (kinds - {"frozen"}) | {"freez"}
-    if "temp" in kinds:
-        kinds |= {"override", "window"}  # a temporary limit is one kind of override
-    if "override" in kinds or "window" in kinds:
-        kinds |= {"temp"}
+    kinds: set[str] = set()
+    for match in _HELD_KIND.finditer(text):
+        kind = next(g for g in match.groups()[1:] if g).lower()
+        kinds |= {"halt", "freez"} if kind == "resum" else {"freez" if kind == "frozen" else kind}
     return frozenset(kinds)
 
 
@@ -1286,50 +1294,69 @@ restored") is none: which hold it ends is not plain."""
 _LIMIT_WORDS = frozenset({
     "ENTRY", "ENTRIES", "BREACH", "BREACHED", "VAR", "LIMITS", "WARNING", "BLOCK", "BLOCKED",
     "LIFTED", "RELEASED", "CLEARED", "RESTORED", "ORDERS", "POSITIONS", "TEMP", "HALT",
-    "HALTED", "BOOK", "NOTIFIED", "TRADER", "ACTION", "OVERRIDE", "ALLOWED", "EXPIRED",
-    "EXPIRES", "LAPSED", "REVERTED", "OFF", "WINDOW", "APPLIED", "REDUCE", "NOTE", "URGENT",
-    "PLEASE", "RISK", "NEW", "ALL", "DESK", "REMOVED", "OVER", "ENDED", "NOT", "FROZEN",
+    "HALTED", "BOOK", "BOOKS", "NOTIFIED", "TRADER", "ACTION", "OVERRIDE", "ALLOWED",
+    "EXPIRED", "EXPIRES", "LAPSED", "REVERTED", "OFF", "WINDOW", "APPLIED", "REDUCE", "NOTE",
+    "URGENT", "PLEASE", "ATTN", "RISK", "NEW", "ALL", "DESK", "REMOVED", "OVER", "ENDED",
+    "NOT", "FROZEN", "UNFROZEN", "TRADING", "RESUMED", "BAN", "LIMIT",
 })  # fmt: skip
 """Words in capitals a limit record writes that name no book or instrument."""
 _BOOK = re.compile(
     r"(?<![A-Za-z0-9])(?!(?:OK|NO|IT|AM|PM|ON|IN|AT|TO|OF|OR|IF|IS|BE|BY|DO|GO|"
-    r"ME|MY|SO|UP|WE|HE|AN|AS|US|UK|EU)\b)[A-Z]{2}(?![A-Za-z0-9])"
+    r"ME|MY|SO|UP|WE|HE|AN|AS)\b)[A-Z]{2}(?![A-Za-z0-9])"
 )
-"""A book named in two capitals ("EM", "FX", "HY"): a name a block and its release share."""
+"""A book named in two capitals ("EM", "FX", "HY", "US")."""
+_SENTENCE = re.compile(r"[.!;\n](?:\s|$)")
+"""Where a sentence ends, for the words after a release and the names it gives (a label's
+colon does not end it: "GBP BOOKS: block lifted" names GBP)."""
+_CLAUSE_START = re.compile(r"[.!;:\n](?:\s|$)")
+"""Where the words before a release that may make it none begin ("if you missed it: GBP
+block lifted" is a release)."""
 
 
 def _limit_names(text: str) -> frozenset[str]:
     return (_names_in(text) | frozenset(_BOOK.findall(text))) - _LIMIT_WORDS
 
 
-def _release_kinds(head: str) -> frozenset[str] | None:
-    """The kinds of hold ``head`` releases (empty: limits back to normal, any hold), or None
-    when it releases none: no release word, only awaited, denied or asked ones, or a block
-    of its own beside it."""
-    found: frozenset[str] | None = None
+def _release_reading(head: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    """What ``head`` releases: the kinds of hold (empty: limits back to normal, any hold) and
+    the books or instruments named in the sentences that release; None when it releases
+    none: no release, only awaited, denied or asked ones ("the block will be lifted", "block
+    NOT lifted", "Is the block lifted yet"), or a block of its own beside it."""
+    kinds: frozenset[str] | None = None
+    named: frozenset[str] = frozenset()
+    clause_starts = [m.end() for m in _CLAUSE_START.finditer(head)]
+    sentence_ends = [m.start() for m in _SENTENCE.finditer(head)] + [len(head)]
+    sentence_starts = [0] + [m.end() for m in _SENTENCE.finditer(head)]
     for m in _RELEASE.finditer(head):
-        starts = [s.end() for s in _SENTENCE_START.finditer(head, 0, m.start())]
-        start = max(m.start() - PENDING_CHARS, starts[-1] if starts else 0)
-        if not _PENDING.search(head, start, m.end() + 2):  # "block lifted?"
-            found = (found or frozenset()) | _held_kinds(m.group())
-    if found is not None and _BLOCKING.search(_RELEASE.sub(" ", head)):
+        begin = max([0, *(c for c in clause_starts if c <= m.start())])
+        end = next(e for e in sentence_ends if e >= m.end())
+        opening = max(s for s in sentence_starts if s <= m.start())
+        if _PENDING.search(head, max(begin, m.start() - PENDING_CHARS), end) or _ASKED.match(
+            head, opening
+        ):
+            continue
+        kinds = (kinds or frozenset()) | _held_kinds(m.group())
+        named |= _limit_names(head[opening:end])
+    if kinds is None or _BLOCKING.search(_RELEASE.sub(" ", head)):
         return None
-    return found
+    return kinds, named
 
 
 def _releases(items: Sequence[FeedItem], echoes: frozenset[str]) -> dict[str, list[FeedItem]]:
     """For each block, the newer risk-limit event that releases it, the block's state in
     force: "ENTRY BLOCK LIFTED" after "NEW ENTRIES BLOCKED desk-wide", "lifting the EM
     new-entry block" after "no new EM risk until I say, blocking entries". A release (see
-    :func:`_release_kinds`; no echo; more likely a decision than not) releases the newest
-    older risk-limit event of its channel holding a block of a kind it lifts that names a
-    book or instrument it names, or, naming none, the newest holding a kind it lifts (limits
-    back to normal lift any hold of a book they name); a block released already is released
-    once, and a release whose newest such block was released already releases none (a
-    repeat). At a budget too tight for both, the release is shown at the block's turn, as a
-    stop's newer change is, when it fits (a new user's trial read an entry block at 2,000
-    characters that was lifted later; a release longer than its block may leave room for
-    one hard event less, as a longer stop change may, ADR 0069)."""
+    :func:`_release_reading`; no echo; more likely a decision than not) naming books or
+    instruments in the sentences that release releases the older risk-limit events of its
+    channel back to its book's previous release that hold a block of a kind it lifts and
+    name every one of them ("GBP block will be lifted at 15:00" and the block before it; not
+    "CRO: JPY entries blocked" for "CRO: GBP block lifted"); one naming none releases the
+    newest holding a kind it lifts; limits back to normal release only a book they name. A
+    block is released once; a repeat releases nothing. At a budget too tight for both, the
+    release is shown at the block's turn, as a stop's newer change is, when it fits (a new
+    user's trial read an entry block at 2,000 characters that was lifted later; a release
+    longer than its block may leave room for one hard event less, as a longer stop change
+    may, ADR 0069)."""
     limits = sorted(
         (i for i in items if i.event_type == RISK_LIMIT), key=lambda i: (i.last_us, i.key)
     )[-LIMITS_WEIGHED:]
@@ -1337,33 +1364,35 @@ def _releases(items: Sequence[FeedItem], echoes: frozenset[str]) -> dict[str, li
         return {}
     heads = {i.key: i.text[:RELEASE_HEAD_CHARS] for i in limits}
     names = {i.key: _limit_names(heads[i.key]) for i in limits}
-    releasing: dict[str, frozenset[str]] = {}  # a release: the kinds of hold it lifts
+    releasing: dict[str, tuple[frozenset[str], frozenset[str]]] = {}  # kinds lifted, books named
     for i in limits:
-        kinds = _release_kinds(heads[i.key])
-        if kinds is not None:
-            releasing[i.key] = kinds
+        reading = _release_reading(heads[i.key])
+        if reading is not None:
+            releasing[i.key] = reading
     out: dict[str, list[FeedItem]] = {}
     for n, release in enumerate(limits):
         if release.key not in releasing or release.key in echoes:
             continue
         if release.score < IN_FORCE_SCORE:
             continue
-        named = names[release.key]
-        kinds = releasing[release.key]
+        kinds, named = releasing[release.key]
+        if not kinds and not named:
+            continue  # limits back to normal, of no book named: which hold is not plain
         for block in reversed(limits[:n]):
             if (
                 block.key in releasing
                 or _channel(block) != _channel(release)
                 or block.last_us >= release.last_us
                 or not _BLOCKING.search(heads[block.key])
+                or (kinds and not kinds & _held_kinds(heads[block.key]))
+                or not named <= names[block.key]
             ):
                 continue
-            held = _held_kinds(heads[block.key])
-            same_kind = bool(kinds & held) if kinds else bool(named)
-            if same_kind and (named & names[block.key] if named else True):
-                if block.key not in out:
-                    out[block.key] = [release]
-                break
+            if block.key in out:
+                break  # released before: this release repeats it, or lifts nothing older
+            out[block.key] = [release]
+            if not named:
+                break  # naming none: the newest block of its kind alone
     return out
 
 
