@@ -91,6 +91,15 @@ def test_a_longer_release_costs_at_most_one_hard_event_at_a_budget() -> None:
         (BLOCK.text, "GBP block cancelled"),
         (BLOCK.text, "I can confirm the GBP block is lifted"),
         ("CRO: JPY entries blocked", "CRO: JPY block lifted"),
+        # the round's new-user trial: a block in so many words, lifted by a window's end
+        (
+            "Risk: no new USDJPY entries until I say otherwise",
+            "USDJPY block released, normal limits apply",
+        ),
+        (
+            "no new positions in USD crosses between 13:20 and 13:45",
+            "USD window is over, new positions OK again.",
+        ),
     ],
 )
 def test_a_release_lifts_the_block_it_names(block: str, release: str) -> None:
@@ -161,6 +170,17 @@ def test_a_release_lifts_the_block_it_names(block: str, release: str) -> None:
 def test_what_is_no_release_of_that_block(block: str, release: str) -> None:
     items = [replace(BLOCK, text=block), replace(RELEASE, text=release), *OTHERS]
     assert _pairs(items) == {}
+
+
+def test_a_release_typed_otherwise_by_its_rules_still_lifts_its_block() -> None:
+    # the trial's "AUD freeze lifted, 5m back on" was read as a fill: a release is read by
+    # its words whatever its type; a block must be a risk-limit event
+    freeze = replace(BLOCK, text="Freeze on AUD adds until the RBA minutes are out")
+    lifted = replace(RELEASE, event_type="trade_fill", text="AUD freeze lifted, 5m back on")
+    assert _pairs([freeze, lifted]) == {"b1": "b2"}
+    assert _pairs([replace(freeze, event_type="thesis_change"), lifted]) == {}
+    seen = _budgets([freeze, lifted, *OTHERS])
+    assert all("b2" in shown for shown, _ in seen if "b1" in shown)
 
 
 def test_a_release_lifts_the_blocks_of_its_book_since_its_previous_release() -> None:

@@ -1231,10 +1231,12 @@ _RELEASE = re.compile(
     rf"\b(?:(?:{_HOLD})\b{_GAP}\b(?:lift(?:ed|ing){_RAISED}|releas(?:ed|ing)|unblock(?:ed|ing)|"
     r"cleared|removed|reinstated|lapsed|expired|ended|cancell?ed|withdrawn|rescinded)|"
     rf"(?:lift(?:ed|ing)?|releas(?:ed|ing)|unblock(?:ed|ing)|remov(?:ed|ing)){_GAP}\b(?:{_HOLD})|"
-    r"(?:block|blocks|halt|freeze|restrictions?|ban)(?:\s{1,3}(?:is|are)|[\x27\u2019]s)?"
+    r"(?:block|blocks|halt|freeze|restrictions?|ban|window|override)(?:\s{1,3}(?:is|are)|"
+    r"[\x27\u2019]s)?"
     r"\s{1,3}(?:now\s{1,3})?(?:off|over)(?!\s{1,3}(?:the|a|an|this|that|next|\d))|"
     r"unfrozen|unblock(?:ed|ing)|(?:trading|entries|new entries)\s{1,3}(?:resumed|resumes|reopened|"
-    r"allowed(?:\s{1,3}again)?)|(?:limits?|caps?)\s{1,3}(?:are\s{1,3}|is\s{1,3})?"
+    r"allowed(?:\s{1,3}again)?)|(?:new\s{1,3})?(?:positions|entries|trades)\s{1,3}(?:are\s{1,3})?"
+    r"(?:ok|okay|fine|allowed|open)\s{1,3}again|(?:limits?|caps?)\s{1,3}(?:are\s{1,3}|is\s{1,3})?"
     r"(?:back to (?:the\s{1,3})?normal|restored|reverted)|back to (?:the\s{1,3})?normal\s{1,3}"
     r"(?:limits?|caps?))\b",
     re.IGNORECASE,
@@ -1271,8 +1273,14 @@ _HELD_KIND = re.compile(
 entry block); trading resumed lifts a halt or a freeze."""
 
 
+_NO_NEW = re.compile(r"\bno new\b", re.IGNORECASE)
+"""A block in so many words ("no new USDJPY entries until I say", "no new positions in USD
+crosses between 13:20 and 13:45"): a hold of any kind a release names lifts."""
+ANY_HOLD = "any"
+
+
 def _held_kinds(text: str) -> frozenset[str]:
-    kinds: set[str] = set()
+    kinds: set[str] = {ANY_HOLD} if _NO_NEW.search(text) else set()
     for match in _HELD_KIND.finditer(text):
         kind = next(g for g in match.groups()[1:] if g).lower()
         kinds |= {"halt", "freez"} if kind == "resum" else {"freez" if kind == "frozen" else kind}
@@ -1343,22 +1351,29 @@ def _release_reading(head: str) -> tuple[frozenset[str], frozenset[str]] | None:
 
 
 def _releases(items: Sequence[FeedItem], echoes: frozenset[str]) -> dict[str, list[FeedItem]]:
-    """For each block, the newer risk-limit event that releases it, the block's state in
-    force: "ENTRY BLOCK LIFTED" after "NEW ENTRIES BLOCKED desk-wide", "lifting the EM
-    new-entry block" after "no new EM risk until I say, blocking entries". A release (see
-    :func:`_release_reading`; no echo; more likely a decision than not) naming books or
-    instruments in the sentences that release releases the older risk-limit events of its
-    channel back to its book's previous release that hold a block of a kind it lifts and
-    name every one of them ("GBP block will be lifted at 15:00" and the block before it; not
-    "CRO: JPY entries blocked" for "CRO: GBP block lifted"); one naming none releases the
-    newest holding a kind it lifts; limits back to normal release only a book they name. A
-    block is released once; a repeat releases nothing. At a budget too tight for both, the
-    release is shown at the block's turn, as a stop's newer change is, when it fits (a new
-    user's trial read an entry block at 2,000 characters that was lifted later; a release
-    longer than its block may leave room for one hard event less, as a longer stop change
-    may, ADR 0069)."""
+    """For each block, the newer hard event that releases it, the block's state in force:
+    "ENTRY BLOCK LIFTED" after "NEW ENTRIES BLOCKED desk-wide", "lifting the EM new-entry
+    block" after "no new EM risk until I say, blocking entries". A release (see
+    :func:`_release_reading`; a hard event of any type; no echo; more likely a decision than
+    not) naming books or instruments in the sentences that release releases the older
+    risk-limit events of its channel back to its book's previous release that hold a block of
+    a kind it lifts and name every one of them ("GBP block will be lifted at 15:00" and the
+    block before it; not "CRO: JPY entries blocked" for "CRO: GBP block lifted"); one naming
+    none releases the newest holding a kind it lifts (a block in so many words, "no new …
+    entries", holds any); limits back to normal release only a book they name. A block is
+    released once; a repeat releases nothing. At a budget too tight for both, the release is
+    shown at the block's turn, as a stop's newer change is, when it fits (a new user's trial
+    read an entry block at 2,000 characters that was lifted later; a release longer than its
+    block may leave room for one hard event less, as a longer stop change may, ADR 0069)."""
+    # the blocks are risk-limit events; a release may be typed otherwise by its rules ("AUD
+    # freeze lifted, 5m back on at 0.6540" read as a fill): it is read by its words
     limits = sorted(
-        (i for i in items if i.event_type == RISK_LIMIT), key=lambda i: (i.last_us, i.key)
+        (
+            i
+            for i in items
+            if i.event_type == RISK_LIMIT or _RELEASE.search(i.text, 0, RELEASE_HEAD_CHARS)
+        ),
+        key=lambda i: (i.last_us, i.key),
     )[-LIMITS_WEIGHED:]
     if len(limits) < 2:
         return {}
@@ -1381,10 +1396,15 @@ def _releases(items: Sequence[FeedItem], echoes: frozenset[str]) -> dict[str, li
         for block in reversed(limits[:n]):
             if (
                 block.key in releasing
+                or block.event_type != RISK_LIMIT
                 or _channel(block) != _channel(release)
                 or block.last_us >= release.last_us
                 or not _BLOCKING.search(heads[block.key])
-                or (kinds and not kinds & _held_kinds(heads[block.key]))
+                or (
+                    kinds
+                    and not kinds & (held := _held_kinds(heads[block.key]))
+                    and ANY_HOLD not in held
+                )
                 or not named <= names[block.key]
             ):
                 continue
