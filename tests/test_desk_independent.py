@@ -1425,10 +1425,10 @@ MEASURED_DESKS = [
     # French; a Houston/Calgary natural-gas-liquids desk, Texan and Canadian English; a
     # Ho Chi Minh City/Singapore Vietnamese equities and dong desk, English with Vietnamese);
     # measured on arrival on 63311e1 (63, 61 and 61; 32 / 43 / 53, 39 / 47 / 57,
-    # 34 / 41 / 50).
+    # 34 / 41 / 50); their floors the round's final figures (ADR 0076).
     ("desk_heldout281.jsonl", 232, 66, 63, (32, 43, 53)),
-    ("desk_heldout282.jsonl", 237, 66, 61, (39, 47, 57)),
-    ("desk_heldout283.jsonl", 237, 65, 61, (34, 41, 50)),
+    ("desk_heldout282.jsonl", 237, 66, 64, (40, 50, 60)),
+    ("desk_heldout283.jsonl", 237, 65, 63, (34, 44, 52)),
 ]
 
 
