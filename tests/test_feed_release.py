@@ -1,5 +1,5 @@
 """A block's release in force: when the feed cannot show every hard event, an entry block,
-a halt or a temporary override that a later risk-limit event releases does not take the
+a halt or a temporary override that a later hard event releases does not take the
 place of its release (a new user's trial read "new entries blocked on GBP" at a tight
 budget, its later "Entry block released" left out). As many hard events are shown when the
 release is no longer than its block (one fewer at some budgets when it is longer, as for a
@@ -181,6 +181,44 @@ def test_a_release_typed_otherwise_by_its_rules_still_lifts_its_block() -> None:
     assert _pairs([replace(freeze, event_type="thesis_change"), lifted]) == {}
     seen = _budgets([freeze, lifted, *OTHERS])
     assert all("b2" in shown for shown, _ in seen if "b1" in shown)
+
+
+@pytest.mark.parametrize(
+    ("event_type", "text"),
+    [
+        # the third review's: a block of shares, an order's window or override, an exchange
+        # halt, trades open again — trading words in a fill, a route, a stop or a proposal
+        ("trade_fill", "lifted the block offer, 2m EURUSD @ 1.0842"),
+        ("trade_fill", "lifted a block of 500k EURUSD at 1.0842"),
+        ("route_decision", "block order released to the algo, EURUSD 300k"),
+        ("stop_or_target_change", "stop override removed, back to 1.0850 EURUSD"),
+        ("route_decision", "execution window ended, 80% done on EURUSD"),
+        ("trade_proposal", "EURUSD: trades open again after NFP, propose long 5m"),
+        ("trade_fill", "EURUSD LULD halt lifted, bought 10m"),
+        ("trade_fill", "TWAP window over, filled 3m EURUSD"),
+        ("trade_fill", "bought 10m at 1.0842 after the halt ended"),
+    ],
+)
+def test_trading_words_in_other_hard_events_lift_no_block(event_type: str, text: str) -> None:
+    blocks = [
+        replace(BLOCK, text="NEW ENTRIES BLOCKED on EURUSD until var < 100%"),
+        replace(BLOCK, key="b0", handle="floor/b0", text="Risk: no new EURUSD entries until I say"),
+    ]
+    assert _pairs([*blocks, replace(RELEASE, event_type=event_type, text=text)]) == {}
+
+
+def test_a_block_in_so_many_words_is_lifted_after_a_block_of_the_kind_named() -> None:
+    # an override expiring lifts the override, not the entry block written after it; "no
+    # new info" is no block
+    override = replace(
+        BLOCK, key="b0", handle="floor/b0", text="OVERRIDE applied: gold delta 3,000 -> 3,400"
+    )
+    entries = replace(BLOCK, text="Risk: no new entries until I say otherwise")
+    expired = replace(RELEASE, text="override expired")
+    assert _pairs([override, entries, expired]) == {"b0": "b2"}
+    assert _pairs([entries, expired]) == {}
+    info = replace(BLOCK, text="GBP override to 650m until 17:30, no new info from CRO")
+    assert _pairs([info, replace(RELEASE, text="GBP block lifted")]) == {}
 
 
 def test_a_release_lifts_the_blocks_of_its_book_since_its_previous_release() -> None:

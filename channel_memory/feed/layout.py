@@ -1216,11 +1216,17 @@ def _newer_changes(items: Sequence[FeedItem], echoes: frozenset[str]) -> dict[st
 
 RISK_LIMIT = "risk_limit"
 LIMITS_WEIGHED = 200
-"""The newest risk-limit events a feed pairs blocks and releases among (bounded work, as
-``STOPS_WEIGHED``)."""
+"""The newest risk-limit events and releases a feed pairs blocks and releases among
+(bounded work, as ``STOPS_WEIGHED``)."""
+_TRADE_BLOCK = (
+    r"(?!\s{1,3}(?:trades?|orders?|offers?|bids?|of|prints?|cross(?:es)?|sales?|purchases?|"
+    r"deals?|size|desk)\b)"
+)
+"""After "block": not a block of shares ("lifted the block offer", "block order released to
+the algo", "block trade cleared")."""
 _HOLD = (
-    r"blocks?|halt|halts|freeze|restrictions?|overrides?|temp|temporary|window|reduce-only|"
-    r"bans?"
+    rf"blocks?{_TRADE_BLOCK}|halt|halts|freeze|restrictions?|overrides?|temp|temporary|window|"
+    r"reduce-only|bans?"
 )
 _RAISED = r"(?![^\n.;,]{0,25}?(?:\b(?:to|by|from)\b|->|→|\()[^\n.;,\d]{0,6}\d)"
 """After "lifted": no new level ("cap lifted 20m to 60m", "limit lifted to USD 650m",
@@ -1231,7 +1237,8 @@ _RELEASE = re.compile(
     rf"\b(?:(?:{_HOLD})\b{_GAP}\b(?:lift(?:ed|ing){_RAISED}|releas(?:ed|ing)|unblock(?:ed|ing)|"
     r"cleared|removed|reinstated|lapsed|expired|ended|cancell?ed|withdrawn|rescinded)|"
     rf"(?:lift(?:ed|ing)?|releas(?:ed|ing)|unblock(?:ed|ing)|remov(?:ed|ing)){_GAP}\b(?:{_HOLD})|"
-    r"(?:block|blocks|halt|freeze|restrictions?|ban|window|override)(?:\s{1,3}(?:is|are)|"
+    rf"(?:block|blocks|halt|freeze|restrictions?|ban|window|override){_TRADE_BLOCK}"
+    r"(?:\s{1,3}(?:is|are)|"
     r"[\x27\u2019]s)?"
     r"\s{1,3}(?:now\s{1,3})?(?:off|over)(?!\s{1,3}(?:the|a|an|this|that|next|\d))|"
     r"unfrozen|unblock(?:ed|ing)|(?:trading|entries|new entries)\s{1,3}(?:resumed|resumes|reopened|"
@@ -1273,9 +1280,21 @@ _HELD_KIND = re.compile(
 entry block); trading resumed lifts a halt or a freeze."""
 
 
-_NO_NEW = re.compile(r"\bno new\b", re.IGNORECASE)
+_NO_NEW = re.compile(
+    r"\bno new\s{1,3}(?:[\w/\-]{1,20}\s{1,3}){0,3}?(?:entries|entry|positions?|risk|trades?|"
+    r"adds?|longs?|shorts?|buys?|sells?|orders?)\b",
+    re.IGNORECASE,
+)
 """A block in so many words ("no new USDJPY entries until I say", "no new positions in USD
-crosses between 13:20 and 13:45"): a hold of any kind a release names lifts."""
+crosses between 13:20 and 13:45", not "no new info from CRO"): a block, a halt, a freeze, a
+restriction, a ban or a window its release names lifts it, when no block of the kind named
+is found first (an override expiring lifts an override, not "no new entries")."""
+ENTRY_HOLDS = frozenset({"block", "halt", "freez", "restrict", "ban"})
+"""The kinds of hold that stop new entries: what a block in so many words may be, and what a
+release of another type than a risk limit may lift ("AUD freeze lifted, 5m back on" read as
+a fill; not "stop override removed", "TWAP window over, filled 3m", "LULD halt lifted,
+bought 10k")."""
+LIFTED_BY_OTHERS = frozenset({"block", "freez", "restrict", "ban"})
 ANY_HOLD = "any"
 
 
@@ -1326,7 +1345,8 @@ def _limit_names(text: str) -> frozenset[str]:
 
 
 def _release_reading(head: str) -> tuple[frozenset[str], frozenset[str]] | None:
-    """What ``head`` releases: the kinds of hold (empty: limits back to normal, any hold) and
+    """What ``head`` releases: the kinds of hold (empty: limits back to normal or positions
+    OK again, any hold of a book it names) and
     the books or instruments named in the sentences that release; None when it releases
     none: no release, only awaited, denied or asked ones ("the block will be lifted", "block
     NOT lifted", "Is the block lifted yet"), or a block of its own beside it."""
@@ -1393,26 +1413,41 @@ def _releases(items: Sequence[FeedItem], echoes: frozenset[str]) -> dict[str, li
         kinds, named = releasing[release.key]
         if not kinds and not named:
             continue  # limits back to normal, of no book named: which hold is not plain
-        for block in reversed(limits[:n]):
-            if (
-                block.key in releasing
-                or block.event_type != RISK_LIMIT
-                or _channel(block) != _channel(release)
-                or block.last_us >= release.last_us
-                or not _BLOCKING.search(heads[block.key])
-                or (
-                    kinds
-                    and not kinds & (held := _held_kinds(heads[block.key]))
-                    and ANY_HOLD not in held
-                )
-                or not named <= names[block.key]
-            ):
-                continue
-            if block.key in out:
-                break  # released before: this release repeats it, or lifts nothing older
-            out[block.key] = [release]
-            if not named:
-                break  # naming none: the newest block of its kind alone
+        if release.event_type != RISK_LIMIT and not kinds <= LIFTED_BY_OTHERS | {ANY_HOLD}:
+            continue
+        if release.event_type != RISK_LIMIT and not kinds:
+            continue
+        older = [
+            block
+            for block in reversed(limits[:n])
+            if block.key not in releasing
+            and block.event_type == RISK_LIMIT
+            and _channel(block) == _channel(release)
+            and block.last_us < release.last_us
+            and _BLOCKING.search(heads[block.key])
+            and named <= names[block.key]
+        ]
+        # a block of a kind it names first; else a block in so many words, if it lifts a
+        # kind that stops entries or a window ("USD window is over" after "no new positions
+        # in USD crosses between 13:20 and 13:45"; an override expiring lifts none)
+        for loose in (False, True):
+            if loose and not (kinds & (ENTRY_HOLDS | {"window"}) or not kinds):
+                break
+            found = False
+            for block in older:
+                held = _held_kinds(heads[block.key])
+                if kinds and not kinds & held and not (loose and ANY_HOLD in held):
+                    continue
+                if not kinds and not loose and ANY_HOLD in held:
+                    continue
+                found = True
+                if block.key in out:
+                    break  # released before: this release repeats it, or lifts nothing older
+                out[block.key] = [release]
+                if not named:
+                    break  # naming none: the newest block of its kind alone
+            if found:
+                break
     return out
 
 
