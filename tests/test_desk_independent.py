@@ -1417,7 +1417,8 @@ MEASURED_DESKS = [
     # Hinglish; a London/New York leveraged-loan and CLO warehouse desk, terse English; a
     # Johannesburg/London platinum-group metals and rand desk, English with Afrikaans);
     # measured once on arrival on the fiftieth round's final code (63311e1): 184 of 197;
-    # 108, 141, 164. Never read.
+    # 108, 141, 164. Never read. The same on the fifty-first round's final code (344ba75;
+    # ADR 0076).
     ("desk_heldout278.jsonl", 239, 66, 62, (38, 51, 58)),
     ("desk_heldout279.jsonl", 238, 65, 58, (34, 43, 51)),
     ("desk_heldout280.jsonl", 240, 66, 64, (36, 47, 55)),
