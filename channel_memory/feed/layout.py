@@ -1238,9 +1238,8 @@ _RELEASE = re.compile(
     r"cleared|removed|reinstated|lapsed|expired|ended|cancell?ed|withdrawn|rescinded)|"
     rf"(?:lift(?:ed|ing)?|releas(?:ed|ing)|unblock(?:ed|ing)|remov(?:ed|ing)){_GAP}\b(?:{_HOLD})|"
     rf"(?:block|blocks|halt|freeze|restrictions?|ban|window|override){_TRADE_BLOCK}"
-    r"(?:\s{1,3}(?:is|are)|"
-    r"[\x27\u2019]s)?"
-    r"\s{1,3}(?:now\s{1,3})?(?:off|over)(?!\s{1,3}(?:the|a|an|this|that|next|\d))|"
+    r"(?:\s{1,3}(?:is|are)|[\x27\u2019]s)?\s{1,3}(?:now\s{1,3})?(?:off|over)"
+    r"(?!\s{1,3}(?:the|a|an|this|that|next|\d))|"
     r"unfrozen|unblock(?:ed|ing)|(?:trading|entries|new entries)\s{1,3}(?:resumed|resumes|reopened|"
     r"allowed(?:\s{1,3}again)?)|(?:new\s{1,3})?(?:positions|entries|trades)\s{1,3}(?:are\s{1,3})?"
     r"(?:ok|okay|fine|allowed|open)\s{1,3}again|(?:limits?|caps?)\s{1,3}(?:are\s{1,3}|is\s{1,3})?"
@@ -1248,13 +1247,14 @@ _RELEASE = re.compile(
     r"(?:limits?|caps?))\b",
     re.IGNORECASE,
 )
-"""A limit's release in English, what is held and its release in one phrase: a block, a
-halt, a freeze, a restriction, a ban, an override or a temporary limit lifted, released,
-unblocked, cleared, removed, lapsed, expired, ended, cancelled, withdrawn or rescinded, or
-off or over ("ENTRY BLOCK LIFTED", "I'm lifting this morning's block on option buys",
-"OVERRIDE … EXPIRED", "halt is over"; not "block over the CPI print"); trading resumed, a
-book unfrozen or unblocked, entries allowed again; limits back to normal, restored or
-reverted. A limit or a cap lifted to a level is raised, no release."""
+"""A limit's release in English, what is held and its release in one phrase: a block (not
+a block of shares), a halt, a freeze, a restriction, a ban, a window, an override or a
+temporary limit lifted, released, unblocked, cleared, removed, lapsed, expired, ended,
+cancelled, withdrawn or rescinded, or off or over ("ENTRY BLOCK LIFTED", "I'm lifting this
+morning's block on option buys", "OVERRIDE … EXPIRED", "halt is over", "USD window is over";
+not "block over the CPI print"); trading resumed, a book unfrozen or unblocked, entries
+allowed again, new positions OK again; limits back to normal, restored or reverted. A limit
+or a cap lifted to a level is raised, no release."""
 _PENDING = re.compile(
     r"\b(?:until|till|unless|once|when|if|or|pending|before|will|to be|would|could|"
     r"should|may|might|then|not|never|remains?|stays?|still|no|yet|in place)\b|"
@@ -1289,16 +1289,20 @@ _NO_NEW = re.compile(
 crosses between 13:20 and 13:45", not "no new info from CRO"): a block, a halt, a freeze, a
 restriction, a ban or a window its release names lifts it, when no block of the kind named
 is found first (an override expiring lifts an override, not "no new entries")."""
-ENTRY_HOLDS = frozenset({"block", "halt", "freez", "restrict", "ban"})
-"""The kinds of hold that stop new entries: what a block in so many words may be, and what a
-release of another type than a risk limit may lift ("AUD freeze lifted, 5m back on" read as
-a fill; not "stop override removed", "TWAP window over, filled 3m", "LULD halt lifted,
-bought 10k")."""
+ENTRY_HOLDS = frozenset({"block", "halt", "freez", "restrict", "ban", "window"})
+"""The kinds of hold whose release also lifts a block in so many words (not an override's:
+"override expired" lifts no "no new entries")."""
 LIFTED_BY_OTHERS = frozenset({"block", "freez", "restrict", "ban"})
+"""The kinds of hold a release of another type than a risk limit may lift ("AUD freeze
+lifted, 5m back on" read as a fill; not "stop override removed", "TWAP window over, filled
+3m", "LULD halt lifted, bought 10k")."""
 ANY_HOLD = "any"
+"""The kind a block in so many words holds (``_NO_NEW``)."""
 
 
 def _held_kinds(text: str) -> frozenset[str]:
+    """The kinds of hold ``text`` names (``_HELD_KIND``; ``ANY_HOLD`` for a block in so many
+    words)."""
     kinds: set[str] = {ANY_HOLD} if _NO_NEW.search(text) else set()
     for match in _HELD_KIND.finditer(text):
         kind = next(g for g in match.groups()[1:] if g).lower()
@@ -1346,8 +1350,8 @@ def _limit_names(text: str) -> frozenset[str]:
 
 def _release_reading(head: str) -> tuple[frozenset[str], frozenset[str]] | None:
     """What ``head`` releases: the kinds of hold (empty: limits back to normal or positions
-    OK again, any hold of a book it names) and
-    the books or instruments named in the sentences that release; None when it releases
+    OK again, any hold of a book it names) and the books or instruments named in the
+    sentences that release; None when it releases
     none: no release, only awaited, denied or asked ones ("the block will be lifted", "block
     NOT lifted", "Is the block lifted yet"), or a block of its own beside it."""
     kinds: frozenset[str] | None = None
@@ -1379,8 +1383,9 @@ def _releases(items: Sequence[FeedItem], echoes: frozenset[str]) -> dict[str, li
     risk-limit events of its channel back to its book's previous release that hold a block of
     a kind it lifts and name every one of them ("GBP block will be lifted at 15:00" and the
     block before it; not "CRO: JPY entries blocked" for "CRO: GBP block lifted"); one naming
-    none releases the newest holding a kind it lifts (a block in so many words, "no new …
-    entries", holds any); limits back to normal release only a book they name. A block is
+    none releases the newest holding a kind it lifts; a block in so many words ("no new …
+    entries") is released when no block of the kind named is, by a release of a kind in
+    ``ENTRY_HOLDS``; limits back to normal release only a book they name. A block is
     released once; a repeat releases nothing. At a budget too tight for both, the release is
     shown at the block's turn, as a stop's newer change is, when it fits (a new user's trial
     read an entry block at 2,000 characters that was lifted later; a release longer than its
@@ -1413,9 +1418,7 @@ def _releases(items: Sequence[FeedItem], echoes: frozenset[str]) -> dict[str, li
         kinds, named = releasing[release.key]
         if not kinds and not named:
             continue  # limits back to normal, of no book named: which hold is not plain
-        if release.event_type != RISK_LIMIT and not kinds <= LIFTED_BY_OTHERS | {ANY_HOLD}:
-            continue
-        if release.event_type != RISK_LIMIT and not kinds:
+        if release.event_type != RISK_LIMIT and not (kinds and kinds <= LIFTED_BY_OTHERS):
             continue
         older = [
             block
@@ -1431,7 +1434,7 @@ def _releases(items: Sequence[FeedItem], echoes: frozenset[str]) -> dict[str, li
         # kind that stops entries or a window ("USD window is over" after "no new positions
         # in USD crosses between 13:20 and 13:45"; an override expiring lifts none)
         for loose in (False, True):
-            if loose and not (kinds & (ENTRY_HOLDS | {"window"}) or not kinds):
+            if loose and not (kinds & ENTRY_HOLDS or not kinds):
                 break
             found = False
             for block in older:
