@@ -74,9 +74,10 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any, Literal
 
-from channel_memory.feed.echoes import ECHO_WEIGHT, echo_keys
+from channel_memory.feed.echoes import ECHO_WEIGHT, READINGS_CACHED, echo_keys
 from channel_memory.kernel.jsonfmt import compact
 from channel_memory.kernel.models import (
     DECISION_REPEAT,
@@ -1024,7 +1025,7 @@ def _select_hard(c: Candidates, chosen: Selection, left: int, sizes: Sizes) -> i
     # ones are in, at the turn the newer one would have had (a longer newer one may leave
     # room for one hard event less: a new user's trial read a stale stop at 1,000 to 3,000
     # characters; 6 / 6 / 4 of the development desks' 5,077 decisions at 6,000 / 8,192 /
-    # 12,000, ADR 0069)
+    # 12,000, ADR 0069); a block's release stands for the block it lifts likewise (ADR 0076)
     turn_of: dict[str, FeedItem] = {}
 
     def group_of(item: FeedItem) -> list[FeedItem]:
@@ -1344,16 +1345,34 @@ _CLAUSE_START = re.compile(r"[.!;:\n](?:\s|$)")
 block lifted" is a release)."""
 
 
+_RELEASE_WORDS = (
+    "lift", "releas", "unblock", "clear", "remov", "laps", "expir", "ended", "cancel",
+    "withdrawn", "rescind", "reinstat", "off", "over", "unfrozen", "resum", "reopen", "allowed",
+    "again", "normal", "restor", "revert",
+)  # fmt: skip
+"""Words one of which every release holds: read before ``_RELEASE``, which costs some tens
+of microseconds a text, so most hard events are passed over at once."""
+
+
+def _may_release(head: str) -> bool:
+    lowered = head.lower()
+    return any(word in lowered for word in _RELEASE_WORDS)
+
+
+@lru_cache(maxsize=READINGS_CACHED)
 def _limit_names(text: str) -> frozenset[str]:
     return (_names_in(text) | frozenset(_BOOK.findall(text))) - _LIMIT_WORDS
 
 
+@lru_cache(maxsize=READINGS_CACHED)
 def _release_reading(head: str) -> tuple[frozenset[str], frozenset[str]] | None:
     """What ``head`` releases: the kinds of hold (empty: limits back to normal or positions
     OK again, any hold of a book it names) and the books or instruments named in the
     sentences that release; None when it releases
     none: no release, only awaited, denied or asked ones ("the block will be lifted", "block
     NOT lifted", "Is the block lifted yet"), or a block of its own beside it."""
+    if not _may_release(head):
+        return None
     kinds: frozenset[str] | None = None
     named: frozenset[str] = frozenset()
     clause_starts = [m.end() for m in _CLAUSE_START.finditer(head)]
@@ -1396,7 +1415,8 @@ def _releases(items: Sequence[FeedItem], echoes: frozenset[str]) -> dict[str, li
         (
             i
             for i in items
-            if i.event_type == RISK_LIMIT or _RELEASE.search(i.text, 0, RELEASE_HEAD_CHARS)
+            if i.event_type == RISK_LIMIT
+            or _release_reading(i.text[:RELEASE_HEAD_CHARS]) is not None
         ),
         key=lambda i: (i.last_us, i.key),
     )[-LIMITS_WEIGHED:]
@@ -1404,6 +1424,7 @@ def _releases(items: Sequence[FeedItem], echoes: frozenset[str]) -> dict[str, li
         return {}
     heads = {i.key: i.text[:RELEASE_HEAD_CHARS] for i in limits}
     names = {i.key: _limit_names(heads[i.key]) for i in limits}
+    held = {i.key: _held_kinds(heads[i.key]) for i in limits}
     releasing: dict[str, tuple[frozenset[str], frozenset[str]]] = {}  # kinds lifted, books named
     for i in limits:
         reading = _release_reading(heads[i.key])
@@ -1438,10 +1459,10 @@ def _releases(items: Sequence[FeedItem], echoes: frozenset[str]) -> dict[str, li
                 break
             found = False
             for block in older:
-                held = _held_kinds(heads[block.key])
-                if kinds and not kinds & held and not (loose and ANY_HOLD in held):
+                holds = held[block.key]
+                if kinds and not kinds & holds and not (loose and ANY_HOLD in holds):
                     continue
-                if not kinds and not loose and ANY_HOLD in held:
+                if not kinds and not loose and ANY_HOLD in holds:
                     continue
                 found = True
                 if block.key in out:
@@ -1476,8 +1497,9 @@ def _in_force(
     """Shows the stop or target change in force rather than one it replaced: a chosen
     change gives its place to the newest unchosen change of the same stop
     (:func:`_newer_changes`) that fits in the room the older one took and what the
-    selection left (whole if it can be, else cut). As many hard events are shown; only
-    which of two changes of one stop is shown moves (ADR 0061)."""
+    selection left (whole if it can be, else cut); a chosen block likewise gives its place
+    to its release (:func:`_releases`, ADR 0076). As many hard events are shown; only which
+    of the two is shown moves (ADR 0061)."""
     full, cut = sizes
     shown = {i.key for i in chosen.hard}
     for n, older in enumerate(chosen.hard):
