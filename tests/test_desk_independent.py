@@ -1430,17 +1430,34 @@ MEASURED_DESKS = [
     ("desk_heldout281.jsonl", 232, 66, 63, (32, 43, 53)),
     ("desk_heldout282.jsonl", 237, 66, 64, (40, 50, 60)),
     ("desk_heldout283.jsonl", 237, 65, 63, (34, 44, 52)),
+    # Held-out desks asked for at the end of the fifty-first round, written from
+    # bench/data/WRITING_BRIEF.md by hands that read nothing of the project but the brief and
+    # its checker (a Mexico City/New York Mexican peso and rates desk, English with Mexican
+    # Spanish; a Rotterdam/Geneva biofuels desk, English with Dutch and French; a Cairo/Dubai
+    # Egyptian pound and T-bill carry desk, English with Egyptian Arabic); measured once on
+    # arrival at the start of the fifty-second round on the fifty-first round's final code
+    # (befb4ed): 183 of 198; 107, 132, 163. Never read.
+    ("desk_heldout284.jsonl", 239, 66, 63, (34, 43, 58)),
+    ("desk_heldout285.jsonl", 240, 66, 58, (37, 45, 51)),
+    ("desk_heldout286.jsonl", 240, 66, 62, (36, 44, 54)),
+    # Development desks asked for with them (a Stamford/London weather-derivatives desk; a
+    # Riyadh/Dubai Gulf equities desk, English with Gulf Arabic; a Chicago/Omaha livestock
+    # futures desk); measured on arrival on befb4ed (59, 65 and 57; 39 / 46 / 52,
+    # 28 / 39 / 48, 31 / 36 / 46).
+    ("desk_heldout287.jsonl", 240, 66, 59, (39, 46, 52)),
+    ("desk_heldout288.jsonl", 240, 66, 65, (28, 39, 48)),
+    ("desk_heldout289.jsonl", 240, 66, 57, (31, 36, 46)),
 ]
 
 
 # The desks the rules are tuned on (the development desks, whose misses are read each round)
 # and those the decision model, the desk reading and the ranker learn from: their floors
 # run under `make floors` (pytest -m tuned_on), with every change of the rules, the model or
-# the feed, and `make test` keeps the floors of the hundred and thirty-five desks nobody tunes on
+# the feed, and `make test` keeps the floors of the hundred and thirty-eight desks nobody tunes on
 # (ADR 0066). A new round's desks go in one set or the other. The development desks up to
 # desk_heldout181 are trained on since ADR 0073 (bench/training_desks.py); those after it
 # are not.
-DEVELOPMENT = frozenset(n for start in range(185, 284, 6) for n in range(start, start + 3))
+DEVELOPMENT = frozenset(n for start in range(185, 290, 6) for n in range(start, start + 3))
 
 
 def _desk_number(name: str) -> int:
@@ -1453,12 +1470,29 @@ TRAINED_ON = frozenset(_desk_number(p.name) for p in (*READ_DESKS, *RUNS_DESKS))
 
 def test_every_measured_desk_is_held_out_developed_on_or_trained_on() -> None:
     numbers = [_desk_number(d[0]) for d in MEASURED_DESKS]
-    assert sorted(numbers) == list(range(1, 284))
+    assert sorted(numbers) == list(range(1, 290))
     held_out = set(numbers) - DEVELOPMENT - TRAINED_ON
     assert not DEVELOPMENT & TRAINED_ON
-    assert (len(held_out), len(DEVELOPMENT), len(TRAINED_ON)) == (135, 51, 97)
-    assert {278, 279, 280, 272, 273, 274, 266, 267, 268, 260, 254, 248, 230, 119, 54} <= held_out
-    assert {281, 282, 283, 275, 276, 277, 269, 270, 271, 263, 257, 251, 233, 185} <= DEVELOPMENT
+    assert (len(held_out), len(DEVELOPMENT), len(TRAINED_ON)) == (138, 54, 97)
+    assert {
+        284,
+        285,
+        286,
+        278,
+        279,
+        280,
+        272,
+        273,
+        274,
+        266,
+        260,
+        254,
+        248,
+        230,
+        119,
+        54,
+    } <= held_out
+    assert {287, 288, 289, 281, 282, 283, 275, 277, 269, 263, 257, 251, 233, 185} <= DEVELOPMENT
     assert {41, 53, 97, 118, 125, 181, 2, 40, 91} <= TRAINED_ON
 
 
@@ -1726,6 +1760,9 @@ LABELLED_DESKS = [
     ("desk_heldout281.jsonl", 232, 66),
     ("desk_heldout282.jsonl", 237, 66),
     ("desk_heldout283.jsonl", 237, 65),
+    ("desk_heldout284.jsonl", 239, 66),
+    ("desk_heldout288.jsonl", 240, 66),
+    ("desk_heldout289.jsonl", 240, 66),
     # desk_heldout14 is left out here: one of its approvals answers an agent's message its
     # writer did not label a proposal (left as written: the desk is held out); so is
     # desk_heldout34, where one approval answers a trader's reply to an agent's card, and
@@ -1750,13 +1787,15 @@ LABELLED_DESKS = [
     # desk_heldout258 answer a message their writers did not label a proposal; two of
     # desk_heldout261 (held out: counted, not read) likewise; three of desk_heldout267 (held
     # out: counted, not read) and one each of the development desks desk_heldout269 and 271
-    # likewise; one each of the development desks desk_heldout275 and 277 likewise
+    # likewise; one each of the development desks desk_heldout275 and 277 likewise; one of
+    # desk_heldout285 and two of desk_heldout286 (held out: counted, not read) and one of the
+    # development desk desk_heldout287 likewise
 ]
 
 
-@pytest.mark.parametrize("number", range(113, 284))
+@pytest.mark.parametrize("number", range(113, 290))
 def test_the_desks_written_from_the_brief_pass_its_checker(number: int) -> None:
-    # desk_heldout113 to 283 were written from bench/data/WRITING_BRIEF.md, their writers
+    # desk_heldout113 to 289 were written from bench/data/WRITING_BRIEF.md, their writers
     # running bench/data/check_desk.py until it printed OK; an edit that breaks its format,
     # its labels or its 24 hours fails here
     rows = load_independent(DATA / f"desk_heldout{number}.jsonl")
