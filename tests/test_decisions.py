@@ -6314,3 +6314,90 @@ def test_a_length_taken_off_a_route_by_the_voice_broker_and_verdicts_under_cards
     text: str, parent: str | None, expected: str | None
 ) -> None:
     assert _rules_read(text, parent) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "parent", "expected"),
+    [
+        # the fifty-second round's development desks: signed levels (a spread's stop or
+        # target moved to -11.60 or +5.100), a card's stop moved with its old level while its
+        # target stays, a confirmation come back signed with no change to its wording, a
+        # block on new sales or on entries named in three words, a block the writer has just
+        # put in the system, a proposal in so many words with a hedge on its price, options
+        # taken off after whom the order is for, a side given up, a view no longer believed,
+        # a desk's new view, a stance moved on a line of its own, a risk limit set from
+        # another, a verdict as a reply's last clause
+        (
+            "hogs sliding, HEJ 87.90. moving my spread stop to -11.60 from -12.00, target"
+            " -9.50 unchanged.",
+            None,
+            "stop_or_target_change",
+        ),
+        (
+            "bringing the target in from +5.400 to +5.100 so it's out before 1:05.",
+            None,
+            "stop_or_target_change",
+        ),
+        ("Heading off. Stop at -0.50 and nothing working on OMIP.", None, None),
+        ("El stop en +42 sigue ahí.", None, None),
+        (
+            "CARD #LS-0518 spread +4.925 | trail rule hit: stop → breakeven +4.475 (was"
+            " +3.900) | tgt +5.400 unchanged",
+            None,
+            "stop_or_target_change",
+        ),
+        ("stop → 4.475 (was 3.900) in the backtest, live unchanged", None, None),
+        (
+            "NoordGas confirm back, signed, no changes to the fallback wording, filed under"
+            " OTC-25-0114",
+            None,
+            "trade_confirmation",
+        ),
+        ("confirm back? no changes yet", None, None),
+        ("No new EU option sales until that's rebalanced", None, "risk_limit"),
+        ("no new US Feb HDD entries until Monday's 00z runs, any size", None, "risk_limit"),
+        ("no new sales until Q3", None, None),
+        (
+            "the hedge is over-sized. No new EU option sales until that's rebalanced, I've"
+            " put a hard block on WXEU option entries in the system.",
+            None,
+            "risk_limit",
+        ),
+        ("the block I've put on GBP is still in the system", None, None),
+        (
+            "proposal for Monday's open: buy 100 LEM5 194P / sell 100 LEM5 190P put spread,"
+            " ~1.10 debit on Thursday's marks, maybe 1.40-1.50 after this.",
+            None,
+            "trade_proposal",
+        ),
+        ("maybe a proposal: buy 100 LEM5 194P", None, None),
+        ("Jen take the HEM5 100 calls off. that was the upside trade", None, "position_change"),
+        ("Ben take the shorts off, they're wet", None, None),
+        ("Then take the HEM5 calls off", None, None),
+        ("I'm no longer a vol seller into Monday, I'd rather own downside", None, "thesis_change"),
+        ("am I no longer a seller?", None, None),
+        ("she's no longer a vol seller, she moved to sales", None, None),
+        ("with EC moving the block east I don't believe that any more", None, "thesis_change"),
+        ("I don't believe that any more than you do", None, None),
+        ("ok, new desk view: Jan is a trade, Feb is not.", None, "thesis_change"),
+        ("new desk view?", None, None),
+        ("What changed\nLC deferred stance: constructive → neutral", None, "thesis_change"),
+        ("LC deferred stance: constructive → neutral?", None, None),
+        (
+            "Setting EU option vega limit to -€20k (from -€15k) for the NoordGas trade",
+            None,
+            "risk_limit",
+        ),
+        ("setting up a limit order at 1.0850", None, None),
+        (
+            "Not while JPY is blocked. No.",
+            "Proposal: buy 5mm USDJPY at 151.20, stop 150.40. ok?",
+            "trade_approval",
+        ),
+        ("No idea. No.", "Proposal: buy 5mm USDJPY at 151.20, stop 150.40. ok?", None),
+    ],
+)
+def test_signed_levels_blocks_in_many_words_views_given_up_and_a_last_verdict(
+    text: str, parent: str | None, expected: str | None
+) -> None:
+    assert _rules_read(text, parent) == expected
