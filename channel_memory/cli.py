@@ -298,7 +298,9 @@ def _rules_test(args: argparse.Namespace) -> int:
     async def run() -> int:
         store = await _open(settings.db)
         try:
-            report = await compare_rules(store, current, candidate, limit=args.limit)
+            report = await compare_rules(
+                store, current, candidate, limit=args.limit, unmatched=args.unmatched
+            )
         finally:
             await store.close()
         print(report.render())
@@ -452,6 +454,12 @@ def parser() -> argparse.ArgumentParser:
     )
     rules_test.add_argument(
         "--limit", type=int, default=20, help="examples listed per change (default 20)"
+    )
+    rules_test.add_argument(
+        "--unmatched",
+        action="store_true",
+        help="also list the messages the rules decide nothing in (the first --limit), "
+        "to find a decision they miss",
     )
     rules_test.set_defaults(run=_rules_test)
 

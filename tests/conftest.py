@@ -236,15 +236,21 @@ def message_event(
     return {"type": "message", "channel_id": channel, "message": message}
 
 
-def rules_test_output(make_server: Callable[..., LiveServer], *events: dict[str, Any]) -> str:
-    """What ``channel-memory rules test`` (the current rules, no file) prints for a store
-    that holds ``events`` (ingested with the worker off, the server stopped first)."""
+def rules_test_output(
+    make_server: Callable[..., LiveServer], *events: dict[str, Any], options: tuple[str, ...] = ()
+) -> str:
+    """What ``channel-memory rules test`` (the current rules, no file; ``options`` after
+    it) prints for a store that holds ``events`` (ingested with the worker off, the server
+    stopped first)."""
     server = make_server(worker={"enabled": False})
     with server.client() as client:
         assert client.post("/v1/ingest", json={"events": list(events)}).status_code == 200
     server.__exit__()
     return subprocess.run(
-        [sys.executable, "-m", "channel_memory", "rules", "test", "--db", str(server.settings.db)],
+        [
+            *(sys.executable, "-m", "channel_memory", "rules", "test"),
+            *("--db", str(server.settings.db), *options),
+        ],
         capture_output=True,
         text=True,
         timeout=120,

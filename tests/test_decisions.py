@@ -1467,6 +1467,26 @@ def test_rules_test_without_a_file_shows_what_the_current_rules_match(
     assert "floor/2" not in out and "floor/3" not in out
 
 
+def test_rules_test_lists_what_the_rules_decide_nothing_in_when_asked(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    # a new user's trial: the report named only what matched, so a decision the rules
+    # miss could not be found from it
+    events = (
+        message_event("1", "We're out of the USDJPY position."),
+        message_event("2", "should we move the stop?"),
+        message_event("3", "lunch?"),
+        message_event("4", "anyone seen the CPI print"),
+    )
+    out = rules_test_output(make_server, *events, options=("--unmatched", "--limit", "2"))
+    assert "matched by nothing in the current rules: 3" in out
+    assert "unmatched messages (first 2):\n  . floor/2: should we move the stop?\n" in out
+    assert "  . floor/3: lunch?" in out and "floor/4" not in out
+    assert "  * floor/1 position_change (rule position_change)" in out
+    plain = rules_test_output(make_server, *events)
+    assert "matched by nothing" not in plain and "floor/2" not in plain
+
+
 def test_rules_test_shows_the_line_a_rule_matched_not_the_messages_start(
     make_server: Callable[..., LiveServer],
 ) -> None:

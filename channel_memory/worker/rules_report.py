@@ -73,6 +73,11 @@ class RulesReport:
     """Messages a rule of the candidate's own matches where another rule decides first (a
     shipped rule takes a clause both match, the first clause a rule matches decides)."""
     taken_examples: list[tuple[SourceVersion, str]] = field(default_factory=list)
+    unmatched: bool = False
+    """Also list messages the candidate decides nothing in (``--unmatched``): where a
+    decision the rules miss would be, to write a rule for."""
+    unmatched_count: int = 0
+    unmatched_examples: list[SourceVersion] = field(default_factory=list)
     own_rules: frozenset[str] = field(init=False)
     """The candidate's rules the current rules have no rule of the same name for."""
 
@@ -92,6 +97,10 @@ class RulesReport:
         new = _typed(found)
         if new:
             self.matched[new] = self.matched.get(new, 0) + 1
+        elif self.unmatched and not version.deleted:
+            self.unmatched_count += 1
+            if len(self.unmatched_examples) < self.limit:
+                self.unmatched_examples.append(version)
         if self.same_rules:
             if new and len(self.examples) < self.limit:
                 self.examples.append((version, _named(found), _named(found)))
@@ -134,7 +143,7 @@ class RulesReport:
                 f"  * {v.key.handle} {new}: {_line(v, self.candidate)}"
                 for v, _, new in self.examples
             ]
-            return "\n".join(lines)
+            return "\n".join(lines + self._unmatched_lines())
         lines = [
             f"rules test: {self.candidate.source} against {self.current.source}",
             f"messages scanned: {self.scanned}",
@@ -166,7 +175,19 @@ class RulesReport:
                 f"  ! {version.key.handle} {why}: {_line(version)}"
                 for version, why in self.held_examples
             ]
-        return "\n".join(lines)
+        return "\n".join(lines + self._unmatched_lines())
+
+    def _unmatched_lines(self) -> list[str]:
+        """With ``unmatched``: how many messages the rules decide nothing in, and the
+        first ``limit`` of them from their start (``.`` marks each)."""
+        if not self.unmatched:
+            return []
+        which = "the current rules" if self.same_rules else "the file"
+        lines = [f"matched by nothing in {which}: {self.unmatched_count}"]
+        if self.unmatched_count:
+            lines.append(f"unmatched messages (first {len(self.unmatched_examples)}):")
+            lines += [f"  . {v.key.handle}: {_line(v)}" for v in self.unmatched_examples]
+        return lines
 
 
 def _line(version: SourceVersion, rules: RuleSet | None = None) -> str:
@@ -185,13 +206,21 @@ def _line(version: SourceVersion, rules: RuleSet | None = None) -> str:
 
 
 async def compare_rules(
-    store: Store, current: RuleSet, candidate: RuleSet | None = None, *, limit: int = 20
+    store: Store,
+    current: RuleSet,
+    candidate: RuleSet | None = None,
+    *,
+    limit: int = 20,
+    unmatched: bool = False,
 ) -> RulesReport:
     """Classify every current message with both rule sets and collect the differences.
 
-    Without a ``candidate``, report what the current rules match, with examples.
+    Without a ``candidate``, report what the current rules match, with examples. With
+    ``unmatched``, also the messages the candidate (or the current rules) decide nothing in.
     """
-    report = RulesReport(current, candidate if candidate is not None else current, limit)
+    report = RulesReport(
+        current, candidate if candidate is not None else current, limit, unmatched=unmatched
+    )
     after = 0
     while True:
         async with store.read() as conn:
