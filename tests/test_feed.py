@@ -62,6 +62,73 @@ def at(hour: int, minute: int = 0) -> str:
     return f"2026-05-21T{hour:02d}:{minute:02d}:00Z"
 
 
+LEAN_DIGEST_KEYS = {
+    "id", "kind", "event_type", "source_handles", "at", "from", "author_name", "role", "origin",
+    "trust", "stale", "dirty", "processor", "text", "new", "cut", "decided_by",
+}  # fmt: skip
+LEAN_MESSAGE_KEYS = {
+    "source_handle", "created_at", "edited_at", "author_name", "role", "origin", "trust",
+    "reply_to", "thread_id", "content", "new", "content_chars", "shown_chars",
+}  # fmt: skip
+
+
+def test_lean_json_serves_what_a_model_reads_and_more_decisions_in_a_budget(
+    desk: tuple[LiveServer, httpx.Client],
+) -> None:
+    # a new user's trial: JSON carried about ten times fewer decisions than text in the same
+    # budget, each digest item a whole block (ids, content hashes, score, window, …)
+    server, client = desk
+    fills = [
+        message_event(str(n), f"FILLED {100 + n} NVDA @ 131.{n:02d}", created_at=at(8, n))
+        for n in range(40)
+    ]
+    chatter = [
+        message_event(f"c{n}", f"anyone have the {n} o'clock deck?", created_at=at(1, n))
+        for n in range(6)
+    ]
+    ingest_ok(
+        client,
+        *fills,
+        *chatter,
+        message_event("chat", "what time is the call", created_at=at(19), reply_to="3"),
+    )
+    server.drain()
+    full = feed(client, format="json", max_chars=6000).json()
+    lean_response = feed(client, format="json", detail="LEAN", max_chars=6000)
+    assert lean_response.headers["content-type"].startswith("application/json")
+    assert len(lean_response.text) <= 6000
+    lean = lean_response.json()
+    assert list(lean) == list(full) and list(lean["header"]) == HEADER_KEYS
+    shown_full = [b for b in full["digest"] if b["kind"] == "hard_event"]
+    shown_lean = [b for b in lean["digest"] if b["kind"] == "hard_event"]
+    assert len(shown_lean) >= 2 * len(shown_full) > 0
+    # nothing silent: each hard event shown, named or counted
+    omitted = lean["omitted"]
+    assert len(shown_lean) + len(omitted["hard_events"]) + omitted["more_hard_events"] == 40
+    text_of = {b["source_handles"][0]: b["text"] for b in shown_full}
+    for block in lean["digest"]:
+        assert set(block) <= LEAN_DIGEST_KEYS and ("id" in block) == (block["kind"] != "hard_event")
+        assert block["trust"] == "unverified" and block["origin"] == "human"
+        handle = block["source_handles"][0]
+        assert block["at"] == at(8, int(handle.split("/")[1])) and "from" not in block
+        assert text_of.get(handle, block["text"]) == block["text"]  # the same text
+    # every hard event fits in a larger budget, the raw recent tier and the chatter beside
+    # them: a block of several messages keeps the id that expands it
+    roomy = feed(client, format="json", detail="lean", max_chars=20000).json()
+    [rollup] = [b for b in roomy["digest"] if b["kind"] != "hard_event"]
+    assert set(rollup) <= LEAN_DIGEST_KEYS and rollup["id"] and len(rollup["source_handles"]) == 6
+    assert (rollup["from"], rollup["at"]) == (at(1, 0), at(1, 5))
+    [message] = roomy["raw_recent"]
+    assert set(message) <= LEAN_MESSAGE_KEYS
+    assert message == {
+        "source_handle": "floor/chat", "created_at": at(19), "author_name": "desk-lead",
+        "role": "user", "origin": "human", "trust": "unverified", "reply_to": "3",
+        "content": "what time is the call", "new": True,
+    }  # fmt: skip
+    # text is lean already: the parameter changes nothing there
+    assert feed(client, detail="lean").text == feed(client).text
+
+
 def test_header_keys_are_fixed_and_describe_the_body(desk: tuple[LiveServer, httpx.Client]) -> None:
     server, client = desk
     ingest_ok(
@@ -228,6 +295,7 @@ def test_max_chars_below_the_header_is_422(desk: tuple[LiveServer, httpx.Client]
         ({"limit": "-1"}, "limit"),
         ({"max_chars": "999999999"}, "max_chars"),
         ({"format": "xml"}, "format"),
+        ({"format": "json", "detail": "short"}, "detail"),
         ({"as_of": "today"}, "as_of"),
     ],
 )

@@ -341,10 +341,11 @@ async def _feed_bodies(
         principal = Principal("t", frozenset({"read"}), frozenset({"*"}))
         out = []
         for budget in budgets:
-            for fmt in ("text", "json"):
+            for fmt in ("text", "json", "lean"):  # lean: format=json&detail=lean
                 query = FeedQuery(
                     ("floor",), "raw_window+digest", 86_400_000_000, RECEIVED_US, False, 10,
-                    budget, fmt, 21_600_000_000,
+                    budget, "json" if fmt == "lean" else fmt, 21_600_000_000,
+                    lean=fmt == "lean",
                 )  # fmt: skip
                 async with store.read() as conn:
                     found = await candidates.live(conn, query, principal)
@@ -354,7 +355,7 @@ async def _feed_bodies(
                         continue
                     again = await candidates.serve(conn, query, principal)
                 assert again.content == body.content  # deterministic
-                assert len(render(found, budget, fmt).content) <= budget
+                assert len(render(found, budget, query.fmt).content) <= budget
                 out.append((fmt, budget, body, found))
         return out
     finally:
@@ -407,3 +408,6 @@ def test_feed_budget_and_hard_events(
             assert shown_json + len(omitted["hard_events"]) + omitted["more_hard_events"] == (
                 found.hard_total
             )
+            if fmt == "lean":  # what a model reads, not what identifies or verifies a block
+                for item in [*data["digest"], *data["raw_recent"]]:
+                    assert not {"id", "covered_content_hashes", "content_hash"} & set(item)

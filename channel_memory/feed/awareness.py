@@ -222,6 +222,17 @@ class FeedParameters(TextModel):
         BeforeValidator(_lowered),
         Field(description="text, or json (one object; any case: JSON)."),
     ] = "text"
+    detail: Annotated[
+        Literal["full", "lean"],
+        BeforeValidator(_or_default("full")),
+        BeforeValidator(_lowered),
+        Field(
+            description="With format=json: full (each digest item the whole block, each "
+            "message the whole version), or lean (what a model reads: handles, time, author, "
+            "type, trust and text; about three times the decisions in a budget). Text is "
+            "always lean."
+        ),
+    ] = "full"
     as_of: Annotated[
         str | None,
         BeforeValidator(_none_if_empty),
@@ -255,13 +266,14 @@ class FeedParameters(TextModel):
 
 # The order today's parameters are checked in: with several wrong, the first one is named.
 _CHECK_ORDER = (
-    "channels", "context_kind", "format", "since", "as_of", "trigger", "unconsumed", "limit",
-    "max_chars",
+    "channels", "context_kind", "format", "detail", "since", "as_of", "trigger", "unconsumed",
+    "limit", "max_chars",
 )  # fmt: skip
 _TYPE_MESSAGES = {
     "channels": "at least one channel id is required",
     "context_kind": "must be raw_window+digest or raw_window",
     "format": "must be text or json",
+    "detail": "must be full or lean",
     "since": "must be a Go duration such as 24h or 90m",
     "as_of": AS_OF_RULE,
     "trigger": TRIGGER_RULE,
@@ -314,6 +326,7 @@ def query_of(parameters: FeedParameters, ctx: ReadContext) -> FeedQuery:
         limit=default_limit if parameters.limit is None else parameters.limit,
         max_chars=feed.max_chars if parameters.max_chars is None else parameters.max_chars,
         fmt=parameters.format,
+        lean=parameters.detail == "lean",
         raw_recent_us=int(feed.raw_recent_window * MICROS_PER_SECOND),
         llm_enabled=ctx.settings.llm.enabled,
         trigger=parameters.trigger,

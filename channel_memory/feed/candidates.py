@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 from channel_memory.feed.layout import (
     FILLED_SLACK,
@@ -60,6 +60,8 @@ class FeedQuery:
     max_chars: int
     fmt: Format
     raw_recent_us: int
+    lean: bool = False
+    """With ``fmt`` json: lean items (``detail=lean``, :func:`lean_block`)."""
     depth: int = 1
     """Divides how many candidates each tier reads; the shallow first read uses 4."""
     llm_enabled: bool = False
@@ -88,6 +90,11 @@ class FeedQuery:
         return self.to_us - self.since_us
 
     @property
+    def item_fmt(self) -> ItemFormat:
+        """How each item is built: text, json, or lean json."""
+        return "lean" if self.fmt == "json" and self.lean else self.fmt
+
+    @property
     def raw_cutoff_us(self) -> int:
         return max(self.from_us, self.to_us - self.raw_recent_us)
 
@@ -102,6 +109,74 @@ class FeedQuery:
         return self.max_chars // (smallest * self.depth) + 8 + self.told_other
 
 
+ItemFormat = Literal["text", "json", "lean"]
+"""How a feed item is built: for a text body, or as a full or a lean JSON object."""
+
+_BUILT_BY_CODE = frozenset({"deterministic", "source"})
+
+
+def lean_block(full: dict[str, Any]) -> dict[str, Any]:
+    """A digest item as ``detail=lean`` serves it: what a model reads of a block (its kind
+    and type, its sources' handles, when, who, how far it is trusted, its text), without
+    what identifies and verifies it (its sources' content hashes, its score, when it was
+    generated: the tools give those by handle); its id only when it covers several
+    messages (``expand_digest_block`` takes it, as the text's ``id=``).
+    ``at`` is its newest source's time, ``from`` its oldest's when it spans several;
+    ``stale``, ``dirty`` and ``processor`` are there only when they say something (true,
+    an LLM's)."""
+    window = full["source_window"]
+    lean: dict[str, Any] = {}
+    if len(full["source_handles"]) > 1 and full.get("id"):
+        lean["id"] = full["id"]  # what expand_digest_block takes, as the text's ``id=``
+    lean["kind"] = full["kind"]
+    if full.get("event_type"):
+        lean["event_type"] = full["event_type"]
+    lean["source_handles"] = full["source_handles"]
+    lean["at"] = window["to"]
+    if window["from"] != window["to"]:
+        lean["from"] = window["from"]
+    for key in ("author_name", "role", "origin", "trust"):
+        if full.get(key) is not None:
+            lean[key] = full[key]
+    for key in ("stale", "dirty"):
+        if full.get(key):
+            lean[key] = True
+    if full.get("processor") not in _BUILT_BY_CODE:
+        lean["processor"] = full["processor"]
+    lean["text"] = full["text"]
+    return lean
+
+
+def lean_message(full: dict[str, Any]) -> dict[str, Any]:
+    """A raw recent message as ``detail=lean`` serves it: its handle, when, who, how far it
+    is trusted, what it answers and its content (not its version's bookkeeping: ids,
+    content hash, sequence; ``edited_at``, ``reply_to`` and ``thread_id`` only when set)."""
+    lean: dict[str, Any] = {
+        "source_handle": full["source_handle"],
+        "created_at": full["created_at"],
+    }
+    if full.get("edited_at"):
+        lean["edited_at"] = full["edited_at"]
+    lean["author_name"] = full.get("author_name") or full.get("author_id")
+    for key in ("role", "origin", "trust", "reply_to", "thread_id"):
+        if full.get(key) is not None:
+            lean[key] = full[key]
+    lean["content"] = full["content"]
+    return lean
+
+
+def _message_object(
+    version: SourceVersion, trust: str, role: str, fmt: ItemFormat
+) -> dict[str, Any]:
+    message = FeedMessageOut.of_version(version, trust, role).model_dump(mode="json")
+    return lean_message(message) if fmt == "lean" else message
+
+
+def _block_object(block: BlockOut, fmt: ItemFormat) -> dict[str, Any]:
+    full = block.model_dump(mode="json", by_alias=True)
+    return lean_block(full) if fmt == "lean" else full
+
+
 def _whole(block: RecallBlock) -> bool:
     """Whether the block, shown uncut, shows its one message's whole version."""
     if len(block.sources) != 1 or block.processor != "deterministic":
@@ -114,7 +189,7 @@ def _whole(block: RecallBlock) -> bool:
 def block_item(
     block: RecallBlock,
     principal: Principal,
-    fmt: Format,
+    fmt: ItemFormat,
     trigger_author: str | None = None,
 ) -> FeedItem:
     trust = block_trust(block, principal, trigger_author)
@@ -136,9 +211,7 @@ def block_item(
         block_id=block.id,
         processor=block.processor,
         generated_us=block.generated_us,
-        json_object=BlockOut.of(block, trust, role).model_dump(mode="json", by_alias=True)
-        if fmt == "json"
-        else {},
+        json_object={} if fmt == "text" else _block_object(BlockOut.of(block, trust, role), fmt),
         score=block.score,
         answers=block.answers if block.kind == HARD_EVENT_BLOCK else None,
         role=role,
@@ -154,7 +227,7 @@ def _version_of(version: SourceVersion) -> tuple[str, str, str]:
 def source_item(
     version: SourceVersion,
     principal: Principal,
-    fmt: Format,
+    fmt: ItemFormat,
     trigger_author: str | None = None,
 ) -> FeedItem:
     """A message rendered from its source version (no current block represents it)."""
@@ -163,9 +236,9 @@ def source_item(
     handle = version.key.handle
     json_object = {}
     message_object = None
-    if fmt == "json":
+    if fmt != "text":
         created = FeedMessageOut.of_version(version, trust, role)
-        message_object = created.model_dump(mode="json")
+        message_object = _message_object(version, trust, role, fmt)
         json_object = {
             "id": None,
             "kind": RAW_EXCERPT,
@@ -187,6 +260,8 @@ def source_item(
             "processor": "source",
             "author_name": version.author_name or version.author_id,
         }
+        if fmt == "lean":
+            json_object = lean_block(json_object)
     return FeedItem(
         key="source:" + handle,
         kind=RAW_EXCERPT,
@@ -250,6 +325,7 @@ async def _with_messages(
     items: list[FeedItem],
     principal: Principal,
     trigger_author: str | None = None,
+    fmt: ItemFormat = "json",
 ) -> list[FeedItem]:
     """Attach source message objects to raw-tier items built from blocks (JSON only)."""
     by_channel: dict[str, list[str]] = defaultdict(list)
@@ -269,8 +345,7 @@ async def _with_messages(
             continue
         trust = trust_of(version.origin, version.author_id, principal, trigger_author)
         role = role_of(version.origin, version.author_id, principal)
-        message = FeedMessageOut.of_version(version, trust, role).model_dump(mode="json")
-        out.append(_replace_message(item, message))
+        out.append(_replace_message(item, _message_object(version, trust, role, fmt)))
     return out
 
 
@@ -335,7 +410,8 @@ async def live(conn: Connection, q: FeedQuery, principal: Principal) -> Candidat
             )
         newest_versions.sort(key=lambda v: (v.created_us, v.id), reverse=True)
         raw_items = [
-            source_item(v, principal, q.fmt, q.trigger_author) for v in newest_versions[: q.limit]
+            source_item(v, principal, q.item_fmt, q.trigger_author)
+            for v in newest_versions[: q.limit]
         ]
         return replace(base, raw=raw_items)
     cutoff = q.raw_cutoff_us
@@ -377,7 +453,7 @@ async def live(conn: Connection, q: FeedQuery, principal: Principal) -> Candidat
         conn, channels, RAW_EXCERPT, q.from_us, cutoff - 1
     )
     hard_items = _newest_first(
-        block_item(b, principal, q.fmt, q.trigger_author) for b in hard_blocks
+        block_item(b, principal, q.item_fmt, q.trigger_author) for b in hard_blocks
     )
     kept = hard_items[: q.hard_reach]
     dropped = [(i.first_us, i.handle) for i in hard_items[q.hard_reach :]]
@@ -389,21 +465,23 @@ async def live(conn: Connection, q: FeedQuery, principal: Principal) -> Candidat
         dropped = [d for d in dropped if d[1] != pinned.handle]
         more = [m for m in more if m[1] != pinned.handle]
     more_handles = [h for _, h in sorted(dropped + more, reverse=True)]
-    raw_items = [block_item(b, principal, q.fmt, q.trigger_author) for b in raw_blocks]
-    older_items = [block_item(b, principal, q.fmt, q.trigger_author) for b in older_blocks]
+    raw_items = [block_item(b, principal, q.item_fmt, q.trigger_author) for b in raw_blocks]
+    older_items = [block_item(b, principal, q.item_fmt, q.trigger_author) for b in older_blocks]
     for version in pending:
         recent = version.created_us >= cutoff
-        item = source_item(version, principal, q.fmt, q.trigger_author)
+        item = source_item(version, principal, q.item_fmt, q.trigger_author)
         (raw_items if recent else older_items).append(item)
         older_total += 0 if recent else 1
     raw_items = _newest_first(raw_items)[: q.limit + q.reach(64)]
     if q.fmt == "json":
         raw_items = (
-            await _with_messages(conn, raw_items[: q.limit], principal, q.trigger_author)
+            await _with_messages(
+                conn, raw_items[: q.limit], principal, q.trigger_author, q.item_fmt
+            )
             + raw_items[q.limit :]
         )
     sparse_items = _llm_first(
-        block_item(b, principal, q.fmt, q.trigger_author) for b in sparse_blocks
+        block_item(b, principal, q.item_fmt, q.trigger_author) for b in sparse_blocks
     )
     return replace(
         base,
@@ -430,7 +508,7 @@ async def _trigger_answers(conn: Connection, q: FeedQuery, principal: Principal)
     block = await windows.fresh_block_covering(
         conn, channel, message_id, HARD_EVENT_BLOCK, q.from_us, q.to_us
     )
-    return None if block is None else block_item(block, principal, q.fmt, q.trigger_author)
+    return None if block is None else block_item(block, principal, q.item_fmt, q.trigger_author)
 
 
 async def _answered(
@@ -685,7 +763,9 @@ async def as_of(conn: Connection, q: FeedQuery, principal: Principal) -> Candida
         newest = sorted(readable.values(), key=lambda v: (v.created_us, v.id), reverse=True)
         return replace(
             base,
-            raw=[source_item(v, principal, q.fmt, q.trigger_author) for v in newest[: q.limit]],
+            raw=[
+                source_item(v, principal, q.item_fmt, q.trigger_author) for v in newest[: q.limit]
+            ],
         )
 
     def matches(block: RecallBlock) -> bool:
@@ -714,16 +794,16 @@ async def as_of(conn: Connection, q: FeedQuery, principal: Principal) -> Candida
         own = primary.get(handle)
         recent = version.created_us >= cutoff
         if own is not None and own.kind == HARD_EVENT_BLOCK:
-            hard.append(block_item(own, principal, q.fmt, q.trigger_author))
+            hard.append(block_item(own, principal, q.item_fmt, q.trigger_author))
         elif own is None or own.kind == RAW_EXCERPT:
             # recent messages, and those no stored block matches, come from their source
             if recent or own is None:
-                item = source_item(version, principal, q.fmt, q.trigger_author)
+                item = source_item(version, principal, q.item_fmt, q.trigger_author)
             else:
-                item = block_item(own, principal, q.fmt, q.trigger_author)
+                item = block_item(own, principal, q.item_fmt, q.trigger_author)
             (raw_items if recent else older_items).append(item)
     sparse = [
-        block_item(b, principal, q.fmt, q.trigger_author)
+        block_item(b, principal, q.item_fmt, q.trigger_author)
         for b in valid
         if b.sparse and b.from_us >= q.from_us
     ]
