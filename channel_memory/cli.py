@@ -453,7 +453,7 @@ def parser() -> argparse.ArgumentParser:
         "what the current rules match)",
     )
     rules_test.add_argument(
-        "--limit", type=int, default=20, help="examples listed per change (default 20)"
+        "--limit", type=int, default=20, help="examples listed per list (default 20)"
     )
     rules_test.add_argument(
         "--unmatched",

@@ -64,10 +64,11 @@ def at(hour: int, minute: int = 0) -> str:
 
 LEAN_DIGEST_KEYS = {
     "id", "kind", "event_type", "source_handles", "at", "from", "author_name", "role", "origin",
-    "trust", "stale", "dirty", "processor", "text", "new", "cut", "decided_by",
+    "trust", "stale", "dirty", "answers", "processor", "text", "new", "cut", "decided_by",
 }  # fmt: skip
 LEAN_MESSAGE_KEYS = {
-    "source_handle", "created_at", "edited_at", "author_name", "role", "origin", "trust",
+    "source_handle", "created_at", "edited_at", "is_current", "superseded_by", "author_name",
+    "author_id", "role", "origin", "trust",
     "reply_to", "thread_id", "content", "new", "content_chars", "shown_chars",
 }  # fmt: skip
 
@@ -90,6 +91,10 @@ def test_lean_json_serves_what_a_model_reads_and_more_decisions_in_a_budget(
         client,
         *fills,
         *chatter,
+        message_event(
+            "p1", "proposal: buy 5mm USDJPY at 151.20, stop 150.40. ok?", created_at=at(9)
+        ),
+        message_event("v1", "no, pass", created_at=at(9, 5), reply_to="p1"),
         message_event("chat", "what time is the call", created_at=at(19), reply_to="3"),
     )
     server.drain()
@@ -104,13 +109,14 @@ def test_lean_json_serves_what_a_model_reads_and_more_decisions_in_a_budget(
     assert len(shown_lean) >= 2 * len(shown_full) > 0
     # nothing silent: each hard event shown, named or counted
     omitted = lean["omitted"]
-    assert len(shown_lean) + len(omitted["hard_events"]) + omitted["more_hard_events"] == 40
+    assert len(shown_lean) + len(omitted["hard_events"]) + omitted["more_hard_events"] == 42
     text_of = {b["source_handles"][0]: b["text"] for b in shown_full}
     for block in lean["digest"]:
         assert set(block) <= LEAN_DIGEST_KEYS and ("id" in block) == (block["kind"] != "hard_event")
         assert block["trust"] == "unverified" and block["origin"] == "human"
         handle = block["source_handles"][0]
-        assert block["at"] == at(8, int(handle.split("/")[1])) and "from" not in block
+        if handle.split("/")[1].isdigit():
+            assert block["at"] == at(8, int(handle.split("/")[1])) and "from" not in block
         assert text_of.get(handle, block["text"]) == block["text"]  # the same text
     # every hard event fits in a larger budget, the raw recent tier and the chatter beside
     # them: a block of several messages keeps the id that expands it
@@ -118,6 +124,9 @@ def test_lean_json_serves_what_a_model_reads_and_more_decisions_in_a_budget(
     [rollup] = [b for b in roomy["digest"] if b["kind"] != "hard_event"]
     assert set(rollup) <= LEAN_DIGEST_KEYS and rollup["id"] and len(rollup["source_handles"]) == 6
     assert (rollup["from"], rollup["at"]) == (at(1, 0), at(1, 5))
+    # a decision by reply names the proposal it decides on, as the text's re: does
+    [verdict] = [b for b in roomy["digest"] if b["source_handles"] == ["floor/v1"]]
+    assert verdict["answers"] == "floor/p1" and verdict["event_type"] == "trade_approval"
     [message] = roomy["raw_recent"]
     assert set(message) <= LEAN_MESSAGE_KEYS
     assert message == {
@@ -693,3 +702,36 @@ def test_the_body_does_not_depend_on_when_blocks_were_generated(
                 ]
             )  # fmt: skip
     assert bodies[0] == bodies[1]
+
+
+def test_lean_objects_keep_what_says_a_version_is_not_current_and_who_wrote_it() -> None:
+    from channel_memory.feed.candidates import lean_block, lean_message
+
+    version = {
+        "source_kind": "discord", "channel_id": "floor", "message_id": "9",
+        "source_handle": "floor/9", "content_hash": "sha256:ab", "observed_seq": 3,
+        "is_current": True, "superseded_by": None, "author_id": "u-9", "author_name": None,
+        "created_at": at(9), "edited_at": None, "deleted": False, "content": "sold 5 ES",
+        "origin": "human", "trust": "unverified", "role": "user", "reply_to": None,
+        "thread_id": None,
+    }  # fmt: skip
+    assert lean_message(version) == {
+        "source_handle": "floor/9", "created_at": at(9), "author_id": "u-9", "role": "user",
+        "origin": "human", "trust": "unverified", "content": "sold 5 ES",
+    }  # fmt: skip
+    # as_of shows a version replaced since: lean says so, as full JSON does
+    replaced = lean_message({**version, "is_current": False, "superseded_by": 4})
+    assert replaced["is_current"] is False and replaced["superseded_by"] == 4
+    block = {
+        "id": "b1", "kind": "hard_event", "event_type": "trade_fill", "text": "sold 5 ES",
+        "source_channel": "floor", "source_messages": ["9"], "source_handles": ["floor/9"],
+        "covered_content_hashes": ["sha256:ab"], "source_window": {"from": at(9), "to": at(9)},
+        "sparse": False, "score": 0.9, "origin": "human", "trust": "unverified",
+        "generated_at": at(10), "stale": True, "dirty": False, "processor": "llm:m",
+        "author_name": "desk-lead", "role": "user",
+    }  # fmt: skip
+    assert lean_block(block) == {
+        "kind": "hard_event", "event_type": "trade_fill", "source_handles": ["floor/9"],
+        "at": at(9), "author_name": "desk-lead", "role": "user", "origin": "human",
+        "trust": "unverified", "stale": True, "processor": "llm:m", "text": "sold 5 ES",
+    }  # fmt: skip

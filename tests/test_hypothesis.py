@@ -410,4 +410,6 @@ def test_feed_budget_and_hard_events(
             )
             if fmt == "lean":  # what a model reads, not what identifies or verifies a block
                 for item in [*data["digest"], *data["raw_recent"]]:
-                    assert not {"id", "covered_content_hashes", "content_hash"} & set(item)
+                    assert not {"covered_content_hashes", "content_hash", "score"} & set(item)
+                for block in data["digest"]:  # an id only where it expands several messages
+                    assert ("id" in block) == (len(block["source_handles"]) > 1)

@@ -229,8 +229,8 @@ class FeedParameters(TextModel):
         Field(
             description="With format=json: full (each digest item the whole block, each "
             "message the whole version), or lean (what a model reads: handles, time, author, "
-            "type, trust and text; about three times the decisions in a budget). Text is "
-            "always lean."
+            "type, role, origin, trust, new and text; about twice the items in a budget). "
+            "Text is always lean."
         ),
     ] = "full"
     as_of: Annotated[

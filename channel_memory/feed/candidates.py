@@ -119,8 +119,9 @@ def lean_block(full: dict[str, Any]) -> dict[str, Any]:
     """A digest item as ``detail=lean`` serves it: what a model reads of a block (its kind
     and type, its sources' handles, when, who, how far it is trusted, its text), without
     what identifies and verifies it (its sources' content hashes, its score, when it was
-    generated: the tools give those by handle); its id only when it covers several
-    messages (``expand_digest_block`` takes it, as the text's ``id=``).
+    generated: ``detail=full`` has them, and the tools give each source by handle); its id
+    only when it covers several messages (``expand_digest_block`` takes it, as the text's
+    ``id=``), what it ``answers`` when it is a decision by reply.
     ``at`` is its newest source's time, ``from`` its oldest's when it spans several;
     ``stale``, ``dirty`` and ``processor`` are there only when they say something (true,
     an LLM's)."""
@@ -141,6 +142,8 @@ def lean_block(full: dict[str, Any]) -> dict[str, Any]:
     for key in ("stale", "dirty"):
         if full.get(key):
             lean[key] = True
+    if full.get("answers"):  # the proposal a decision by reply decides on (the text's re:)
+        lean["answers"] = full["answers"]
     if full.get("processor") not in _BUILT_BY_CODE:
         lean["processor"] = full["processor"]
     lean["text"] = full["text"]
@@ -148,16 +151,24 @@ def lean_block(full: dict[str, Any]) -> dict[str, Any]:
 
 
 def lean_message(full: dict[str, Any]) -> dict[str, Any]:
-    """A raw recent message as ``detail=lean`` serves it: its handle, when, who, how far it
-    is trusted, what it answers and its content (not its version's bookkeeping: ids,
-    content hash, sequence; ``edited_at``, ``reply_to`` and ``thread_id`` only when set)."""
+    """A message as ``detail=lean`` serves it: its handle, when, who, how far it is trusted,
+    what it answers and its content (not its version's bookkeeping: ids, content hash,
+    sequence; ``edited_at``, ``reply_to`` and ``thread_id`` only when set; ``is_current``
+    false and ``superseded_by`` only for a version replaced since, as ``as_of`` shows one;
+    ``author_id`` only when it has no ``author_name``)."""
     lean: dict[str, Any] = {
         "source_handle": full["source_handle"],
         "created_at": full["created_at"],
     }
     if full.get("edited_at"):
         lean["edited_at"] = full["edited_at"]
-    lean["author_name"] = full.get("author_name") or full.get("author_id")
+    if full.get("is_current") is False:
+        lean["is_current"] = False
+        lean["superseded_by"] = full.get("superseded_by")
+    if full.get("author_name"):
+        lean["author_name"] = full["author_name"]
+    else:
+        lean["author_id"] = full.get("author_id")
     for key in ("role", "origin", "trust", "reply_to", "thread_id"):
         if full.get(key) is not None:
             lean[key] = full[key]
@@ -618,7 +629,7 @@ def trigger_view(
     ``available`` messages (so it counts as shown, never as omitted)."""
     trust = trust_of(version.origin, version.author_id, principal, q.trigger_author)
     role = role_of(version.origin, version.author_id, principal)
-    message = FeedMessageOut.of_version(version, trust, role).model_dump(mode="json")
+    message = _message_object(version, trust, role, q.item_fmt)
     return Trigger(
         handle=version.key.handle,
         created_us=version.created_us,

@@ -179,12 +179,13 @@ class RulesReport:
 
     def _unmatched_lines(self) -> list[str]:
         """With ``unmatched``: how many messages the rules decide nothing in, and the
-        first ``limit`` of them from their start (``.`` marks each)."""
+        first ``limit`` of them, in the order they were stored, from their start (``.``
+        marks each)."""
         if not self.unmatched:
             return []
-        which = "the current rules" if self.same_rules else "the file"
+        which = "the current rules" if self.same_rules else "the file's rules"
         lines = [f"matched by nothing in {which}: {self.unmatched_count}"]
-        if self.unmatched_count:
+        if self.unmatched_examples:
             lines.append(f"unmatched messages (first {len(self.unmatched_examples)}):")
             lines += [f"  . {v.key.handle}: {_line(v)}" for v in self.unmatched_examples]
         return lines
