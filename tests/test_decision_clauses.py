@@ -155,7 +155,7 @@ Markets: DAX +0.4%, Bund 131.20, 10y at 2.41%. Quiet afternoon, nothing until Th
 
 One change from me before I go: I am cutting the desk gross limit to 200m from 250m."""
 """A report whose recap lines the rules match, its own decision in its last line."""
-PINNED_WRAP_SCORES = [0.0226, 0.0082, 0.2327, 0.1334, 0.5036, 0.0067, 0.0011, 0.505]
+PINNED_WRAP_SCORES = [0.0242, 0.0074, 0.2348, 0.1205, 0.4847, 0.0065, 0.001, 0.5023]
 """The shipped selector's scores of WRAP's clauses, in order (set when it was trained)."""
 
 
