@@ -6420,6 +6420,15 @@ def test_a_length_taken_off_a_route_by_the_voice_broker_and_verdicts_under_cards
             "trade_approval",
         ),
         ("No idea. No.", "Proposal: buy 5mm USDJPY at 151.20, stop 150.40. ok?", None),
+        # the round's new user: a hold on a name lifted by the name, entries "fresh"
+        ("OAT freeze lifted", None, "risk_limit"),
+        ("the BTP shorts block is released", None, "risk_limit"),
+        ("Hannah: OAT freeze lifted, back to normal sizing", None, "risk_limit"),
+        ("no fresh entries in French paper until the budget vote result", None, "risk_limit"),
+        ("BTP block released to the client", None, None),
+        ("OAT freeze lifted? not yet", None, None),
+        ("OAT freeze lifted: no", None, None),
+        ("the hiring freeze is over", None, None),
         # the review of these rules: none of these is a decision
         ("setting the alarm limit to 5", None, None),
         ("setting the limit to 1.0850 on the buy order", None, None),
