@@ -6429,6 +6429,16 @@ def test_a_length_taken_off_a_route_by_the_voice_broker_and_verdicts_under_cards
         ("OAT freeze lifted? not yet", None, None),
         ("OAT freeze lifted: no", None, None),
         ("the hiring freeze is over", None, None),
+        # …and its review: a regulator's, an office's, a question, a plan, a recap, hearsay
+        ("ECB freeze lifted on Russian reserves per Bloomberg", None, None),
+        ("HR: IT freeze lifted, laptops can be ordered again", None, None),
+        ("wait until the OAT freeze is lifted", None, None),
+        ("Is the OAT freeze lifted", None, None),
+        ("the BTP shorts block was released last week", None, None),
+        ("Rumour: OAT freeze lifted", None, None),
+        ("OAT freeze lifted tomorrow per risk", None, None),
+        ("no fresh trades to report", None, None),
+        ("no fresh risk headlines overnight", None, None),
         # the review of these rules: none of these is a decision
         ("setting the alarm limit to 5", None, None),
         ("setting the limit to 1.0850 on the buy order", None, None),
