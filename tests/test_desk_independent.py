@@ -1443,10 +1443,10 @@ MEASURED_DESKS = [
     # Development desks asked for with them (a Stamford/London weather-derivatives desk; a
     # Riyadh/Dubai Gulf equities desk, English with Gulf Arabic; a Chicago/Omaha livestock
     # futures desk); measured on arrival on befb4ed (59, 65 and 57; 39 / 46 / 52,
-    # 28 / 39 / 48, 31 / 36 / 46).
-    ("desk_heldout287.jsonl", 240, 66, 59, (39, 46, 52)),
+    # 28 / 39 / 48, 31 / 36 / 46); their floors the round's final figures (ADR 0077).
+    ("desk_heldout287.jsonl", 240, 66, 65, (40, 50, 57)),
     ("desk_heldout288.jsonl", 240, 66, 65, (28, 39, 48)),
-    ("desk_heldout289.jsonl", 240, 66, 57, (31, 36, 46)),
+    ("desk_heldout289.jsonl", 240, 66, 65, (32, 40, 52)),
 ]
 
 
