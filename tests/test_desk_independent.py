@@ -763,8 +763,9 @@ MEASURED_DESKS = [
     # final code: 62, 80; 30, 35, 44.
     ("desk_heldout60.jsonl", 239, 64, 62, (33, 39, 46)),
     # 64 of 64, 78; 35, 44, 52 (on arrival, a8bd2cc: 64, 78; 35, 44, 52);
-    # final code: 64, 78; 35, 44, 52.
-    ("desk_heldout61.jsonl", 240, 64, 64, (35, 44, 55)),
+    # final code: 64, 78; 35, 44, 52. The fifty-second round's final code: 54 at 12,000
+    # (its floor lowered by 1, measured once, never read; ADR 0077).
+    ("desk_heldout61.jsonl", 240, 64, 64, (35, 44, 54)),
     # Held out: five more by five hands (asked for at the thirteenth round's start: a
     # London/Houston energy and agricultural desk, English; a Frankfurt/Paris/Madrid rates
     # and credit desk, some German, French and Spanish; a crypto desk, English; a New
@@ -1436,8 +1437,10 @@ MEASURED_DESKS = [
     # Spanish; a Rotterdam/Geneva biofuels desk, English with Dutch and French; a Cairo/Dubai
     # Egyptian pound and T-bill carry desk, English with Egyptian Arabic); measured once on
     # arrival at the start of the fifty-second round on the fifty-first round's final code
-    # (befb4ed): 183 of 198; 107, 132, 163. Never read.
-    ("desk_heldout284.jsonl", 239, 66, 63, (34, 43, 58)),
+    # (befb4ed): 183 of 198; 107, 132, 163. Never read. On the round's final code (measured
+    # once): 183; 107, 131, 163 — 284 one fewer at 8,192 and at 12,000 (its floors lowered,
+    # ADR 0077).
+    ("desk_heldout284.jsonl", 239, 66, 63, (34, 42, 57)),
     ("desk_heldout285.jsonl", 240, 66, 58, (37, 45, 51)),
     ("desk_heldout286.jsonl", 240, 66, 62, (36, 44, 54)),
     # Development desks asked for with them (a Stamford/London weather-derivatives desk; a
