@@ -44,10 +44,12 @@ def test_the_feed_documents_its_query_parameters(client: httpx.Client) -> None:
     feed = document["paths"]["/channel-awareness"]["get"]
     names = [p["name"] for p in feed["parameters"]]
     assert names == [
-        "channels", "context_kind", "since", "limit", "max_chars", "format", "as_of", "trigger",
-        "unconsumed",
+        "channels", "context_kind", "since", "limit", "max_chars", "format", "detail", "as_of",
+        "trigger", "unconsumed",
     ]  # fmt: skip
     assert feed["parameters"][0]["required"] is True
+    detail = next(p for p in feed["parameters"] if p["name"] == "detail")
+    assert detail["schema"]["enum"] == ["full", "lean"] and detail["schema"]["default"] == "full"
     assert set(feed["responses"]) >= {"200", "304", "401", "404", "422"}
     assert set(feed["responses"]["200"]["content"]) == {"text/plain", "application/json"}
 
