@@ -176,11 +176,9 @@ def lean_message(full: dict[str, Any]) -> dict[str, Any]:
     return lean
 
 
-def _message_object(
-    version: SourceVersion, trust: str, role: str, fmt: ItemFormat
-) -> dict[str, Any]:
-    message = FeedMessageOut.of_version(version, trust, role).model_dump(mode="json")
-    return lean_message(message) if fmt == "lean" else message
+def _message_object(message: FeedMessageOut, fmt: ItemFormat) -> dict[str, Any]:
+    full = message.model_dump(mode="json")
+    return lean_message(full) if fmt == "lean" else full
 
 
 def _block_object(block: BlockOut, fmt: ItemFormat) -> dict[str, Any]:
@@ -249,7 +247,7 @@ def source_item(
     message_object = None
     if fmt != "text":
         created = FeedMessageOut.of_version(version, trust, role)
-        message_object = _message_object(version, trust, role, fmt)
+        message_object = _message_object(created, fmt)
         json_object = {
             "id": None,
             "kind": RAW_EXCERPT,
@@ -356,7 +354,8 @@ async def _with_messages(
             continue
         trust = trust_of(version.origin, version.author_id, principal, trigger_author)
         role = role_of(version.origin, version.author_id, principal)
-        out.append(_replace_message(item, _message_object(version, trust, role, fmt)))
+        message = FeedMessageOut.of_version(version, trust, role)
+        out.append(_replace_message(item, _message_object(message, fmt)))
     return out
 
 
@@ -629,7 +628,7 @@ def trigger_view(
     ``available`` messages (so it counts as shown, never as omitted)."""
     trust = trust_of(version.origin, version.author_id, principal, q.trigger_author)
     role = role_of(version.origin, version.author_id, principal)
-    message = _message_object(version, trust, role, q.item_fmt)
+    message = _message_object(FeedMessageOut.of_version(version, trust, role), q.item_fmt)
     return Trigger(
         handle=version.key.handle,
         created_us=version.created_us,

@@ -97,7 +97,7 @@ class RulesReport:
         new = _typed(found)
         if new:
             self.matched[new] = self.matched.get(new, 0) + 1
-        elif self.unmatched and not version.deleted:
+        elif self.unmatched:
             self.unmatched_count += 1
             if len(self.unmatched_examples) < self.limit:
                 self.unmatched_examples.append(version)
